@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# build.sh OUTDIR: build the lab's binaries into OUTDIR/<version>/<name>, skipping any already there.
+#   OUTDIR/v1.36.3/{kube-apiserver,kube-controller-manager}, OUTDIR/v1.30.14/kube-apiserver, OUTDIR/etcd-v3.6.16/etcd
+# Each comes from its own module under hack/labbin, so the tool's go.mod stays light.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+out="$(mkdir -p "$1" && cd "$1" && pwd)"
+build() { # module-dir version package name
+  local dst="$out/$2/$4"
+  if [[ -x "$dst" ]]; then echo "lab-binaries: $2/$4 cached"; return; fi
+  echo "lab-binaries: building $2/$4 (a few minutes the first time)" >&2
+  mkdir -p "$out/$2"
+  local ld="-s -w"
+  if [[ "$2" == v1.* ]]; then
+    local mm="${2#v}"; mm="${mm%.*}"
+    ld="$ld -X k8s.io/component-base/version.gitVersion=$2 -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${mm#1.}"
+    ld="$ld -X k8s.io/client-go/pkg/version.gitVersion=$2"
+  fi
+  (cd "$here/$1" && go build -trimpath -ldflags "$ld" -o "$dst.tmp" "$3") && mv "$dst.tmp" "$dst"
+}
+build etcd etcd-v3.6.16 go.etcd.io/etcd/server/v3 etcd
+build k8s-v1.36.3 v1.36.3 k8s.io/kubernetes/cmd/kube-apiserver kube-apiserver
+build k8s-v1.30.14 v1.30.14 k8s.io/kubernetes/cmd/kube-apiserver kube-apiserver
+build k8s-v1.36.3 v1.36.3 k8s.io/kubernetes/cmd/kube-controller-manager kube-controller-manager

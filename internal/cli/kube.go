@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// KubeFlags are kubectl's connection flags (--kubeconfig, --context, ...), shared by every
+// command that talks to a cluster. Rarely used ones are hidden, as stern does.
+type KubeFlags struct {
+	Config  *genericclioptions.ConfigFlags
+	Timeout time.Duration
+}
+
+// NewKubeFlags registers the flags on fs.
+func NewKubeFlags(fs *pflag.FlagSet) *KubeFlags {
+	k := &KubeFlags{Config: genericclioptions.NewConfigFlags(false)}
+	k.Config.AddFlags(fs)
+	for _, name := range []string{"cache-dir", "certificate-authority", "client-certificate", "client-key",
+		"cluster", "user", "as", "as-group", "as-uid", "as-user-extra", "password", "username", "tls-server-name",
+		"disable-compression", "request-timeout", "token", "insecure-skip-tls-verify", "server"} {
+		_ = fs.MarkHidden(name)
+	}
+	fs.DurationVar(&k.Timeout, "timeout", 10*time.Second, "timeout of each API call")
+	return k
+}
+
+// RESTConfig loads the client configuration the flags describe.
+func (k *KubeFlags) RESTConfig() (*rest.Config, error) {
+	cfg, err := k.Config.ToRESTConfig()
+	if err != nil {
+		return nil, Usage(fmt.Errorf("load kubeconfig: %w", err))
+	}
+	cfg.Timeout = k.Timeout
+	cfg.UserAgent = "credwatch"
+	cfg.QPS, cfg.Burst = 50, 100
+	return cfg, nil
+}
+
+// Clientset builds a clientset from RESTConfig.
+func (k *KubeFlags) Clientset() (*rest.Config, kubernetes.Interface, error) {
+	cfg, err := k.RESTConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, Usage(fmt.Errorf("build client: %w", err))
+	}
+	return cfg, cs, nil
+}

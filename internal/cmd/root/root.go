@@ -1,0 +1,44 @@
+// Package root assembles credwatch's command tree from the one list of top-level commands.
+package root
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/internal/cmd/explain"
+	"github.com/credwatch/credwatch/internal/cmd/version"
+)
+
+// commands is the one list of top-level commands.
+func commands(s cli.Streams) []*cobra.Command {
+	return []*cobra.Command{
+		explain.NewCommand(s),
+		version.NewCommand(s),
+	}
+}
+
+// NewCommand returns the root command; name is "credwatch" or "kubectl credwatch".
+func NewCommand(name string, s cli.Streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   name,
+		Short: "Find, explain and watch the credential failures that take Kubernetes control planes down",
+		Long: strings.TrimSpace(`
+credwatch finds, explains and watches service-account token and cloud-credential failures in a
+Kubernetes control plane: which API server rejects which tokens and why, what a given token is
+and what each kube-apiserver version would say about it, and which cloud credentials were rotated
+under a running control plane.
+
+Exit codes: 0 ok, 1 findings at or above --fail-on (or a rejected token), 2 bad input or usage,
+3 the cluster could not be reached or a check was partial, 124 timeout, 130 interrupted.`),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: name},
+	}
+	cmd.CompletionOptions.HiddenDefaultCmd = true
+	for _, c := range commands(s) {
+		cmd.AddCommand(c)
+	}
+	return cmd
+}

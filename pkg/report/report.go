@@ -1,0 +1,105 @@
+// Package report is credwatch's one printer layer: every command hands its result here and the
+// chosen format (-o table|json|yaml, and sarif|junit for findings) decides how it is written.
+// JSON and YAML documents carry apiVersion and kind and are a contract (docs/json.md).
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"sigs.k8s.io/yaml"
+)
+
+// APIVersion of every document credwatch writes.
+const APIVersion = "credwatch.dev/v1alpha1"
+
+// Format is an output format.
+type Format string
+
+// Formats.
+const (
+	Table Format = "table"
+	JSON  Format = "json"
+	YAML  Format = "yaml"
+	SARIF Format = "sarif"
+	JUnit Format = "junit"
+)
+
+// Common is the set of formats every command offers.
+var Common = []Format{Table, JSON, YAML}
+
+// ParseFormat checks s against the formats a command offers.
+func ParseFormat(s string, allowed []Format) (Format, error) {
+	f := Format(strings.ToLower(s))
+	if slices.Contains(allowed, f) {
+		return f, nil
+	}
+	names := make([]string, len(allowed))
+	for i, a := range allowed {
+		names[i] = string(a)
+	}
+	return "", fmt.Errorf("output format %q: want one of %s", s, strings.Join(names, "|"))
+}
+
+// Tabular is a result that can render itself for people.
+type Tabular interface {
+	WriteTable(w io.Writer) error
+}
+
+// SARIFer and JUnitter are results that can render themselves for pipelines.
+type (
+	SARIFer interface{ SARIF() any }
+	JUnitter interface {
+		WriteJUnit(w io.Writer) error
+	}
+)
+
+// Print writes v in format f.
+func Print(w io.Writer, f Format, v any) error {
+	switch f {
+	case JSON:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(v)
+	case YAML:
+		b, err := yaml.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("render yaml: %w", err)
+		}
+		_, err = w.Write(b)
+		return err
+	case SARIF:
+		s, ok := v.(SARIFer)
+		if !ok {
+			return fmt.Errorf("output format sarif: not available for %T", v)
+		}
+		return Print(w, JSON, s.SARIF())
+	case JUnit:
+		j, ok := v.(JUnitter)
+		if !ok {
+			return fmt.Errorf("output format junit: not available for %T", v)
+		}
+		return j.WriteJUnit(w)
+	default:
+		t, ok := v.(Tabular)
+		if !ok {
+			return Print(w, YAML, v)
+		}
+		return t.WriteTable(w)
+	}
+}
+
+// NewTabWriter returns the tabwriter every table uses; call Flush when done.
+func NewTabWriter(w io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+}
+
+// Row writes tab-separated cells and a newline.
+func Row(w io.Writer, cells ...string) {
+	fmt.Fprintln(w, strings.Join(cells, "\t"))
+}
