@@ -7,7 +7,7 @@ export CREDWATCH_LAB_BIN := $(LAB_CACHE)/bin
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
 GOTEST_FLAGS ?=
 
-.PHONY: all build install test lint unit integration lab-binaries bench demo fuzz clean
+.PHONY: deps all build install test lint unit integration lab-binaries bench demo fuzz clean
 
 all: build
 
@@ -30,7 +30,7 @@ integration: lab-binaries
 	$(GO) test -count=1 -timeout 25m -run '^TestIntegration' -p 1 $(GOTEST_FLAGS) ./...
 
 # lint + unit + integration. Builds the lab binaries first if they are missing.
-test: lint lab-binaries
+test: deps lint lab-binaries
 	$(GO) test -count=1 -timeout 25m -p 1 $(GOTEST_FLAGS) ./...
 
 lab-binaries:
@@ -49,3 +49,6 @@ fuzz:
 
 clean:
 	rm -rf bin
+
+deps:
+	hack/deps.sh
