@@ -4,7 +4,7 @@ GO ?= go
 BIN := bin/credwatch
 LAB_CACHE ?= $(CURDIR)/.lab-cache
 export CREDWATCH_LAB_BIN := $(LAB_CACHE)/bin
-STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOTEST_FLAGS ?=
 
 .PHONY: deps all build install test lint unit integration lab-binaries bench demo fuzz clean
