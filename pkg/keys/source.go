@@ -1,0 +1,209 @@
+package keys
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// Source kinds.
+const (
+	KindPEM       = "pem"
+	KindJWKSFile  = "jwks-file"
+	KindJWKSURL   = "jwks-url"
+	KindDiscovery = "issuer"
+)
+
+// DiscoveryPath is where an issuer publishes its OpenID discovery document.
+const DiscoveryPath = "/.well-known/openid-configuration"
+
+// FetchOptions configures how URLs are fetched.
+type FetchOptions struct {
+	// Timeout bounds each HTTP request (default 10 s).
+	Timeout time.Duration
+	// CAFile is a PEM bundle trusted for https URLs in addition to nothing else (system roots when empty).
+	CAFile string
+	// Insecure skips TLS verification.
+	Insecure bool
+	// BearerToken is sent as Authorization (kube-apiserver serves discovery only to authenticated
+	// service accounts unless RBAC opens it).
+	BearerToken string
+	// Client overrides the HTTP client (tests).
+	Client *http.Client
+}
+
+// Set is a key set loaded from one source.
+type Set struct {
+	Source string // as given
+	Kind   string // pem, jwks-file, jwks-url, issuer
+	URL    string // the JWKS URL actually read, for URL sources
+	Keys   []Key
+}
+
+// Load reads a key source: a PEM file, a JWKS file, a JWKS URL, or an issuer URL (or discovery
+// document URL) whose discovery document names the JWKS URL.
+func Load(ctx context.Context, spec string, o FetchOptions) (*Set, error) {
+	if strings.HasPrefix(spec, "https://") || strings.HasPrefix(spec, "http://") {
+		return loadURL(ctx, spec, o)
+	}
+	data, err := readFile(spec)
+	if err != nil {
+		return nil, err
+	}
+	trimmed := bytes.TrimSpace(data)
+	if bytes.HasPrefix(trimmed, []byte("{")) {
+		ks, err := ParseJWKS(data, spec)
+		if err != nil {
+			return nil, err
+		}
+		return &Set{Source: spec, Kind: KindJWKSFile, Keys: ks}, nil
+	}
+	ks, err := ParsePEM(data, spec)
+	if err != nil {
+		return nil, err
+	}
+	return &Set{Source: spec, Kind: KindPEM, Keys: ks}, nil
+}
+
+func (o FetchOptions) client() (*http.Client, error) {
+	if o.Client != nil {
+		return o.Client, nil
+	}
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: o.Insecure} //nolint:gosec // opt-in flag
+	if o.CAFile != "" {
+		pem, err := readFile(o.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("CA file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("CA file %s: no PEM certificates", o.CAFile)
+		}
+		tr.TLSClientConfig.RootCAs = pool
+	}
+	return &http.Client{Timeout: timeout, Transport: tr}, nil
+}
+
+// doc is what a URL answered: a JWKS, a discovery document, or neither.
+type doc struct {
+	keys    []Key
+	jwksURI string
+}
+
+func loadURL(ctx context.Context, spec string, o FetchOptions) (*Set, error) {
+	u, err := url.Parse(spec)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("%s: not a URL", spec)
+	}
+	c, err := o.client()
+	if err != nil {
+		return nil, err
+	}
+	d, err := fetch(ctx, c, spec, o)
+	if err != nil && !strings.HasSuffix(u.Path, DiscoveryPath) {
+		// maybe an issuer URL: try its discovery document
+		disc := strings.TrimSuffix(spec, "/") + DiscoveryPath
+		d2, err2 := fetch(ctx, c, disc, o)
+		if err2 != nil {
+			return nil, fmt.Errorf("%w (also tried %s: %v)", err, disc, trimPrefix(err2, disc))
+		}
+		d = d2
+	} else if err != nil {
+		return nil, err
+	}
+	if d.keys != nil {
+		return &Set{Source: spec, Kind: KindJWKSURL, URL: spec, Keys: d.keys}, nil
+	}
+	j, err := fetch(ctx, c, d.jwksURI, o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: jwks_uri: %w", spec, err)
+	}
+	if j.keys == nil {
+		return nil, fmt.Errorf("%s: jwks_uri %s is a discovery document, not a JWKS", spec, d.jwksURI)
+	}
+	return &Set{Source: spec, Kind: KindDiscovery, URL: d.jwksURI, Keys: j.keys}, nil
+}
+
+func trimPrefix(err error, prefix string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(err.Error(), prefix), ": ")
+}
+
+// fetch GETs u and classifies the answer. Errors start with u and are one line.
+func fetch(ctx context.Context, c *http.Client, u string, o FetchOptions) (doc, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return doc{}, fmt.Errorf("%s: %w", u, err)
+	}
+	req.Header.Set("Accept", "application/jwk-set+json, application/json")
+	if o.BearerToken != "" {
+		req.Header.Set("Authorization", "Bearer "+o.BearerToken)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			if ue.Timeout() {
+				return doc{}, fmt.Errorf("%s: timed out", u)
+			}
+			err = ue.Err
+		}
+		return doc{}, fmt.Errorf("%s: %s", u, oneLine(err.Error()))
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxFileSize+1))
+	if err != nil {
+		if os.IsTimeout(err) || errors.Is(err, context.DeadlineExceeded) {
+			return doc{}, fmt.Errorf("%s: timed out reading the response", u)
+		}
+		return doc{}, fmt.Errorf("%s: read response: %s", u, oneLine(err.Error()))
+	}
+	if resp.StatusCode != http.StatusOK {
+		return doc{}, fmt.Errorf("%s: HTTP %s", u, resp.Status)
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	trimmed := bytes.TrimSpace(body)
+	if !bytes.HasPrefix(trimmed, []byte("{")) {
+		if ct == "" {
+			ct = "non-JSON data"
+		}
+		return doc{}, fmt.Errorf("%s: got %s, not a JWKS or OpenID discovery document", u, ct)
+	}
+	var probe struct {
+		Keys    json.RawMessage `json:"keys"`
+		JWKSURI string          `json:"jwks_uri"`
+	}
+	if err := json.Unmarshal(body, &probe); err != nil {
+		return doc{}, fmt.Errorf("%s: invalid JSON: %s", u, oneLine(err.Error()))
+	}
+	switch {
+	case probe.Keys != nil:
+		ks, err := ParseJWKS(body, u)
+		if err != nil {
+			return doc{}, err
+		}
+		return doc{keys: ks}, nil
+	case probe.JWKSURI != "":
+		return doc{jwksURI: probe.JWKSURI}, nil
+	}
+	return doc{}, fmt.Errorf("%s: JSON without \"keys\" or \"jwks_uri\", not a JWKS or OpenID discovery document", u)
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
