@@ -1,0 +1,237 @@
+package lab
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+)
+
+// etcdProc is one etcd member.
+type etcdProc struct {
+	name      string
+	clientURL string
+	peerURL   string
+	dataDir   string
+	logFile   string
+	proc      *proc
+	removed   bool
+}
+
+// newEtcd allocates the next etcd member's name and addresses.
+func (l *Lab) newEtcd() *etcdProc {
+	l.mu.Lock()
+	l.nEtc++
+	n := l.nEtc
+	l.mu.Unlock()
+	ip := l.etcdIP(n)
+	name := fmt.Sprintf("etcd-%d", n)
+	return &etcdProc{
+		name:      name,
+		clientURL: fmt.Sprintf("http://%s:2379", ip),
+		peerURL:   fmt.Sprintf("http://%s:2380", ip),
+		dataDir:   l.path("etcd", name),
+		logFile:   l.path("logs", name+".log"),
+	}
+}
+
+func initialCluster(es []*etcdProc) string {
+	var parts []string
+	for _, e := range es {
+		parts = append(parts, e.name+"="+e.peerURL)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (l *Lab) startEtcd(e *etcdProc, cluster, state string) error {
+	bin, err := Binary(l.o.BinDir, "", "etcd")
+	if err != nil {
+		return err
+	}
+	for _, u := range []string{e.clientURL, e.peerURL} {
+		host := strings.TrimPrefix(u, "http://")
+		if _, err := l.freePort(host[:strings.LastIndex(host, ":")], 2379, e.name); err != nil {
+			return err
+		}
+	}
+	args := []string{
+		"--name=" + e.name,
+		"--data-dir=" + e.dataDir,
+		"--listen-client-urls=" + e.clientURL,
+		"--advertise-client-urls=" + e.clientURL,
+		"--listen-peer-urls=" + e.peerURL,
+		"--initial-advertise-peer-urls=" + e.peerURL,
+		"--initial-cluster=" + cluster,
+		"--initial-cluster-state=" + state,
+		"--initial-cluster-token=credwatch-lab",
+		"--unsafe-no-fsync=true",
+		"--snapshot-count=10000",
+		"--quota-backend-bytes=1073741824",
+	}
+	p, err := startProc(e.name, bin, args, e.logFile)
+	if err != nil {
+		return err
+	}
+	e.proc = p
+	l.mu.Lock()
+	l.etcd = append(l.etcd, e)
+	l.logs[e.name] = e.logFile
+	l.mu.Unlock()
+	return nil
+}
+
+// waitEtcd waits until the member reports healthy (bounded by Options.Wait).
+func (l *Lab) waitEtcd(ctx context.Context, e *etcdProc) error {
+	ctx, cancel := context.WithTimeout(ctx, l.o.Wait)
+	defer cancel()
+	for {
+		if done, err := e.proc.exited(); done {
+			return fmt.Errorf("%s exited (%v); last lines of %s:\n%s", e.name, err, e.logFile, tail(e.logFile, 20))
+		}
+		if etcdHealthy(ctx, e.clientURL) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s not healthy within %s: %w; last lines of %s:\n%s", e.name, l.o.Wait, ctx.Err(), e.logFile, tail(e.logFile, 20))
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+}
+
+func etcdHealthy(ctx context.Context, clientURL string) bool {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, clientURL+"/health", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	var h struct {
+		Health string `json:"health"`
+	}
+	return resp.StatusCode == http.StatusOK && json.Unmarshal(body, &h) == nil && h.Health == "true"
+}
+
+// liveEtcd returns the etcd members that are running and not removed, except skip.
+func (l *Lab) liveEtcd(skip string) []*etcdProc {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []*etcdProc
+	for _, e := range l.etcd {
+		if e.name == skip || e.removed {
+			continue
+		}
+		if done, _ := e.proc.exited(); done {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func (l *Lab) etcdClient(skip string) (*clientv3.Client, error) {
+	var eps []string
+	for _, e := range l.liveEtcd(skip) {
+		eps = append(eps, e.clientURL)
+	}
+	if len(eps) == 0 {
+		return nil, fmt.Errorf("no running etcd member left")
+	}
+	c, err := clientv3.New(clientv3.Config{Endpoints: eps, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		return nil, fmt.Errorf("connect to etcd %v: %w", eps, err)
+	}
+	return c, nil
+}
+
+// addEtcd joins a new etcd member to the cluster and starts it.
+func (l *Lab) addEtcd(ctx context.Context) (*etcdProc, error) {
+	c, err := l.etcdClient("")
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	e := l.newEtcd()
+	actx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	resp, err := c.MemberAdd(actx, []string{e.peerURL})
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("etcd member add %s: %w", e.name, err)
+	}
+	var parts []string
+	for _, m := range resp.Members {
+		name := m.Name
+		if m.ID == resp.Member.ID {
+			name = e.name
+		}
+		if name == "" || len(m.PeerURLs) == 0 {
+			continue
+		}
+		parts = append(parts, name+"="+m.PeerURLs[0])
+	}
+	if err := l.startEtcd(e, strings.Join(parts, ","), "existing"); err == nil {
+		err = l.waitEtcd(ctx, e)
+		if err == nil {
+			return e, nil
+		}
+	} else {
+		l.logf("lab: %v", err)
+	}
+	rctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	_, rerr := c.MemberRemove(rctx, resp.Member.ID)
+	e.proc.stop(stopGrace)
+	return nil, fmt.Errorf("start new etcd member %s: %w", e.name, errors.Join(err, rerr))
+}
+
+// removeEtcd removes a member from the etcd cluster and stops its process.
+func (l *Lab) removeEtcd(ctx context.Context, name string) error {
+	l.mu.Lock()
+	idx := slices.IndexFunc(l.etcd, func(e *etcdProc) bool { return e.name == name })
+	l.mu.Unlock()
+	if idx < 0 {
+		return fmt.Errorf("no etcd member %q", name)
+	}
+	c, err := l.etcdClient(name)
+	if err != nil {
+		return fmt.Errorf("remove etcd member %s: %w", name, err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	list, err := c.MemberList(ctx)
+	if err != nil {
+		return fmt.Errorf("etcd member list: %w", err)
+	}
+	for _, m := range list.Members {
+		if m.Name == name {
+			if _, err := c.MemberRemove(ctx, m.ID); err != nil {
+				return fmt.Errorf("etcd member remove %s: %w", name, err)
+			}
+		}
+	}
+	l.mu.Lock()
+	e := l.etcd[idx]
+	e.removed = true
+	l.mu.Unlock()
+	e.proc.stop(stopGrace)
+	l.mu.Lock()
+	l.etcd = slices.DeleteFunc(l.etcd, func(x *etcdProc) bool { return x == e })
+	l.mu.Unlock()
+	l.logf("lab: etcd member %s removed and stopped", name)
+	return nil
+}

@@ -1,0 +1,413 @@
+package lab
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/rest"
+)
+
+// stopGrace is how long a child gets between SIGTERM and SIGKILL.
+const stopGrace = 10 * time.Second
+
+// Lab is a running control plane. Its methods are safe for concurrent use.
+type Lab struct {
+	o    Options
+	x    int // third octet of every address: 127.0.x.y
+	ca   *ca
+	lb   *loadBalancer
+	tlsc *tls.Config // admin client TLS config (CA + admin cert)
+
+	adminCert, adminKey []byte
+
+	opMu sync.Mutex // serialises Up/Down/AddMember/RemoveMember/Roll/KCM changes
+	mu   sync.Mutex // guards the fields below
+	mems []*memberProc
+	etcd []*etcdProc
+	kcm  *proc
+	logs map[string]string // every member/etcd/kcm ever started -> log file
+	nMem int               // last apiserver index used
+	nEtc int               // last etcd index used
+	down bool
+}
+
+type memberProc struct {
+	Member
+	proc        *proc
+	etcdRemoved bool
+}
+
+// Up starts a lab: PKI, etcd cluster, apiservers, load balancer and (optionally) the controller
+// manager. On failure everything started so far is stopped.
+func Up(ctx context.Context, o Options) (*Lab, error) {
+	if err := o.complete(); err != nil {
+		return nil, err
+	}
+	if _, err := Binary(o.BinDir, "", "etcd"); err != nil {
+		return nil, err
+	}
+	if _, err := Binary(o.BinDir, o.Version, "kube-apiserver"); err != nil {
+		return nil, err
+	}
+	if o.WithControllerManager {
+		if _, err := Binary(o.BinDir, o.Version, "kube-controller-manager"); err != nil {
+			return nil, err
+		}
+	}
+	l := &Lab{o: o, logs: map[string]string{}}
+	if err := l.prepareDir(); err != nil {
+		return nil, err
+	}
+	if err := l.writePKI(); err != nil {
+		return nil, err
+	}
+	ln, err := l.reserveAddresses()
+	if err != nil {
+		return nil, err
+	}
+	l.lb = newLoadBalancer(ln, o.LBMode, l.tlsc)
+	l.logf("lab: load balancer on %s (mode %s), directory %s", l.LBAddress(), o.LBMode, o.Dir)
+	if err := l.writeKubeconfigs(); err != nil {
+		l.lb.close()
+		return nil, err
+	}
+	if err := l.start(ctx); err != nil {
+		_ = l.Down(context.Background())
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *Lab) start(ctx context.Context) error {
+	t0 := time.Now()
+	var initial []*etcdProc
+	for i := 1; i <= l.o.EtcdMembers; i++ {
+		initial = append(initial, l.newEtcd())
+	}
+	cluster := initialCluster(initial)
+	for _, e := range initial {
+		if err := l.startEtcd(e, cluster, "new"); err != nil {
+			return err
+		}
+	}
+	for _, e := range initial {
+		if err := l.waitEtcd(ctx, e); err != nil {
+			return err
+		}
+	}
+	l.logf("lab: %d etcd members healthy after %s", len(initial), time.Since(t0).Round(time.Millisecond))
+	var mems []*memberProc
+	for i := 0; i < l.o.Members; i++ {
+		m, err := l.startMember(MemberOptions{}, initial[i%len(initial)].name)
+		if err != nil {
+			return err
+		}
+		mems = append(mems, m)
+	}
+	errs := make([]error, len(mems))
+	var wg sync.WaitGroup
+	for i, m := range mems {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = l.waitMember(ctx, m) }()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for _, m := range mems {
+		l.lb.add(m.Name, m.Address, true)
+	}
+	l.logf("lab: %d apiservers (%s) ready after %s", len(mems), l.o.Version, time.Since(t0).Round(time.Millisecond))
+	if l.o.WithControllerManager {
+		if err := l.StartControllerManager(ctx); err != nil {
+			return err
+		}
+	}
+	return l.saveState()
+}
+
+// Down stops apiservers, then the controller manager, then etcd, then the load balancer. It
+// removes nothing from the lab directory and may be called more than once.
+func (l *Lab) Down(ctx context.Context) error {
+	l.opMu.Lock()
+	defer l.opMu.Unlock()
+	l.mu.Lock()
+	mems := slices.Clone(l.mems)
+	etcds := slices.Clone(l.etcd)
+	kcm := l.kcm
+	l.down = true
+	l.mu.Unlock()
+	var procs []*proc
+	for _, m := range mems {
+		procs = append(procs, m.proc)
+	}
+	stopAll(procs, stopGrace)
+	kcm.stop(stopGrace)
+	procs = procs[:0]
+	for _, e := range etcds {
+		procs = append(procs, e.proc)
+	}
+	stopAll(procs, stopGrace)
+	if l.lb != nil {
+		l.lb.close()
+	}
+	l.mu.Lock()
+	l.mems, l.etcd, l.kcm = nil, nil, nil
+	l.mu.Unlock()
+	l.logf("lab: down")
+	return l.saveState()
+}
+
+// Dir is the lab's state directory.
+func (l *Lab) Dir() string { return l.o.Dir }
+
+// Options returns the completed options the lab runs with.
+func (l *Lab) Options() Options { return l.o }
+
+// Members returns the running apiservers in start order.
+func (l *Lab) Members() []Member {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]Member, 0, len(l.mems))
+	for _, m := range l.mems {
+		out = append(out, cloneMember(m.Member))
+	}
+	return out
+}
+
+// Member returns one running apiserver by name.
+func (l *Lab) Member(name string) (Member, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, m := range l.mems {
+		if m.Name == name {
+			return cloneMember(m.Member), true
+		}
+	}
+	return Member{}, false
+}
+
+func cloneMember(m Member) Member {
+	m.Issuers = slices.Clone(m.Issuers)
+	m.APIAudiences = slices.Clone(m.APIAudiences)
+	m.SAPubFiles = slices.Clone(m.SAPubFiles)
+	m.Args = slices.Clone(m.Args)
+	return m
+}
+
+// CA returns the cluster CA certificate (PEM).
+func (l *Lab) CA() []byte { return slices.Clone(l.ca.certPEM) }
+
+// SharedSAKeyFile is the lab's shared service-account private key (PEM).
+func (l *Lab) SharedSAKeyFile() string { return l.path("sa", "sa.key") }
+
+// SharedSAPubFile is the public half of SharedSAKeyFile (PEM).
+func (l *Lab) SharedSAPubFile() string { return l.path("sa", "sa.pub") }
+
+// LBAddress is the load balancer's host:port.
+func (l *Lab) LBAddress() string { return l.lb.ln.Addr().String() }
+
+// LBMode is the load balancer's current mode.
+func (l *Lab) LBMode() LBMode { return l.lb.getMode() }
+
+// SetLBMode switches the load balancer's mode for new connections.
+func (l *Lab) SetLBMode(m LBMode) {
+	l.lb.setMode(m)
+	_ = l.saveState()
+}
+
+// AdminKubeconfig is the path of a system:masters kubeconfig whose server is the load balancer.
+func (l *Lab) AdminKubeconfig() string { return l.path("admin.kubeconfig") }
+
+// MemberKubeconfig is the path of an admin kubeconfig whose server is that member directly.
+func (l *Lab) MemberKubeconfig(name string) string { return l.path("kubeconfigs", name+".kubeconfig") }
+
+// RESTConfig is an admin client configuration through the load balancer.
+func (l *Lab) RESTConfig() *rest.Config { return l.restConfig("https://" + l.LBAddress()) }
+
+// MemberRESTConfig is an admin client configuration straight to one member.
+func (l *Lab) MemberRESTConfig(name string) *rest.Config {
+	m, ok := l.Member(name)
+	if !ok {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.restConfig("https://" + l.memberIP(name) + ":6443")
+	}
+	return l.restConfig(m.URL)
+}
+
+func (l *Lab) restConfig(host string) *rest.Config {
+	return &rest.Config{
+		Host:  host,
+		QPS:   100,
+		Burst: 200,
+		TLSClientConfig: rest.TLSClientConfig{
+			CAData:   l.CA(),
+			CertData: slices.Clone(l.adminCert),
+			KeyData:  slices.Clone(l.adminKey),
+		},
+	}
+}
+
+// TLSConfig is an admin client TLS configuration (trusts the lab CA, presents the admin cert).
+func (l *Lab) TLSConfig() *tls.Config { return l.tlsc.Clone() }
+
+// MemberLog returns the whole log of a member (running or removed), an etcd member or
+// "kube-controller-manager".
+func (l *Lab) MemberLog(name string) ([]byte, error) {
+	l.mu.Lock()
+	f, ok := l.logs[name]
+	l.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("no lab member %q", name)
+	}
+	data, err := os.ReadFile(f)
+	if err != nil {
+		return nil, fmt.Errorf("read log of %s: %w", name, err)
+	}
+	return data, nil
+}
+
+// AuthLines returns the member's "Unable to authenticate the request" log lines.
+func (l *Lab) AuthLines(name string) ([]string, error) {
+	data, err := l.MemberLog(name)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
+	for sc.Scan() {
+		if bytes.Contains(sc.Bytes(), []byte("Unable to authenticate the request")) {
+			out = append(out, sc.Text())
+		}
+	}
+	return out, sc.Err()
+}
+
+// LogTail returns the last n lines of a member's log (for failure messages).
+func (l *Lab) LogTail(name string, n int) string {
+	l.mu.Lock()
+	f, ok := l.logs[name]
+	l.mu.Unlock()
+	if !ok {
+		return ""
+	}
+	return tail(f, n)
+}
+
+// LogNames lists every process the lab ever started (for log dumps).
+func (l *Lab) LogNames() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for n := range l.logs {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (l *Lab) path(elem ...string) string {
+	return filepath.Join(append([]string{l.o.Dir}, elem...)...)
+}
+
+func (l *Lab) logf(format string, args ...any) {
+	fmt.Fprintf(l.o.Log, format+"\n", args...)
+}
+
+func (l *Lab) prepareDir() error {
+	// A fresh start: old etcd data and logs of a previous lab in the same directory go.
+	for _, d := range []string{"etcd", "logs"} {
+		if err := os.RemoveAll(l.path(d)); err != nil {
+			return fmt.Errorf("clean lab directory: %w", err)
+		}
+	}
+	for _, d := range []string{"", "pki", "sa", "etcd", "logs", "kubeconfigs"} {
+		if err := os.MkdirAll(l.path(d), 0o755); err != nil {
+			return fmt.Errorf("create lab directory: %w", err)
+		}
+	}
+	return nil
+}
+
+// reserveAddresses picks the third octet x so that 127.0.x.1:6443 is free and keeps that
+// listener for the load balancer (which reserves x against concurrent labs).
+func (l *Lab) reserveAddresses() (net.Listener, error) {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(l.o.Dir + strconv.Itoa(os.Getpid())))
+	start := int(h.Sum32() % 200)
+	var lastErr error
+	for i := 0; i < 200; i++ {
+		x := 20 + (start+i)%200
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.%d.1:6443", x))
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		l.x = x
+		return ln, nil
+	}
+	return nil, fmt.Errorf("no free loopback range for the load balancer (127.0.20-219.1:6443): %w", lastErr)
+}
+
+func (l *Lab) memberIP(name string) string {
+	var n int
+	_, _ = fmt.Sscanf(name, "apiserver-%d", &n)
+	return fmt.Sprintf("127.0.%d.%d", l.x, 10+n)
+}
+
+func (l *Lab) etcdIP(n int) string { return fmt.Sprintf("127.0.%d.%d", l.x, 100+n) }
+
+// freePort returns port if ip:port can be bound, else another free port on ip.
+func (l *Lab) freePort(ip string, port int, what string) (int, error) {
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(port)))
+	if err == nil {
+		_ = ln.Close()
+		return port, nil
+	}
+	ln, err2 := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err2 != nil {
+		return 0, fmt.Errorf("%s: %s:%d is in use (%v) and no other port is free: %w", what, ip, port, err, err2)
+	}
+	p := ln.Addr().(*net.TCPAddr).Port
+	_ = ln.Close()
+	l.logf("lab: %s: %s:%d is in use, using port %d", what, ip, port, p)
+	return p, nil
+}
+
+func readyz(ctx context.Context, c *http.Client, base string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/readyz", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("/readyz: HTTP %d", resp.StatusCode)
+	}
+	return nil
+}
+
+func certPool(pemData []byte) *x509.CertPool {
+	p := x509.NewCertPool()
+	p.AppendCertsFromPEM(pemData)
+	return p
+}

@@ -1,0 +1,104 @@
+// Package labtest starts a lab (package lab) for a test: skipped under -short, fails with the make
+// target when binaries are missing, torn down by t.Cleanup, member log tails dumped on failure.
+package labtest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/credwatch/credwatch/pkg/lab"
+)
+
+// BinDir returns where the lab binaries are and whether the default-version ones exist.
+func BinDir() (string, bool) {
+	d := lab.DefaultBinDir()
+	for _, b := range [][2]string{{lab.DefaultVersion, "kube-apiserver"}, {"", "etcd"}} {
+		if _, err := lab.Binary(d, b[0], b[1]); err != nil {
+			return d, false
+		}
+	}
+	return d, true
+}
+
+// Start starts a lab with o for the test. Dir defaults to a fresh temporary directory, Log to
+// t.Logf. The lab is stopped by t.Cleanup; if the test failed, the last lines of every member's
+// log are logged first.
+func Start(t testing.TB, o lab.Options) *lab.Lab {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("lab test: skipped under -short")
+	}
+	if o.BinDir == "" {
+		o.BinDir = lab.DefaultBinDir()
+	}
+	for _, b := range [][2]string{{o.Version, "kube-apiserver"}, {"", "etcd"}} {
+		v := b[0]
+		if v == "" && b[1] == "kube-apiserver" {
+			v = lab.DefaultVersion
+		}
+		if _, err := lab.Binary(o.BinDir, v, b[1]); err != nil {
+			t.Fatalf("%v (run make lab-binaries)", err)
+		}
+	}
+	if o.Dir == "" {
+		o.Dir = shortTempDir(t)
+	}
+	if o.Log == nil {
+		o.Log = logWriter{t}
+	}
+	l, err := lab.Up(context.Background(), o)
+	if err != nil {
+		t.Fatalf("lab up: %v", err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			DumpLogs(t, l, 30)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if err := l.Down(ctx); err != nil {
+			t.Errorf("lab down: %v", err)
+		}
+	})
+	return l
+}
+
+// DumpLogs logs the last n lines of every process's log.
+func DumpLogs(t testing.TB, l *lab.Lab, n int) {
+	t.Helper()
+	for _, name := range l.LogNames() {
+		t.Logf("--- last %d lines of %s ---\n%s", n, name, l.LogTail(name, n))
+	}
+}
+
+// shortTempDir is t.TempDir, or a shorter directory under /tmp when the test name makes the path
+// too long for the supervisor's unix socket.
+func shortTempDir(t testing.TB) string {
+	d := t.TempDir()
+	if len(d) < 80 {
+		return d
+	}
+	d, err := os.MkdirTemp("", "lab")
+	if err != nil {
+		t.Fatalf("temp dir: %v", err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(d) })
+	return filepath.Clean(d)
+}
+
+type logWriter struct{ t testing.TB }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.Logf("%s", trimNL(p))
+	return len(p), nil
+}
+
+func trimNL(p []byte) []byte {
+	for len(p) > 0 && p[len(p)-1] == '\n' {
+		p = p[:len(p)-1]
+	}
+	return p
+}

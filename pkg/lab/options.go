@@ -1,0 +1,179 @@
+package lab
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// LBMode selects which members the load balancer sends connections to.
+type LBMode string
+
+const (
+	// LBReady skips members whose /readyz fails (checked every second).
+	LBReady LBMode = "ready"
+	// LBAll keeps sending to members that are not ready, like the ELB in the seed incident.
+	LBAll LBMode = "all"
+)
+
+// Version lines the lab knows how to run.
+const (
+	DefaultVersion = "v1.36.3"
+	OldVersion     = "v1.30.14"
+	EtcdVersion    = "v3.6.16"
+	// DefaultIssuer is the lab's service-account issuer unless Options.Issuers says otherwise.
+	DefaultIssuer = "https://kubernetes.default.svc.cluster.local"
+	// ServiceCIDR is every member's --service-cluster-ip-range.
+	ServiceCIDR = "10.96.0.0/16"
+)
+
+// SA key choices for MemberOptions.SAKey (anything else is a path to a PEM private key).
+const (
+	SAKeyShared = "shared"
+	SAKeyNew    = "new"
+)
+
+// MemberOptions configures one new kube-apiserver member.
+type MemberOptions struct {
+	Version      string   `json:"version,omitempty"`      // default: Options.Version
+	SAKey        string   `json:"saKey,omitempty"`        // "shared" (default) | "new" | path to a PEM private key
+	Issuers      []string `json:"issuers,omitempty"`      // default: the lab's issuers
+	APIAudiences []string `json:"apiAudiences,omitempty"` // default: unset (the apiserver then uses the issuers)
+	ExtraArgs    []string `json:"extraArgs,omitempty"`    // appended kube-apiserver flags
+}
+
+// Options configures a lab.
+type Options struct {
+	Dir                   string        `json:"dir"`
+	BinDir                string        `json:"binDir,omitempty"`
+	Members               int           `json:"members,omitempty"`
+	EtcdMembers           int           `json:"etcdMembers,omitempty"`
+	Version               string        `json:"version,omitempty"`
+	Issuers               []string      `json:"issuers,omitempty"`
+	WithControllerManager bool          `json:"withControllerManager,omitempty"`
+	LBMode                LBMode        `json:"lbMode,omitempty"`
+	Wait                  time.Duration `json:"wait,omitempty"`
+	Log                   io.Writer     `json:"-"`
+}
+
+// RemoveOptions configures RemoveMember.
+type RemoveOptions struct {
+	// EtcdFirst removes the member's etcd member (and stops that etcd) before anything else.
+	EtcdFirst bool `json:"etcdFirst,omitempty"`
+	// KeepAPIServer leaves the apiserver running and in the load balancer (the KCP scale-down window).
+	KeepAPIServer bool `json:"keepAPIServer,omitempty"`
+}
+
+// Member describes one kube-apiserver of the lab.
+type Member struct {
+	Name         string   `json:"name"`
+	Address      string   `json:"address"`
+	URL          string   `json:"url"`
+	Version      string   `json:"version"`
+	Issuers      []string `json:"issuers"`
+	APIAudiences []string `json:"apiAudiences,omitempty"`
+	SAKeyFile    string   `json:"saKeyFile"`
+	SAPubFiles   []string `json:"saPubFiles"`
+	EtcdName     string   `json:"etcdName"`
+	LogFile      string   `json:"logFile"`
+	Args         []string `json:"args"`
+}
+
+// ValidateLBMode reports whether m is a known load-balancer mode.
+func ValidateLBMode(m LBMode) error {
+	switch m {
+	case LBReady, LBAll:
+		return nil
+	}
+	return fmt.Errorf("unknown load-balancer mode %q (want %q or %q)", m, LBReady, LBAll)
+}
+
+func (o *Options) complete() error {
+	if o.Dir == "" {
+		return fmt.Errorf("lab directory is not set")
+	}
+	abs, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return fmt.Errorf("lab directory %q: %w", o.Dir, err)
+	}
+	o.Dir = abs
+	if o.BinDir == "" {
+		o.BinDir = DefaultBinDir()
+	}
+	if o.Members == 0 {
+		o.Members = 3
+	}
+	if o.Members < 1 || o.Members > 50 {
+		return fmt.Errorf("members %d: want 1..50", o.Members)
+	}
+	if o.EtcdMembers == 0 {
+		o.EtcdMembers = o.Members
+	}
+	if o.EtcdMembers < 1 || o.EtcdMembers > 50 {
+		return fmt.Errorf("etcd members %d: want 1..50", o.EtcdMembers)
+	}
+	if o.Version == "" {
+		o.Version = DefaultVersion
+	}
+	if len(o.Issuers) == 0 {
+		o.Issuers = []string{DefaultIssuer}
+	}
+	if o.LBMode == "" {
+		o.LBMode = LBReady
+	}
+	if err := ValidateLBMode(o.LBMode); err != nil {
+		return err
+	}
+	if o.Wait <= 0 {
+		o.Wait = 90 * time.Second
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	return nil
+}
+
+// DefaultBinDir is $CREDWATCH_LAB_BIN, else <module root>/.lab-cache/bin (found from the working
+// directory upwards, then from the executable's directory upwards).
+func DefaultBinDir() string {
+	if d := os.Getenv("CREDWATCH_LAB_BIN"); d != "" {
+		return d
+	}
+	var starts []string
+	if wd, err := os.Getwd(); err == nil {
+		starts = append(starts, wd)
+	}
+	if exe, err := os.Executable(); err == nil {
+		starts = append(starts, filepath.Dir(exe))
+	}
+	for _, s := range starts {
+		for d := s; ; d = filepath.Dir(d) {
+			if data, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil &&
+				strings.Contains(string(data), "module github.com/credwatch/credwatch\n") {
+				return filepath.Join(d, ".lab-cache", "bin")
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	return filepath.Join(".lab-cache", "bin")
+}
+
+// Binary returns the path of a lab binary ("kube-apiserver", "kube-controller-manager" of version,
+// or "etcd"), or an error naming `make lab-binaries` when it is missing.
+func Binary(binDir, version, name string) (string, error) {
+	dir := version
+	if name == "etcd" {
+		dir = "etcd-" + EtcdVersion
+	}
+	p := filepath.Join(binDir, dir, name)
+	st, err := os.Stat(p)
+	if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("%s %s not found at %s: run `make lab-binaries` (or set CREDWATCH_LAB_BIN)", name, dir, p)
+	}
+	return p, nil
+}

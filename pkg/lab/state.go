@@ -1,0 +1,189 @@
+package lab
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Status is a snapshot of a lab, also written to <dir>/state.json after every change.
+type Status struct {
+	Dir               string         `json:"dir"`
+	Version           string         `json:"version"`
+	LBAddress         string         `json:"lbAddress"`
+	LBMode            LBMode         `json:"lbMode"`
+	AdminKubeconfig   string         `json:"adminKubeconfig"`
+	SharedSAKeyID     string         `json:"sharedSAKeyID,omitempty"`
+	Members           []MemberStatus `json:"members"`
+	Etcd              []EtcdStatus   `json:"etcd"`
+	ControllerManager *ProcStatus    `json:"controllerManager,omitempty"`
+	Down              bool           `json:"down,omitempty"`
+}
+
+// MemberStatus is one apiserver's state.
+type MemberStatus struct {
+	Member
+	PID         int    `json:"pid"`
+	KeyID       string `json:"keyID,omitempty"`
+	Ready       bool   `json:"ready"`
+	InLB        bool   `json:"inLB"`
+	EtcdRemoved bool   `json:"etcdRemoved,omitempty"`
+	Health      string `json:"health,omitempty"`
+}
+
+// EtcdStatus is one etcd member's state.
+type EtcdStatus struct {
+	Name      string `json:"name"`
+	ClientURL string `json:"clientURL"`
+	PeerURL   string `json:"peerURL"`
+	PID       int    `json:"pid"`
+	Healthy   bool   `json:"healthy"`
+	LogFile   string `json:"logFile"`
+}
+
+// ProcStatus is the controller manager's state.
+type ProcStatus struct {
+	PID     int    `json:"pid"`
+	Running bool   `json:"running"`
+	LogFile string `json:"logFile"`
+}
+
+// PIDs lists every process id recorded in the status.
+func (s Status) PIDs() []int {
+	var out []int
+	for _, m := range s.Members {
+		out = append(out, m.PID)
+	}
+	if s.ControllerManager != nil {
+		out = append(out, s.ControllerManager.PID)
+	}
+	for _, e := range s.Etcd {
+		out = append(out, e.PID)
+	}
+	return out
+}
+
+// Status returns the lab's state; with probe it also checks every member's /readyz and every
+// etcd member's /health directly.
+func (l *Lab) Status(ctx context.Context, probe bool) Status {
+	l.mu.Lock()
+	s := Status{
+		Dir: l.o.Dir, Version: l.o.Version, LBAddress: l.LBAddress(), LBMode: l.lb.getMode(),
+		AdminKubeconfig: l.AdminKubeconfig(), Down: l.down,
+	}
+	for _, m := range l.mems {
+		s.Members = append(s.Members, MemberStatus{Member: cloneMember(m.Member), PID: m.proc.pid(), EtcdRemoved: m.etcdRemoved})
+	}
+	for _, e := range l.etcd {
+		s.Etcd = append(s.Etcd, EtcdStatus{Name: e.name, ClientURL: e.clientURL, PeerURL: e.peerURL, PID: e.proc.pid(), LogFile: e.logFile})
+	}
+	if l.kcm != nil {
+		done, _ := l.kcm.exited()
+		s.ControllerManager = &ProcStatus{PID: l.kcm.pid(), Running: !done, LogFile: l.ControllerManagerLogFile()}
+	}
+	l.mu.Unlock()
+	s.SharedSAKeyID, _ = KeyIDFromPublicKeyFile(l.SharedSAPubFile())
+	inLB := l.lb.backends()
+	for i := range s.Members {
+		m := &s.Members[i]
+		ready, ok := inLB[m.Name]
+		m.InLB, m.Ready = ok, ready
+		if len(m.SAPubFiles) > 0 {
+			m.KeyID, _ = KeyIDFromPublicKeyFile(m.SAPubFiles[0])
+		}
+	}
+	if probe {
+		l.probe(ctx, &s)
+	}
+	return s
+}
+
+func (l *Lab) probe(ctx context.Context, s *Status) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: l.tlsc, DisableKeepAlives: true}}
+	var wg sync.WaitGroup
+	for i := range s.Members {
+		wg.Add(1)
+		go func(m *MemberStatus) {
+			defer wg.Done()
+			if err := readyz(ctx, c, m.URL); err != nil {
+				m.Ready, m.Health = false, err.Error()
+			} else {
+				m.Ready, m.Health = true, "ok"
+			}
+		}(&s.Members[i])
+	}
+	for i := range s.Etcd {
+		wg.Add(1)
+		go func(e *EtcdStatus) { defer wg.Done(); e.Healthy = etcdHealthy(ctx, e.ClientURL) }(&s.Etcd[i])
+	}
+	wg.Wait()
+}
+
+// StateFile is where a lab records its status (and the pids of its processes).
+func StateFile(dir string) string { return dir + "/state.json" }
+
+func (l *Lab) saveState() error {
+	s := l.Status(context.Background(), false)
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode lab state: %w", err)
+	}
+	tmp := StateFile(l.o.Dir) + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("write lab state: %w", err)
+	}
+	if err := os.Rename(tmp, StateFile(l.o.Dir)); err != nil {
+		return fmt.Errorf("write lab state: %w", err)
+	}
+	return nil
+}
+
+// ReadState reads <dir>/state.json.
+func ReadState(dir string) (Status, error) {
+	var s Status
+	data, err := os.ReadFile(StateFile(dir))
+	if err != nil {
+		return s, fmt.Errorf("read lab state: %w", err)
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		return s, fmt.Errorf("lab state %s: %w", StateFile(dir), err)
+	}
+	return s, nil
+}
+
+// KillLeftovers SIGKILLs the processes recorded in dir's state.json that still run one of the
+// lab's binaries with dir on their command line (so a reused pid is never hit). It returns the
+// pids it signalled.
+func KillLeftovers(dir string) ([]int, error) {
+	s, err := ReadState(dir)
+	if err != nil {
+		return nil, err
+	}
+	var killed []int
+	for _, pid := range s.PIDs() {
+		if pid <= 1 || !processMentions(pid, dir) {
+			continue
+		}
+		KillPIDs([]int{pid})
+		killed = append(killed, pid)
+	}
+	return killed, nil
+}
+
+func processMentions(pid int, dir string) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return err == nil && strings.Contains(string(data), dir)
+}
+
+func insecureTLS() *tls.Config {
+	return &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12} //nolint:gosec // local health probe of a self-signed endpoint
+}
