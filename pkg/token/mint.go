@@ -87,10 +87,10 @@ func (o MintOptions) claims() (map[string]any, error) {
 			return nil, errors.New("mint: a legacy token needs the name of its Secret")
 		}
 		return map[string]any{
-			"iss":                                      LegacyIssuer,
-			"sub":                                      sub,
-			"kubernetes.io/serviceaccount/namespace":   o.Namespace,
-			"kubernetes.io/serviceaccount/secret.name": o.LegacySecret,
+			"iss":                                    LegacyIssuer,
+			"sub":                                    sub,
+			"kubernetes.io/serviceaccount/namespace": o.Namespace,
+			"kubernetes.io/serviceaccount/secret.name":          o.LegacySecret,
 			"kubernetes.io/serviceaccount/service-account.name": o.ServiceAccount.Name,
 			"kubernetes.io/serviceaccount/service-account.uid":  o.ServiceAccount.UID,
 		}, nil
