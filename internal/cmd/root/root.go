@@ -8,6 +8,7 @@ import (
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/internal/cmd/explain"
+	"github.com/credwatch/credwatch/internal/cmd/logs"
 	"github.com/credwatch/credwatch/internal/cmd/version"
 )
 
@@ -15,6 +16,7 @@ import (
 func commands(s cli.Streams) []*cobra.Command {
 	return []*cobra.Command{
 		explain.NewCommand(s),
+		logs.NewCommand(s),
 		version.NewCommand(s),
 	}
 }

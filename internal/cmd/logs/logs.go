@@ -1,0 +1,213 @@
+// Package logs implements `credwatch logs`: name the cause of every authentication failure in
+// control-plane logs read from files, directories, stdin or the cluster itself.
+package logs
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/pkg/logs"
+	"github.com/credwatch/credwatch/pkg/report"
+)
+
+type options struct {
+	streams cli.Streams
+	output  *cli.OutputFlag
+	kube    *cli.KubeFlags
+
+	paths       []string
+	cluster     bool
+	controllers bool
+	previous    bool
+	since       time.Duration
+	host        string
+	year        int
+	html        string
+	evidence    int
+	workers     int
+	quiet       bool
+	progress    string
+
+	now func() time.Time
+}
+
+// NewCommand returns `credwatch logs`.
+func NewCommand(s cli.Streams) *cobra.Command {
+	o := &options{streams: s, now: time.Now}
+	cmd := &cobra.Command{
+		Use:   "logs [FILE|DIR|-]...",
+		Short: "Name the cause of every authentication failure in control-plane logs",
+		Long: strings.TrimSpace(`
+Read kube-apiserver, kubelet, controller and client logs in any format the field produces (klog
+text and JSON, kubectl/stern prefixes, journald/syslog, Docker json-file, CRI, audit events; plain
+or gzip; files, directories, stdin), name the cause of every authentication failure from the
+catalogue, aggregate per host, component, cause and minute, collect the context events that explain
+a control-plane roll, and rank hypotheses with evidence and the remedy.
+
+With --cluster, read the kube-apiserver logs of every member through the API instead.
+
+Exit codes: 0 read (whatever was found), 2 no input could be read or bad flags, 3 cluster unreachable.`),
+		Example: `  # the logs of every member, collected with kubectl
+  credwatch logs apiserver-*.log.gz kubelet-journal.txt
+
+  # straight from the cluster, the last two hours, with a timeline page
+  credwatch logs --cluster --since 2h --html roll.html
+
+  # a stern capture on stdin
+  stern -n kube-system kube-apiserver --since 1h | credwatch logs -`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.complete(args); err != nil {
+				return err
+			}
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return o.run(cmd.Context())
+		},
+	}
+	fs := cmd.Flags()
+	o.output = cli.NewOutputFlag(fs)
+	fs.BoolVar(&o.cluster, "cluster", false, "read the kube-apiserver logs of every member through the API")
+	fs.BoolVar(&o.controllers, "controllers", false, "with --cluster: also read kube-controller-manager and cloud-controller-manager")
+	fs.BoolVar(&o.previous, "previous", false, "with --cluster: read the previous container instance's log")
+	fs.DurationVar(&o.since, "since", 0, "only lines newer than this (e.g. 2h); with --cluster also limits what is fetched")
+	fs.StringVar(&o.host, "host", "", "host of lines that do not name one (default: from the file name)")
+	fs.IntVar(&o.year, "year", 0, "year of year-less timestamps (klog, syslog); default: from the file's modification time")
+	fs.StringVar(&o.html, "html", "", "also write a self-contained HTML page with a timeline per member and cause to this file")
+	fs.IntVar(&o.evidence, "evidence", 6, "evidence lines kept per host, component and cause")
+	fs.IntVar(&o.workers, "workers", 0, "parallel workers (default: number of CPUs)")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no diagnostics on stderr")
+	fs.StringVar(&o.progress, "progress", "auto", "progress bar on stderr: auto (terminal and large input), always, never")
+	// kubectl's hidden --cluster (kubeconfig cluster name) would clash with ours: leave it out.
+	kfs := pflag.NewFlagSet("kube", pflag.ContinueOnError)
+	o.kube = cli.NewKubeFlags(kfs)
+	kfs.VisitAll(func(f *pflag.Flag) {
+		if f.Name != "cluster" {
+			fs.AddFlag(f)
+		}
+	})
+	return cmd
+}
+
+func (o *options) complete(args []string) error {
+	o.paths = args
+	if !o.cluster && len(args) == 0 {
+		if f, ok := o.streams.In.(*os.File); ok && isTerminal(f) {
+			return cli.Usagef("logs: name files or directories, '-' for stdin, or use --cluster")
+		}
+		o.paths = []string{"-"}
+	}
+	return o.output.Complete()
+}
+
+func (o *options) validate() error {
+	switch {
+	case o.cluster && len(o.paths) > 0:
+		return cli.Usagef("logs: --cluster reads from the API; do not name files as well")
+	case (o.controllers || o.previous) && !o.cluster:
+		return cli.Usagef("logs: --controllers and --previous need --cluster")
+	case o.since < 0:
+		return cli.Usagef("logs: --since %s: must not be negative", o.since)
+	case o.evidence < 1 || o.evidence > 1000:
+		return cli.Usagef("logs: --evidence %d: want 1 to 1000", o.evidence)
+	case o.workers < 0:
+		return cli.Usagef("logs: --workers %d: must not be negative", o.workers)
+	case o.year != 0 && (o.year < 1970 || o.year > 9999):
+		return cli.Usagef("logs: --year %d: want a four-digit year", o.year)
+	}
+	switch o.progress {
+	case "auto", "always", "never":
+	default:
+		return cli.Usagef("logs: --progress %q: want auto, always or never", o.progress)
+	}
+	return nil
+}
+
+// config turns the options into the library's configuration.
+func (o *options) config(now time.Time) logs.Config {
+	cfg := logs.Config{Workers: o.workers, Evidence: o.evidence, Now: now, Year: o.year}
+	if o.since > 0 {
+		cfg.Since = now.Add(-o.since)
+	}
+	return cfg
+}
+
+func (o *options) run(ctx context.Context) error {
+	now := o.now()
+	cfg := o.config(now)
+	var inputs []logs.Input
+	var bad []logs.InputStatus
+	if o.cluster {
+		_, cs, err := o.kube.Clientset()
+		if err != nil {
+			return err
+		}
+		sels := logs.DefaultSelectors
+		if o.controllers {
+			sels = append(append([]string(nil), sels...), logs.ControllerSelectors...)
+		}
+		inputs, err = logs.ClusterInputs(ctx, cs.CoreV1().Pods("kube-system"), logs.ClusterOptions{Selectors: sels, Since: o.since, Previous: o.previous})
+		if err != nil {
+			return cli.Unreachable(fmt.Errorf("logs --cluster: %w", err))
+		}
+		if len(inputs) == 0 {
+			return cli.Unreachable(fmt.Errorf("logs --cluster: no kube-apiserver pods in kube-system (is this a managed control plane? read its logs from the provider instead)"))
+		}
+	} else {
+		inputs, bad = logs.FileInputs(o.paths, o.streams.In, now)
+	}
+	if o.host != "" {
+		for i := range inputs {
+			inputs[i].Host = o.host
+		}
+	}
+	stop := o.startProgress(&cfg, inputs)
+	rep, err := logs.Analyze(ctx, cfg, inputs)
+	stop()
+	if err != nil {
+		return err
+	}
+	rep.Inputs = append(bad, rep.Inputs...)
+	rep.Summary.Inputs += len(bad)
+	if !o.quiet {
+		for _, in := range rep.Inputs {
+			for _, p := range in.Problems {
+				o.streams.Infof("logs: %s: %s", in.Name, p)
+			}
+		}
+		if rep.Summary.SkippedLines > 0 {
+			o.streams.Infof("logs: %d lines skipped (binary or too long)", rep.Summary.SkippedLines)
+		}
+	}
+	if rep.Summary.InputsRead == 0 {
+		return cli.Usagef("logs: no input could be read")
+	}
+	if o.html != "" {
+		if err := writeHTML(o.html, rep); err != nil {
+			return err
+		}
+	}
+	return report.Print(o.streams.Out, o.output.Format, rep)
+}
+
+func writeHTML(path string, rep *logs.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return cli.Usage(fmt.Errorf("logs --html: %w", err))
+	}
+	if err := rep.WriteHTML(f); err != nil {
+		f.Close()
+		return fmt.Errorf("logs --html %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("logs --html %s: %w", path, err)
+	}
+	return nil
+}

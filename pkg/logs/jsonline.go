@@ -1,0 +1,163 @@
+package logs
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// jsonLine is the union of the JSON line formats credwatch reads: Docker json-file ("log"),
+// klog/zap JSON ("ts", "msg", "err"), and Kubernetes audit events.
+type jsonLine struct {
+	Log    *string `json:"log"`
+	Stream string  `json:"stream"`
+	Time   string  `json:"time"`
+
+	Kind       string `json:"kind"`
+	APIVersion string `json:"apiVersion"`
+	AuditID    string `json:"auditID"`
+	Verb       string `json:"verb"`
+	RequestURI string `json:"requestURI"`
+	User       struct {
+		Username string `json:"username"`
+	} `json:"user"`
+	SourceIPs      []string `json:"sourceIPs"`
+	UserAgent      string   `json:"userAgent"`
+	ResponseStatus *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"responseStatus"`
+	StageTimestamp string `json:"stageTimestamp"`
+
+	Ts       json.RawMessage `json:"ts"`
+	Msg      string          `json:"msg"`
+	Message  string          `json:"message"`
+	Err      string          `json:"err"`
+	Error    string          `json:"error"`
+	Level    string          `json:"level"`
+	Caller   string          `json:"caller"`
+	Host     string          `json:"host"`
+	Hostname string          `json:"hostname"`
+}
+
+// parseJSONLine reads a JSON line. It returns the inner line to unwrap further (Docker's "log"),
+// or done when r is complete.
+func parseJSONLine(line string, r *Record) (inner string, t time.Time, done bool) {
+	var j jsonLine
+	if err := json.Unmarshal([]byte(line), &j); err != nil {
+		return parseJSONFragment(line, r)
+	}
+	switch {
+	case j.Log != nil:
+		r.addFormat("docker")
+		t, _ = time.Parse(time.RFC3339Nano, j.Time)
+		return *j.Log, t, false
+	case j.Kind == "Event" && strings.HasPrefix(j.APIVersion, "audit.k8s.io/"):
+		r.addFormat("audit")
+		r.Component = "apiserver"
+		t, _ = time.Parse(time.RFC3339Nano, j.StageTimestamp)
+		a := &AuditInfo{User: j.User.Username, UserAgent: j.UserAgent, SourceIPs: j.SourceIPs, Verb: j.Verb,
+			URI: j.RequestURI, AuditID: j.AuditID}
+		if j.ResponseStatus != nil {
+			a.Code = j.ResponseStatus.Code
+			r.Msg = j.ResponseStatus.Message
+		}
+		r.Audit = a
+		r.Time = t
+		return "", t, true
+	}
+	r.addFormat("json")
+	r.Msg = firstNonEmpty(j.Msg, j.Message)
+	r.Err = firstNonEmpty(j.Err, j.Error)
+	r.Severity = j.Level
+	r.Source = j.Caller
+	if h := firstNonEmpty(j.Host, j.Hostname); h != "" && r.Host == "" {
+		r.Host = shortHost(h)
+	}
+	t = jsonTime(j.Ts)
+	if t.IsZero() && j.Time != "" {
+		t, _ = time.Parse(time.RFC3339Nano, j.Time)
+	}
+	r.Time = t
+	return "", t, true
+}
+
+// jsonTime reads klog's float seconds ("ts":1700000000.123) and zap's RFC 3339 string.
+func jsonTime(raw json.RawMessage) time.Time {
+	if len(raw) == 0 {
+		return time.Time{}
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+				return t
+			}
+		}
+		return time.Time{}
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || f <= 0 || f > 1e11 {
+		return time.Time{}
+	}
+	sec, frac := math.Modf(f)
+	return time.Unix(int64(sec), int64(frac*1e9))
+}
+
+// parseJSONFragment salvages a JSON line that does not decode (cut off): it takes the string
+// values of "log", "msg" and "err" as far as they go.
+func parseJSONFragment(line string, r *Record) (inner string, t time.Time, done bool) {
+	r.Truncated = true
+	if v, ok := jsonStringField(line, "log"); ok {
+		r.addFormat("docker")
+		if ts, ok := jsonStringField(line, "time"); ok {
+			t, _ = time.Parse(time.RFC3339Nano, ts)
+		}
+		return v, t, false
+	}
+	if strings.Contains(line, `"audit.k8s.io/`) {
+		r.addFormat("audit")
+		r.Component = "apiserver"
+		a := &AuditInfo{}
+		if strings.Contains(line, `"code":401`) {
+			a.Code = 401
+		}
+		a.UserAgent, _ = jsonStringField(line, "userAgent")
+		a.AuditID, _ = jsonStringField(line, "auditID")
+		r.Audit = a
+		return "", t, true
+	}
+	r.addFormat("json")
+	r.Msg, _ = jsonStringField(line, "msg")
+	r.Err, _ = jsonStringField(line, "err")
+	if r.Msg == "" && r.Err == "" {
+		r.Msg = line
+	}
+	return "", t, true
+}
+
+// jsonStringField finds "key":"value" and returns value unescaped, possibly cut off.
+func jsonStringField(line, key string) (string, bool) {
+	k := `"` + key + `":`
+	i := strings.Index(line, k)
+	if i < 0 {
+		return "", false
+	}
+	s := strings.TrimLeft(line[i+len(k):], " ")
+	if !strings.HasPrefix(s, `"`) {
+		return "", false
+	}
+	v, _, _ := decodeQuoted(s[1:])
+	return v, true
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}

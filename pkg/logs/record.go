@@ -1,0 +1,205 @@
+package logs
+
+import (
+	"strings"
+	"time"
+)
+
+// Record is one log line unwrapped from its envelopes (kubectl prefix, CRI, Docker, syslog) down
+// to the component's own message.
+type Record struct {
+	Time      time.Time
+	Host      string
+	Component string
+	Format    string // envelopes outermost first, joined by "+": "kubectl+klog", "cri+klog-json"
+	Severity  string // I, W, E, F (klog) or the JSON level
+	Source    string // klog file:line
+	Msg       string // the message (klog msg, JSON msg, or the whole text)
+	Err       string // the structured err value, if any
+	Truncated bool   // the line ended inside a quoted value or JSON document
+	Audit     *AuditInfo
+}
+
+// AuditInfo is what an audit event says about a request.
+type AuditInfo struct {
+	Code      int      `json:"code"`
+	User      string   `json:"user,omitempty"`
+	UserAgent string   `json:"userAgent,omitempty"`
+	SourceIPs []string `json:"sourceIPs,omitempty"`
+	Verb      string   `json:"verb,omitempty"`
+	URI       string   `json:"requestURI,omitempty"`
+	AuditID   string   `json:"auditID,omitempty"`
+}
+
+// lineContext is what the input says about its lines before they are read.
+type lineContext struct {
+	host      string    // host from the file path or --host, may be empty
+	component string    // component from the file path, may be empty
+	ref       time.Time // reference time for year-less timestamps (file mtime or now)
+}
+
+func (r *Record) addFormat(f string) {
+	if r.Format == "" {
+		r.Format = f
+	} else {
+		r.Format += "+" + f
+	}
+}
+
+// parseRecord unwraps line. It never fails: a line no format claims is plain text.
+func parseRecord(line string, lc lineContext) Record {
+	r := Record{Host: lc.host, Component: lc.component}
+	if strings.Contains(line, "\x1b[") {
+		line = stripANSI(line)
+	}
+	var envTime time.Time
+	for depth := 0; depth < 6; depth++ {
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			break
+		}
+		if line[0] == '{' {
+			inner, t, done := parseJSONLine(line, &r)
+			if !t.IsZero() && envTime.IsZero() {
+				envTime = t
+			}
+			if done {
+				r.finishTime(envTime, lc)
+				return r
+			}
+			line = inner
+			continue
+		}
+		if rest, t, ok := parseCRI(line); ok {
+			r.addFormat("cri")
+			envTime = firstTime(envTime, t)
+			line = rest
+			continue
+		}
+		if rest, t, host, prog, ok := parseSyslog(line, lc.ref); ok {
+			r.addFormat("syslog")
+			envTime = firstTime(envTime, t)
+			r.Host = shortHost(host)
+			r.Component = normalizeComponent(prog)
+			line = rest
+			continue
+		}
+		if rest, pod, container, ok := parseKubectlPrefix(line); ok {
+			r.addFormat("kubectl")
+			r.Component = normalizeComponent(container)
+			r.Host = hostFromPod(pod, container)
+			line = rest
+			continue
+		}
+		if h, ok := parseKlogHeader(line); ok {
+			r.addFormat("klog")
+			r.Severity = string(line[0])
+			r.Source = h.source
+			if envTime.IsZero() {
+				envTime = h.time(lc.ref)
+			}
+			parseKlogBody(h.body, &r)
+			r.finishTime(envTime, lc)
+			return r
+		}
+		break
+	}
+	if r.Format == "" {
+		r.Format = "plain"
+	}
+	r.Msg = line
+	r.finishTime(envTime, lc)
+	return r
+}
+
+func (r *Record) finishTime(t time.Time, _ lineContext) {
+	if r.Time.IsZero() {
+		r.Time = t
+	}
+	if !r.Time.IsZero() {
+		r.Time = r.Time.UTC()
+	}
+}
+
+func firstTime(have, t time.Time) time.Time {
+	if have.IsZero() {
+		return t
+	}
+	return have
+}
+
+// stripANSI removes terminal colour sequences (stern colours its prefixes).
+func stripANSI(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
+			j := i + 2
+			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ';') {
+				j++
+			}
+			if j < len(s) {
+				i = j
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// normalizeComponent maps container and program names to component names.
+func normalizeComponent(name string) string {
+	name = strings.TrimSpace(name)
+	switch name {
+	case "kube-apiserver", "apiserver":
+		return "apiserver"
+	case "kube-controller-manager", "controller-manager":
+		return "controller-manager"
+	case "kube-scheduler":
+		return "scheduler"
+	case "":
+		return ""
+	}
+	return name
+}
+
+// hostFromPod turns a static pod name (kube-apiserver-ip-10-0-1-2.eu-west-2.compute.internal)
+// into the host (ip-10-0-1-2).
+func hostFromPod(pod, container string) string {
+	node := pod
+	for _, p := range []string{container + "-", "kube-apiserver-", "kube-controller-manager-", "kube-scheduler-", "etcd-", "cloud-controller-manager-"} {
+		if p != "-" && strings.HasPrefix(pod, p) && len(pod) > len(p) {
+			node = pod[len(p):]
+			break
+		}
+	}
+	return shortHost(node)
+}
+
+// shortHost is a host's first DNS label, unless it is an IP address.
+func shortHost(h string) string {
+	if h == "" {
+		return h
+	}
+	if isIPv4(h) || strings.Contains(h, ":") {
+		return h
+	}
+	if i := strings.IndexByte(h, '.'); i > 0 {
+		return h[:i]
+	}
+	return h
+}
+
+func isIPv4(s string) bool {
+	dots := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '.':
+			dots++
+		case c < '0' || c > '9':
+			return false
+		}
+	}
+	return dots == 3
+}

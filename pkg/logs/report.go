@@ -1,0 +1,198 @@
+package logs
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/report"
+)
+
+// Kind is the kind of the document `credwatch logs -o json|yaml` writes.
+const Kind = "LogReport"
+
+// Report is the result of an analysis: the JSON/YAML contract of `credwatch logs`
+// (docs/logs.md).
+type Report struct {
+	APIVersion string        `json:"apiVersion"`
+	Kind       string        `json:"kind"`
+	Summary    Summary       `json:"summary"`
+	Inputs     []InputStatus `json:"inputs"`
+	Verdict    []Hypothesis  `json:"verdict"`
+	Failures   []Group       `json:"failures"`
+	Context    []Group       `json:"contextEvents"`
+	Unknown    []UnknownText `json:"unknown,omitempty"`
+	Events     []Event       `json:"events"`
+
+	hostComponents map[string]map[string]bool
+}
+
+// Summary counts what was read.
+type Summary struct {
+	Inputs        int       `json:"inputs"`
+	InputsRead    int       `json:"inputsRead"`
+	Bytes         int64     `json:"bytes"`
+	Lines         int64     `json:"lines"`
+	SkippedLines  int64     `json:"skippedLines"`
+	AuthFailures  int       `json:"authFailures"`
+	ContextEvents int       `json:"contextEvents"`
+	UnknownLines  int       `json:"unknownLines"`
+	From          time.Time `json:"from,omitzero"`
+	To            time.Time `json:"to,omitzero"`
+	Hosts         []string  `json:"hosts"`
+}
+
+// Group is the aggregate of one host, component and cause (or context event).
+type Group struct {
+	Host      string             `json:"host"`
+	Component string             `json:"component"`
+	Cause     string             `json:"cause"`
+	Severity  catalogue.Severity `json:"severity"`
+	Title     string             `json:"title"`
+	Count     int                `json:"count"`
+	First     time.Time          `json:"first,omitzero"`
+	Last      time.Time          `json:"last,omitzero"`
+	Bursts    []Burst            `json:"bursts,omitempty"`
+	PerMinute []MinuteCount      `json:"perMinute,omitempty"`
+	Related   map[string]int     `json:"relatedCauses,omitempty"`
+
+	evidence []Event
+}
+
+// Burst is a run of consecutive minutes with at least Config.BurstPerMinute lines each.
+type Burst struct {
+	From          time.Time `json:"from"`
+	To            time.Time `json:"to"`
+	Count         int       `json:"count"`
+	PeakPerMinute int       `json:"peakPerMinute"`
+}
+
+// MinuteCount is the number of lines in one minute.
+type MinuteCount struct {
+	Minute time.Time `json:"minute"`
+	Count  int       `json:"count"`
+}
+
+// UnknownText is an authentication error no catalogue spelling matched, kept verbatim.
+type UnknownText struct {
+	Host      string `json:"host"`
+	Component string `json:"component"`
+	Count     int    `json:"count"`
+	Text      string `json:"text"`
+}
+
+func buildReport(cfg Config, agg *aggregator, inputs []InputStatus) *Report {
+	r := &Report{APIVersion: report.APIVersion, Kind: Kind, Inputs: inputs, hostComponents: agg.hosts}
+	r.Summary.Inputs = len(inputs)
+	for _, in := range inputs {
+		if in.Read {
+			r.Summary.InputsRead++
+		}
+		r.Summary.Bytes += in.Bytes
+		r.Summary.Lines += in.Lines
+		r.Summary.SkippedLines += in.SkippedLines
+	}
+	for h := range agg.hosts {
+		if h != "unknown" && h != "stdin" {
+			r.Summary.Hosts = append(r.Summary.Hosts, h)
+		}
+	}
+	sort.Strings(r.Summary.Hosts)
+	for _, g := range agg.groups {
+		e, _ := cfg.Catalogue.Get(g.key.cause)
+		out := Group{Host: g.key.host, Component: g.key.component, Cause: g.key.cause, Severity: e.Severity,
+			Title: e.Title, Count: g.count, First: g.first, Last: g.last, Related: g.parts, evidence: g.evidence()}
+		out.PerMinute, out.Bursts = minutes(g.minutes, cfg.BurstPerMinute)
+		if !g.first.IsZero() && (r.Summary.From.IsZero() || g.first.Before(r.Summary.From)) {
+			r.Summary.From = g.first
+		}
+		if g.last.After(r.Summary.To) {
+			r.Summary.To = g.last
+		}
+		if g.kind == "event" {
+			r.Context = append(r.Context, out)
+			r.Summary.ContextEvents += g.count
+		} else {
+			r.Failures = append(r.Failures, out)
+			r.Summary.AuthFailures += g.count
+		}
+		if g.key.cause == CauseUnknown {
+			r.Summary.UnknownLines += g.count
+			for t, c := range g.texts {
+				r.Unknown = append(r.Unknown, UnknownText{Host: g.key.host, Component: g.key.component, Count: c, Text: t})
+			}
+		}
+		r.Events = append(r.Events, out.evidence...)
+	}
+	sortGroups(r.Failures)
+	sortGroups(r.Context)
+	sort.Slice(r.Unknown, func(i, j int) bool {
+		a, b := r.Unknown[i], r.Unknown[j]
+		if a.Count != b.Count {
+			return a.Count > b.Count
+		}
+		return a.Host+a.Text < b.Host+b.Text
+	})
+	sort.SliceStable(r.Events, func(i, j int) bool { return earlier(&r.Events[i], &r.Events[j]) })
+	if r.Events == nil {
+		r.Events = []Event{}
+	}
+	r.Verdict = verdict(cfg.Catalogue, r)
+	return r
+}
+
+func sortGroups(gs []Group) {
+	sort.Slice(gs, func(i, j int) bool {
+		a, b := gs[i], gs[j]
+		if a.Severity.Rank() != b.Severity.Rank() {
+			return a.Severity.Rank() > b.Severity.Rank()
+		}
+		if a.Count != b.Count {
+			return a.Count > b.Count
+		}
+		return a.Host+"/"+a.Component+"/"+a.Cause < b.Host+"/"+b.Component+"/"+b.Cause
+	})
+}
+
+// minutes turns the per-minute counts into a sorted series and finds the bursts.
+func minutes(m map[int64]int, perMinute int) ([]MinuteCount, []Burst) {
+	keys := make([]int64, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	series := make([]MinuteCount, len(keys))
+	var bursts []Burst
+	var cur *Burst
+	prev := int64(-1 << 62)
+	for i, k := range keys {
+		t := time.Unix(k*60, 0).UTC()
+		series[i] = MinuteCount{Minute: t, Count: m[k]}
+		if m[k] < perMinute {
+			cur = nil
+			prev = k
+			continue
+		}
+		if cur == nil || k != prev+1 {
+			bursts = append(bursts, Burst{From: t})
+			cur = &bursts[len(bursts)-1]
+		}
+		cur.To = t.Add(time.Minute)
+		cur.Count += m[k]
+		cur.PeakPerMinute = max(cur.PeakPerMinute, m[k])
+		prev = k
+	}
+	return series, bursts
+}
+
+// Evidence returns the kept lines of a group, earliest first.
+func (g Group) Evidence() []Event { return g.evidence }
+
+// hostList formats hosts for a sentence.
+func hostList(hs []string) string {
+	if len(hs) > 6 {
+		return strings.Join(hs[:6], ", ") + ", …"
+	}
+	return strings.Join(hs, ", ")
+}

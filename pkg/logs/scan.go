@@ -1,0 +1,301 @@
+package logs
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/credwatch/credwatch/pkg/catalogue"
+)
+
+// Config tunes an analysis. The zero value of every field but Catalogue means the default.
+type Config struct {
+	Catalogue      *catalogue.Catalogue
+	Workers        int              // parallel workers; default GOMAXPROCS
+	BlockSize      int              // bytes per block handed to a worker; default 1 MiB
+	MaxLineBytes   int              // longer lines are skipped; default 1 MiB
+	Evidence       int              // evidence lines kept per host/component/cause; default 6
+	BurstPerMinute int              // a burst is consecutive minutes with at least this many lines; default 10
+	Since          time.Time        // ignore events before this time (events without a time are kept)
+	Now            time.Time        // "now", for year-less timestamps read from stdin; default time.Now
+	Year           int              // force the year of year-less timestamps
+	Progress       func(read int64) // called with the bytes read so far, from any goroutine
+}
+
+func (c Config) withDefaults() Config {
+	if c.Catalogue == nil {
+		c.Catalogue = catalogue.Default()
+	}
+	if c.Workers <= 0 {
+		c.Workers = runtime.GOMAXPROCS(0)
+	}
+	if c.BlockSize <= 0 {
+		c.BlockSize = 1 << 20
+	}
+	if c.MaxLineBytes <= 0 {
+		c.MaxLineBytes = 1 << 20
+	}
+	if c.Evidence <= 0 {
+		c.Evidence = 6
+	}
+	if c.BurstPerMinute <= 0 {
+		c.BurstPerMinute = 10
+	}
+	if c.Now.IsZero() {
+		c.Now = time.Now()
+	}
+	return c
+}
+
+// chunk is a block of whole lines from one input.
+type chunk struct {
+	in        *inputState
+	data      []byte
+	buf       []byte
+	firstLine int64 // 1-based number of the block's first line
+}
+
+type inputState struct {
+	Input
+	lc       lineContext
+	matched  atomic.Int64
+	skipped  atomic.Int64
+	formats  sync.Map
+	ownHosts atomic.Bool // some line named its own host, so the input's host is only a fallback
+}
+
+// Analyze reads every input and returns the report. It fails only when ctx is cancelled;
+// problems with single inputs are in Report.Inputs.
+func Analyze(ctx context.Context, cfg Config, inputs []Input) (*Report, error) {
+	cfg = cfg.withDefaults()
+	m := newMatchers(cfg.Catalogue)
+	g := newGate(m)
+	bufSize := cfg.BlockSize + cfg.MaxLineBytes
+	pool := make(chan []byte, 2*cfg.Workers+2)
+	for i := 0; i < cap(pool); i++ {
+		pool <- make([]byte, bufSize)
+	}
+	work := make(chan chunk, cfg.Workers)
+	var read atomic.Int64
+
+	aggs := make([]*aggregator, cfg.Workers)
+	var wg sync.WaitGroup
+	for w := range cfg.Workers {
+		aggs[w] = newAggregator(cfg.Evidence)
+		wk := &worker{cl: NewClassifier(cfg.Catalogue), gate: g, agg: aggs[w], since: cfg.Since}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ch := range work {
+				wk.process(ch)
+				pool <- ch.buf
+			}
+		}()
+	}
+
+	statuses := make([]InputStatus, len(inputs))
+	states := make([]*inputState, len(inputs))
+	sem := make(chan struct{}, cfg.Workers)
+	var pwg sync.WaitGroup
+	for i := range inputs {
+		st := &inputState{Input: inputs[i]}
+		ref := inputs[i].ModTime
+		if ref.IsZero() {
+			ref = cfg.Now
+		}
+		if cfg.Year > 0 {
+			ref = time.Date(cfg.Year, 12, 31, 23, 59, 59, 0, time.UTC)
+		}
+		st.lc = lineContext{host: inputs[i].Host, component: inputs[i].Component, ref: ref}
+		states[i] = st
+		pwg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer pwg.Done()
+			defer func() { <-sem }()
+			statuses[i] = produce(ctx, st, bufSize, pool, work, &read, cfg.Progress)
+		}()
+	}
+	pwg.Wait()
+	close(work)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("read logs: %w", err)
+	}
+	total := aggs[0]
+	for _, a := range aggs[1:] {
+		total.merge(a)
+	}
+	for i, st := range states {
+		statuses[i].MatchedLines = st.matched.Load()
+		statuses[i].SkippedLines += st.skipped.Load()
+		st.formats.Range(func(k, _ any) bool {
+			statuses[i].Formats = append(statuses[i].Formats, k.(string))
+			return true
+		})
+		sort.Strings(statuses[i].Formats)
+		if statuses[i].Read && !st.ownHosts.Load() {
+			total.seeHost(st.Host, st.Component)
+		}
+	}
+	return buildReport(cfg, total, statuses), nil
+}
+
+// produce reads one input into blocks of whole lines.
+func produce(ctx context.Context, st *inputState, bufSize int, pool chan []byte, work chan<- chunk,
+	read *atomic.Int64, progress func(int64)) InputStatus {
+	status := InputStatus{Name: st.Name, Host: st.Host}
+	rc, err := st.Open()
+	if err != nil {
+		status.Problems = append(status.Problems, fmt.Sprintf("cannot read: %v", unwrapPath(err)))
+		return status
+	}
+	defer rc.Close()
+	br := bufio.NewReaderSize(rc, 64<<10)
+	var r io.Reader = br
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			status.Problems = append(status.Problems, fmt.Sprintf("gzip: %v", err))
+			return status
+		}
+		defer zr.Close()
+		r = zr
+	}
+	status.Read = true
+	carry := 0
+	var buf []byte
+	line := int64(1)
+	skipping := false // inside an over-long line
+	first := true
+	for {
+		if ctx.Err() != nil {
+			return status
+		}
+		if buf == nil {
+			buf = <-pool
+		}
+		n, rerr := fill(r, buf[carry:])
+		status.Bytes += int64(n)
+		if progress != nil {
+			progress(read.Add(int64(n)))
+		}
+		data := buf[:carry+n]
+		carry = 0
+		if first && len(data) > 0 {
+			first = false
+			if looksBinary(data) {
+				status.Problems = append(status.Problems, "binary data, not a text log: skipped")
+				status.Read = false
+				pool <- buf
+				return status
+			}
+		}
+		if skipping {
+			nl := bytes.IndexByte(data, '\n')
+			if nl < 0 {
+				if rerr != nil {
+					break
+				}
+				continue
+			}
+			skipping = false
+			line++
+			data = data[nl+1:]
+			copy(buf, data)
+			data = buf[:len(data)]
+		}
+		eof := rerr != nil
+		if eof && !errors.Is(rerr, io.EOF) {
+			what := "read error"
+			if _, gz := r.(*gzip.Reader); gz {
+				what = "truncated gzip stream"
+			}
+			status.Problems = append(status.Problems, fmt.Sprintf("%s after %d lines: %v", what,
+				line-1+int64(bytes.Count(data, []byte{'\n'})), rerr))
+		}
+		cut := len(data)
+		if !eof {
+			cut = bytes.LastIndexByte(data, '\n') + 1
+			if cut == 0 {
+				status.Problems = appendLimited(status.Problems, fmt.Sprintf("line %d is longer than %d bytes: skipped", line, len(buf)))
+				status.SkippedLines++
+				skipping = true
+				continue
+			}
+		}
+		if cut > 0 {
+			lines := int64(bytes.Count(data[:cut], []byte{'\n'}))
+			if data[cut-1] != '\n' {
+				lines++
+			}
+			next := <-pool
+			rest := copy(next, data[cut:])
+			work <- chunk{in: st, data: data[:cut], buf: buf, firstLine: line}
+			line += lines
+			status.Lines += lines
+			buf, carry = next, rest
+		}
+		if eof {
+			break
+		}
+	}
+	if buf != nil {
+		pool <- buf
+	}
+	if status.Bytes == 0 && len(status.Problems) == 0 {
+		status.Problems = append(status.Problems, "empty")
+	}
+	return status
+}
+
+func appendLimited(list []string, s string) []string {
+	if len(list) < 20 {
+		return append(list, s)
+	}
+	return list
+}
+
+// looksBinary reports a block that starts like binary data: NUL bytes, or mostly invalid UTF-8
+// and control characters.
+func looksBinary(b []byte) bool {
+	if len(b) > 4096 {
+		b = b[:4096]
+	}
+	if bytes.IndexByte(b, 0) >= 0 {
+		return true
+	}
+	total, bad := len(b), 0
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 || r < 0x20 && r != '\n' && r != '\r' && r != '\t' && r != 0x1b {
+			bad++
+		}
+		b = b[size:]
+	}
+	return bad*10 > total && bad > 16
+}
+
+// fill reads until b is full or the reader fails; unlike io.ReadFull it returns the reader's
+// own error, so a truncated gzip stream is told apart from a short last block.
+func fill(r io.Reader, b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := r.Read(b[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,138 @@
+package logs
+
+import (
+	"bytes"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// maxEvidenceLine bounds the length of a line kept as evidence.
+const maxEvidenceLine = 4096
+
+// worker classifies blocks; each has its own classifier and aggregator.
+type worker struct {
+	cl    *Classifier
+	gate  *gate
+	agg   *aggregator
+	since time.Time
+}
+
+func (w *worker) process(ch chunk) {
+	data := ch.data
+	st := ch.in
+	lineNo := ch.firstLine
+	counted := 0 // data[:counted] has been counted into lineNo
+	if bytes.IndexByte(data, 0) >= 0 {
+		st.skipped.Add(int64(countNULLines(data)))
+	}
+	for from := 0; from < len(data); {
+		hit := w.gate.next(data, from)
+		if hit < 0 {
+			return
+		}
+		start := bytes.LastIndexByte(data[:hit], '\n') + 1
+		end := bytes.IndexByte(data[hit:], '\n')
+		if end < 0 {
+			end = len(data)
+		} else {
+			end += hit
+		}
+		from = end + 1
+		raw := data[start:end]
+		if bytes.IndexByte(raw, 0) >= 0 {
+			continue // counted as skipped above
+		}
+		lineNo += int64(bytes.Count(data[counted:start], []byte{'\n'}))
+		counted = start
+		w.line(st, raw, lineNo)
+	}
+}
+
+func (w *worker) line(st *inputState, raw []byte, lineNo int64) {
+	var text string
+	if utf8.Valid(raw) {
+		text = string(raw)
+	} else {
+		text = strings.ToValidUTF8(string(raw), "\uFFFD")
+	}
+	rec := parseRecord(text, st.lc)
+	st.formats.LoadOrStore(rec.Format, true)
+	w.agg.seeHost(rec.Host, rec.Component)
+	if rec.Host != st.lc.host {
+		st.ownHosts.Store(true)
+	}
+	ev, ok := w.cl.Classify(rec)
+	if !ok {
+		return
+	}
+	if !w.since.IsZero() && !ev.Time.IsZero() && ev.Time.Before(w.since) {
+		return
+	}
+	st.matched.Add(1)
+	if ev.Host == "" {
+		ev.Host = "unknown"
+	}
+	if ev.Component == "" {
+		ev.Component = "-"
+	}
+	ev.Input, ev.LineNumber = st.Name, lineNo
+	if len(text) > maxEvidenceLine {
+		text = text[:maxEvidenceLine] + "…"
+	}
+	ev.Line = redactTokens(strings.TrimRight(text, "\r"))
+	w.agg.add(ev)
+}
+
+// countNULLines counts the lines of data that contain a NUL byte (binary garbage).
+func countNULLines(data []byte) int {
+	n := 0
+	for i := 0; i < len(data); {
+		j := bytes.IndexByte(data[i:], 0)
+		if j < 0 {
+			break
+		}
+		n++
+		nl := bytes.IndexByte(data[i+j:], '\n')
+		if nl < 0 {
+			break
+		}
+		i += j + nl + 1
+	}
+	return n
+}
+
+// redactTokens drops the signature of anything that looks like a JWT, so evidence never
+// carries a usable token.
+func redactTokens(s string) string {
+	if !strings.Contains(s, "eyJ") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "eyJ")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		j := i
+		dots := 0
+		for j < len(s) && (isB64URL(s[j]) || s[j] == '.') {
+			if s[j] == '.' {
+				dots++
+			}
+			j++
+		}
+		tok := s[i:j]
+		if dots == 2 {
+			tok = tok[:strings.LastIndexByte(tok, '.')] + ".REDACTED"
+		}
+		b.WriteString(s[:i])
+		b.WriteString(tok)
+		s = s[j:]
+	}
+}
+
+func isB64URL(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_'
+}
