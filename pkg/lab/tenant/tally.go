@@ -31,6 +31,15 @@ type PairTally struct {
 	Unauthorized int    `json:"unauthorized"`
 }
 
+// PodTally counts one pod's requests.
+type PodTally struct {
+	Pod               string    `json:"pod"`
+	Requests          int       `json:"requests"`
+	Unauthorized      int       `json:"unauthorized"`
+	LastAccepted      time.Time `json:"lastAccepted,omitzero"`      // last request answered 2xx
+	FirstUnauthorized time.Time `json:"firstUnauthorized,omitzero"` // first 401
+}
+
 // Sample is one rejected (401) request.
 type Sample struct {
 	Time     time.Time `json:"time"`
@@ -53,6 +62,7 @@ type Snapshot struct {
 	LastError    string        `json:"lastError,omitempty"`
 	Members      []MemberTally `json:"members"`
 	Pairs        []PairTally   `json:"pairs,omitempty"`
+	PerPod       []PodTally    `json:"perPod,omitempty"`
 	Samples      []Sample      `json:"samples,omitempty"` // up to 50 401s, oldest first
 }
 
@@ -64,6 +74,16 @@ func (s Snapshot) Member(name string) MemberTally {
 		}
 	}
 	return MemberTally{Member: name, Statuses: map[int]int{}}
+}
+
+// Pod returns the tally of one pod (zero if it made no request).
+func (s Snapshot) Pod(name string) PodTally {
+	for _, p := range s.PerPod {
+		if p.Pod == name {
+			return p
+		}
+	}
+	return PodTally{Pod: name}
 }
 
 // UnauthorizedRate is the share of requests that got a 401 (0 when there were none).
@@ -105,6 +125,17 @@ func Merge(snaps ...Snapshot) Snapshot {
 			pt.Requests += p.Requests
 			pt.Unauthorized += p.Unauthorized
 		}
+		for _, p := range s.PerPod {
+			pt := t.pod(p.Pod)
+			pt.Requests += p.Requests
+			pt.Unauthorized += p.Unauthorized
+			if p.LastAccepted.After(pt.LastAccepted) {
+				pt.LastAccepted = p.LastAccepted
+			}
+			if !p.FirstUnauthorized.IsZero() && (pt.FirstUnauthorized.IsZero() || p.FirstUnauthorized.Before(pt.FirstUnauthorized)) {
+				pt.FirstUnauthorized = p.FirstUnauthorized
+			}
+		}
 		t.samples = append(t.samples, s.Samples...)
 	}
 	sort.Slice(t.samples, func(i, j int) bool { return t.samples[i].Time.Before(t.samples[j].Time) })
@@ -131,6 +162,7 @@ type tally struct {
 	lastError    string
 	members      map[string]*MemberTally
 	pairs        map[[2]string]*PairTally
+	perPod       map[string]*PodTally
 	samples      []Sample
 }
 
@@ -140,7 +172,17 @@ func (t *tally) reset(now time.Time) {
 	t.lastError = ""
 	t.members = map[string]*MemberTally{}
 	t.pairs = map[[2]string]*PairTally{}
+	t.perPod = map[string]*PodTally{}
 	t.samples = nil
+}
+
+func (t *tally) pod(name string) *PodTally {
+	p, ok := t.perPod[name]
+	if !ok {
+		p = &PodTally{Pod: name}
+		t.perPod[name] = p
+	}
+	return p
 }
 
 func (t *tally) member(name string) *MemberTally {
@@ -175,6 +217,11 @@ func (t *tally) request(now time.Time, pod, servedBy, mintedBy string, status in
 	m.Statuses[status]++
 	p := t.pair(mintedBy, servedBy)
 	p.Requests++
+	pt := t.pod(pod)
+	pt.Requests++
+	if status >= 200 && status < 300 {
+		pt.LastAccepted = now
+	}
 	switch status {
 	case 0:
 		t.noResponse++
@@ -182,6 +229,10 @@ func (t *tally) request(now time.Time, pod, servedBy, mintedBy string, status in
 		t.unauthorized++
 		m.Unauthorized++
 		p.Unauthorized++
+		pt.Unauthorized++
+		if pt.FirstUnauthorized.IsZero() {
+			pt.FirstUnauthorized = now
+		}
 		if len(t.samples) < maxSamples {
 			t.samples = append(t.samples, Sample{Time: now, Pod: pod, ServedBy: servedBy, MintedBy: mintedBy, TokenAge: tokenAge.Round(time.Millisecond).String()})
 		}
@@ -227,6 +278,10 @@ func (t *tally) snapshot() Snapshot {
 	for _, p := range t.pairs {
 		s.Pairs = append(s.Pairs, *p)
 	}
+	for _, p := range t.perPod {
+		s.PerPod = append(s.PerPod, *p)
+	}
+	sort.Slice(s.PerPod, func(i, j int) bool { return memberLess(s.PerPod[i].Pod, s.PerPod[j].Pod) })
 	sort.Slice(s.Pairs, func(i, j int) bool {
 		a, b := s.Pairs[i], s.Pairs[j]
 		if a.MintedBy != b.MintedBy {

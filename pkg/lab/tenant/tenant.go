@@ -148,7 +148,7 @@ func (t *Tenant) Start(ctx context.Context) error {
 		return fmt.Errorf("tenant %s: already started", t.o.Namespace)
 	}
 	t.mu.Unlock()
-	if err := t.setup(ctx); err != nil {
+	if err := t.Setup(ctx); err != nil {
 		return err
 	}
 	for _, p := range t.Pods() {
@@ -247,7 +247,15 @@ func (t *Tenant) Client() kubernetes.Interface { return t.client }
 // Options returns the completed options.
 func (t *Tenant) Options() Options { return t.o }
 
-func (t *Tenant) setup(ctx context.Context) error {
+// Setup creates the namespace, the service account and the pods (existing ones are reused) without
+// minting tokens or starting the request loops. Start calls it.
+func (t *Tenant) Setup(ctx context.Context) error {
+	t.mu.Lock()
+	ready := len(t.pods) > 0
+	t.mu.Unlock()
+	if ready {
+		return nil
+	}
 	ns, sa := t.o.Namespace, t.o.ServiceAccount
 	_, err := t.client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{"credwatch.dev/lab-tenant": "true"}}}, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {

@@ -1,0 +1,260 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/credwatch/credwatch/pkg/lab"
+	"github.com/credwatch/credwatch/pkg/lab/tenant"
+	"github.com/credwatch/credwatch/pkg/report"
+)
+
+// DefaultWindow is how long a scenario watches the tenants after each change.
+const DefaultWindow = 12 * time.Second
+
+// cacheTTL is kube-apiserver's token authentication success cache (--token-success-cache-ttl): a
+// token that was accepted keeps being accepted by that member for this long without validation.
+const cacheTTL = 10 * time.Second
+
+// Env is what a scenario runs against: a running lab and how long to watch.
+type Env struct {
+	Lab *lab.Lab
+	// Window is how long each phase watches the tenants after its change (default DefaultWindow).
+	Window time.Duration
+	// Log gets progress lines (nil: discard).
+	Log io.Writer
+}
+
+func (e *Env) window() time.Duration {
+	if e.Window <= 0 {
+		return DefaultWindow
+	}
+	return e.Window
+}
+
+func (e *Env) logf(format string, args ...any) {
+	if e.Log != nil {
+		fmt.Fprintf(e.Log, format+"\n", args...)
+	}
+}
+
+// evidence starts an Evidence for scenario s.
+func (e *Env) evidence(s Scenario) *Evidence {
+	line := e.Lab.Options().Version
+	return &Evidence{APIVersion: report.APIVersion, Kind: "ScenarioEvidence", Scenario: s.Name, Summary: s.Summary, Line: line, Started: time.Now()}
+}
+
+func finish(ev *Evidence) *Evidence {
+	ev.Duration = time.Since(ev.Started).Round(100 * time.Millisecond).String()
+	return ev
+}
+
+// startTenant creates and starts a tenant in namespace ns through the load balancer.
+func (e *Env) startTenant(ctx context.Context, ns string, o tenant.Options) (*tenant.Tenant, error) {
+	o.Namespace = ns
+	o.CA = e.Lab.CA()
+	if o.Log == nil {
+		o.Log = e.Log
+	}
+	t, err := tenant.New(e.Lab.RESTConfig(), o)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.Start(ctx); err != nil {
+		t.Stop()
+		return nil, fmt.Errorf("start tenant %s: %w", ns, err)
+	}
+	return t, nil
+}
+
+// memberNames lists the running members.
+func (e *Env) memberNames() []string {
+	var out []string
+	for _, m := range e.Lab.Members() {
+		out = append(out, m.Name)
+	}
+	return out
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// phase records one observation window: tenant tallies, and the auth lines each member logged
+// after the phase began.
+type phase struct {
+	env      *Env
+	name     string
+	start    time.Time
+	tenants  []*tenant.Tenant
+	order    []string
+	base     map[string]int
+	roles    map[string]string
+	versions map[string]string
+	probes   []Probe
+	measured map[string]string
+}
+
+// begin starts a phase: tenant tallies are reset and every current member's auth-line count is
+// remembered, so the phase reports only what was logged from now on.
+func (e *Env) begin(name string, tenants ...*tenant.Tenant) *phase {
+	p := &phase{env: e, name: name, start: time.Now(), tenants: tenants, base: map[string]int{}, roles: map[string]string{}, versions: map[string]string{}, measured: map[string]string{}}
+	for _, t := range tenants {
+		t.Reset()
+	}
+	for _, m := range e.Lab.Members() {
+		p.track(m, "original")
+	}
+	e.logf("scenario: phase %q", name)
+	return p
+}
+
+// track adds a member that existed when the phase began (or updates its role).
+func (p *phase) track(m lab.Member, role string) {
+	if _, ok := p.roles[m.Name]; !ok {
+		p.order = append(p.order, m.Name)
+		lines, _ := p.env.Lab.AuthLines(m.Name)
+		p.base[m.Name] = len(lines)
+	}
+	p.roles[m.Name] = role
+	if m.Version != "" {
+		p.versions[m.Name] = m.Version
+	}
+}
+
+// added adds a member that joined during the phase: everything it ever logged belongs to the phase.
+func (p *phase) added(m lab.Member, role string) {
+	if _, ok := p.roles[m.Name]; !ok {
+		p.order = append(p.order, m.Name)
+		p.base[m.Name] = 0
+	}
+	p.roles[m.Name] = role
+	p.versions[m.Name] = m.Version
+}
+
+// role changes the role of a tracked member.
+func (p *phase) role(name, role string) {
+	if m, ok := p.env.Lab.Member(name); ok {
+		p.track(m, role)
+		return
+	}
+	if _, ok := p.roles[name]; ok {
+		p.roles[name] = role
+	}
+}
+
+func (p *phase) probe(pr Probe) { p.probes = append(p.probes, pr) }
+
+// end closes the phase and collects its evidence.
+func (p *phase) end() Phase {
+	// kube-apiserver writes its log unbuffered; a short pause lets the last lines land.
+	time.Sleep(time.Second)
+	var snaps []tenant.Snapshot
+	for _, t := range p.tenants {
+		snaps = append(snaps, t.Snapshot())
+	}
+	tallies := tenant.Merge(snaps...)
+	// Members that served requests but were not tracked (should not happen) still show up.
+	for _, mt := range tallies.Members {
+		if _, ok := p.roles[mt.Member]; !ok && mt.Member != tenant.NoResponse {
+			p.order = append(p.order, mt.Member)
+			p.roles[mt.Member] = "unknown"
+		}
+	}
+	out := Phase{Name: p.name, Window: time.Since(p.start).Round(100 * time.Millisecond).String(), Tenants: tallies, Probes: p.probes}
+	if len(p.measured) > 0 {
+		out.Measured = p.measured
+	}
+	for _, name := range p.order {
+		lines, _ := p.env.Lab.AuthLines(name)
+		if b := p.base[name]; b <= len(lines) {
+			lines = lines[b:]
+		}
+		mt := tallies.Member(name)
+		me := MemberEvidence{
+			Name: name, Version: p.versions[name], Role: p.roles[name],
+			Requests: mt.Requests, Unauthorized: mt.Unauthorized, Statuses: mt.Statuses,
+			AuthMessages: countMessages(lines),
+		}
+		if len(lines) > maxLinesPerMember {
+			lines = lines[:maxLinesPerMember]
+		}
+		me.AuthLines = lines
+		out.Members = append(out.Members, me)
+	}
+	p.env.logf("scenario: phase %q: %d requests, %d 401", p.name, tallies.Requests, tallies.Unauthorized)
+	return out
+}
+
+// crossProbe mints a token for pod through member mintOn and presents it to member presentTo.
+func (e *Env) crossProbe(ctx context.Context, pod tenant.Pod, mintOn, presentTo string, expect int) Probe {
+	pr := Probe{Name: fmt.Sprintf("token minted by %s presented to %s", mintOn, presentTo), PresentedTo: presentTo, Expect: expect}
+	return e.mintAndPresent(ctx, pr, pod, mintOn, 0)
+}
+
+// mintAndPresent mints a token for pod through member mintOn and presents it to pr.PresentedTo.
+func (e *Env) mintAndPresent(ctx context.Context, pr Probe, pod tenant.Pod, mintOn string, timeout time.Duration) Probe {
+	tok, err := tenant.MintVia(ctx, e.Lab.MemberRESTConfig(mintOn), tenant.MintRequest{
+		Namespace: pod.Namespace, ServiceAccount: pod.ServiceAccount,
+		Bound: &tenant.Bound{Kind: "Pod", Name: pod.Name, UID: pod.UID},
+	})
+	pr.MintedBy = tok.MintedBy
+	if err != nil {
+		pr.Error = err.Error()
+		return pr
+	}
+	return e.present(ctx, pr, tok.Value, pr.PresentedTo, timeout)
+}
+
+// tenantPhase starts a tenant in the scenario's namespace, begins a phase over it and lets the
+// tenant run for lead before returning.
+func (e *Env) tenantPhase(ctx context.Context, ns string, o tenant.Options, name string, lead time.Duration) (*tenant.Tenant, *phase, error) {
+	t, err := e.startTenant(ctx, ns, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := e.begin(name, t)
+	if err := sleep(ctx, lead); err != nil {
+		t.Stop()
+		return nil, nil, err
+	}
+	return t, p, nil
+}
+
+// present sends token to one member and fills in the probe's result.
+func (e *Env) present(ctx context.Context, pr Probe, token, member string, timeout time.Duration) Probe {
+	m, ok := e.Lab.Member(member)
+	if !ok {
+		pr.Error = fmt.Sprintf("no running member %q", member)
+		return pr
+	}
+	res := tenant.Present(ctx, m.URL, e.Lab.CA(), token, timeout)
+	pr.Status, pr.User, pr.Error, pr.Duration = res.Status, res.User, res.Error, res.Duration
+	if pr.Error == "" && res.Status != http.StatusCreated && res.Message != "" {
+		pr.Error = res.Message
+	}
+	return pr
+}
+
+// others returns names without the excluded ones.
+func others(names []string, exclude ...string) []string {
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(exclude, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -1,0 +1,278 @@
+package scenario
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/credwatch/credwatch/pkg/lab/tenant"
+	"github.com/credwatch/credwatch/pkg/report"
+)
+
+// maxLinesPerMember bounds the auth lines one member's evidence keeps (the counts stay exact).
+const maxLinesPerMember = 100
+
+// Evidence is what one scenario run saw.
+type Evidence struct {
+	APIVersion string    `json:"apiVersion"`
+	Kind       string    `json:"kind"`
+	Scenario   string    `json:"scenario"`
+	Summary    string    `json:"summary"`
+	Line       string    `json:"line"` // the kube-apiserver version the lab started with
+	Started    time.Time `json:"started"`
+	Duration   string    `json:"duration"`
+	Phases     []Phase   `json:"phases"`
+	Notes      []string  `json:"notes,omitempty"`
+}
+
+// Phase is one observation window of a scenario.
+type Phase struct {
+	Name     string            `json:"name"`
+	Window   string            `json:"window"`
+	Members  []MemberEvidence  `json:"members"`
+	Tenants  tenant.Snapshot   `json:"tenants"`
+	Probes   []Probe           `json:"probes,omitempty"`
+	Measured map[string]string `json:"measured,omitempty"` // named measurements, e.g. first-401-after
+}
+
+// MemberEvidence is one member's part of a phase: what the tenants saw from it and what it logged.
+type MemberEvidence struct {
+	Name         string         `json:"name"`
+	Version      string         `json:"version"`
+	Role         string         `json:"role"`
+	Requests     int            `json:"requests"`
+	Unauthorized int            `json:"unauthorized"`
+	Statuses     map[int]int    `json:"statuses,omitempty"`
+	AuthMessages []MessageCount `json:"authMessages,omitempty"`
+	AuthLines    []string       `json:"authLines,omitempty"` // up to 100, oldest first
+}
+
+// MessageCount is one distinct err="..." value of the "Unable to authenticate the request" lines.
+type MessageCount struct {
+	Message string `json:"message"`
+	Count   int    `json:"count"`
+	Example string `json:"example"` // one whole log line
+}
+
+// Probe is one deliberate token check: minted somewhere, presented to one member.
+type Probe struct {
+	Name        string `json:"name"`
+	MintedBy    string `json:"mintedBy,omitempty"`
+	PresentedTo string `json:"presentedTo"`
+	Expect      int    `json:"expect,omitempty"` // expected HTTP status; 0 = measured, no expectation
+	Status      int    `json:"status"`
+	User        string `json:"user,omitempty"`
+	Error       string `json:"error,omitempty"`
+	Duration    string `json:"duration,omitempty"`
+}
+
+// Phase returns the phase with that name.
+func (e *Evidence) Phase(name string) (Phase, bool) {
+	for _, p := range e.Phases {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Phase{}, false
+}
+
+// Member returns a member's evidence in the phase.
+func (p Phase) Member(name string) (MemberEvidence, bool) {
+	for _, m := range p.Members {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return MemberEvidence{}, false
+}
+
+// Messages returns every distinct auth message any member logged in the phase.
+func (p Phase) Messages() []string {
+	var out []string
+	for _, m := range p.Members {
+		for _, mc := range m.AuthMessages {
+			out = append(out, mc.Message)
+		}
+	}
+	return out
+}
+
+// AuthError extracts the err="..." value of an "Unable to authenticate the request" line, unquoted.
+// It returns "" when the line has none.
+func AuthError(line string) string {
+	i := strings.Index(line, `err="`)
+	if i < 0 {
+		return ""
+	}
+	rest := line[i+len("err="):]
+	// Find the closing quote, skipping escaped characters.
+	end := -1
+	for j := 1; j < len(rest); j++ {
+		if rest[j] == '\\' {
+			j++
+			continue
+		}
+		if rest[j] == '"' {
+			end = j
+			break
+		}
+	}
+	if end < 0 {
+		return strings.Trim(rest, `"`)
+	}
+	q := rest[:end+1]
+	if u, err := strconv.Unquote(q); err == nil {
+		return u
+	}
+	return q[1 : len(q)-1]
+}
+
+// countMessages groups lines by their err value, most frequent first.
+func countMessages(lines []string) []MessageCount {
+	idx := map[string]int{}
+	var out []MessageCount
+	for _, l := range lines {
+		msg := AuthError(l)
+		if msg == "" {
+			msg = strings.TrimSpace(l)
+		}
+		i, ok := idx[msg]
+		if !ok {
+			idx[msg] = len(out)
+			out = append(out, MessageCount{Message: msg, Example: l})
+			i = len(out) - 1
+		}
+		out[i].Count++
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Count > out[j].Count })
+	return out
+}
+
+// WriteTable prints the evidence for people.
+func (e *Evidence) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "Scenario %s on %s: %s\n", e.Scenario, e.Line, e.Summary)
+	fmt.Fprintf(w, "Took %s.\n", e.Duration)
+	for _, p := range e.Phases {
+		if err := p.writeTable(w); err != nil {
+			return err
+		}
+	}
+	if len(e.Notes) > 0 {
+		fmt.Fprintln(w, "\nNotes:")
+		for _, n := range e.Notes {
+			fmt.Fprintf(w, "  - %s\n", n)
+		}
+	}
+	return nil
+}
+
+func (p Phase) writeTable(w io.Writer) error {
+	t := p.Tenants
+	fmt.Fprintf(w, "\n== %s (%s)\n", p.Name, p.Window)
+	fmt.Fprintf(w, "Tenant requests through the load balancer: %d, 401: %d (%.1f%%), no response: %d; tokens minted: %d, failed TokenRequests: %d\n",
+		t.Requests, t.Unauthorized, 100*t.UnauthorizedRate(), t.NoResponse, t.TokensIssued, t.TokenErrors)
+	tw := report.NewTabWriter(w)
+	report.Row(tw, "MEMBER", "VERSION", "ROLE", "SERVED", "401", "401 RATE", "STATUSES", "AUTH LINES")
+	for _, m := range p.Members {
+		rate := "-"
+		if m.Requests > 0 {
+			rate = fmt.Sprintf("%.0f%%", 100*float64(m.Unauthorized)/float64(m.Requests))
+		}
+		n := 0
+		for _, mc := range m.AuthMessages {
+			n += mc.Count
+		}
+		report.Row(tw, m.Name, m.Version, m.Role, strconv.Itoa(m.Requests), strconv.Itoa(m.Unauthorized), rate, statuses(m.Statuses), strconv.Itoa(n))
+	}
+	if n := t.Member(tenant.NoResponse).Requests; n > 0 {
+		report.Row(tw, tenant.NoResponse, "", "", strconv.Itoa(n), "0", "-", "", "")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var pairs []tenant.PairTally
+	for _, pr := range t.Pairs {
+		if pr.Unauthorized > 0 {
+			pairs = append(pairs, pr)
+		}
+	}
+	if len(pairs) > 0 {
+		fmt.Fprintln(w, "Rejected requests by token minter -> serving member:")
+		for _, pr := range pairs {
+			fmt.Fprintf(w, "  %s -> %s: %d of %d\n", orUnknown(pr.MintedBy), pr.ServedBy, pr.Unauthorized, pr.Requests)
+		}
+	}
+	logged := false
+	for _, m := range p.Members {
+		for _, mc := range m.AuthMessages {
+			if !logged {
+				fmt.Fprintln(w, `What the members logged ("Unable to authenticate the request"):`)
+				logged = true
+			}
+			fmt.Fprintf(w, "  %s  %d x err=%q\n", m.Name, mc.Count, mc.Message)
+			fmt.Fprintf(w, "      %s\n", mc.Example)
+		}
+	}
+	if !logged {
+		fmt.Fprintln(w, `No member logged "Unable to authenticate the request".`)
+	}
+	if len(p.Probes) > 0 {
+		fmt.Fprintln(w, "Probes:")
+		for _, pr := range p.Probes {
+			got := strconv.Itoa(pr.Status)
+			if pr.Status == 0 {
+				got = "no response: " + pr.Error
+			}
+			verdict := ""
+			if pr.Expect != 0 {
+				verdict = "  (as expected)"
+				if pr.Expect != pr.Status {
+					verdict = fmt.Sprintf("  (UNEXPECTED, wanted %d)", pr.Expect)
+				}
+			}
+			fmt.Fprintf(w, "  %s: %s after %s%s\n", pr.Name, got, pr.Duration, verdict)
+		}
+	}
+	if len(p.Measured) > 0 {
+		keys := make([]string, 0, len(p.Measured))
+		for k := range p.Measured {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		fmt.Fprintln(w, "Measured:")
+		for _, k := range keys {
+			fmt.Fprintf(w, "  %s: %s\n", k, p.Measured[k])
+		}
+	}
+	return nil
+}
+
+func statuses(m map[int]int) string {
+	codes := make([]int, 0, len(m))
+	for c := range m {
+		codes = append(codes, c)
+	}
+	sort.Ints(codes)
+	var parts []string
+	for _, c := range codes {
+		name := strconv.Itoa(c)
+		if c == 0 {
+			name = "none"
+		}
+		parts = append(parts, fmt.Sprintf("%s:%d", name, m[c]))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, " ")
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(unknown)"
+	}
+	return s
+}
