@@ -8,7 +8,9 @@ import (
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/internal/cmd/explain"
+	"github.com/credwatch/credwatch/internal/cmd/keys"
 	"github.com/credwatch/credwatch/internal/cmd/logs"
+	"github.com/credwatch/credwatch/internal/cmd/token"
 	"github.com/credwatch/credwatch/internal/cmd/version"
 )
 
@@ -16,6 +18,8 @@ import (
 func commands(s cli.Streams) []*cobra.Command {
 	return []*cobra.Command{
 		explain.NewCommand(s),
+		keys.NewCommand(s),
+		token.NewCommand(s),
 		logs.NewCommand(s),
 		version.NewCommand(s),
 	}

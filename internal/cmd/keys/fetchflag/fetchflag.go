@@ -1,0 +1,48 @@
+// Package fetchflag registers the flags that control how key sources at URLs (JWKS, issuer
+// discovery) are fetched, shared by `keys diff` and `token verify --jwks URL`.
+package fetchflag
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/credwatch/credwatch/pkg/keys"
+)
+
+// Flags are the fetch flags.
+type Flags struct {
+	Timeout   time.Duration
+	CAFile    string
+	Insecure  bool
+	TokenFile string
+}
+
+// New registers the flags on fs.
+func New(fs *pflag.FlagSet) *Flags {
+	f := &Flags{}
+	fs.DurationVar(&f.Timeout, "fetch-timeout", 10*time.Second, "timeout of each HTTP request for a JWKS or discovery URL")
+	fs.StringVar(&f.CAFile, "ca-file", "", "PEM CA bundle to trust for https key sources (default: system roots)")
+	fs.BoolVar(&f.Insecure, "insecure-skip-tls-verify", false, "do not verify the TLS certificate of https key sources")
+	fs.StringVar(&f.TokenFile, "bearer-token-file", "", "send this file's token as Authorization: Bearer (kube-apiserver serves discovery to service accounts only, unless RBAC opens it)")
+	return f
+}
+
+// Options turns the flags into the library's FetchOptions.
+func (f *Flags) Options() (keys.FetchOptions, error) {
+	o := keys.FetchOptions{Timeout: f.Timeout, CAFile: f.CAFile, Insecure: f.Insecure}
+	if f.Timeout <= 0 {
+		return o, fmt.Errorf("--fetch-timeout %s: must be positive", f.Timeout)
+	}
+	if f.TokenFile != "" {
+		b, err := os.ReadFile(f.TokenFile)
+		if err != nil {
+			return o, fmt.Errorf("--bearer-token-file: %w", err)
+		}
+		o.BearerToken = strings.TrimSpace(string(b))
+	}
+	return o, nil
+}

@@ -1,0 +1,71 @@
+// Package cmdtest runs a credwatch command in-process the way internal/app does (same error line,
+// same exit code) and compares output with golden files. Test helper for the token and keys
+// commands.
+package cmdtest
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/credwatch/credwatch/internal/cli"
+)
+
+// Result is what a run produced.
+type Result struct {
+	Stdout, Stderr string
+	Code           int
+}
+
+// Run executes the command built by newCmd with args and stdin, and returns its output and the
+// exit code credwatch would return. A panic fails the test.
+func Run(t testing.TB, newCmd func(cli.Streams) *cobra.Command, stdin io.Reader, args ...string) Result {
+	t.Helper()
+	if stdin == nil {
+		stdin = strings.NewReader("")
+	}
+	var out, errOut bytes.Buffer
+	s := cli.Streams{In: stdin, Out: &out, ErrOut: &errOut}
+	cmd := newCmd(s)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	cmd.SetArgs(args)
+	cmd.SetIn(stdin)
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	err := cmd.ExecuteContext(context.Background())
+	code := cli.Code(err)
+	if msg := cli.Message(err); msg != "" {
+		errOut.WriteString("credwatch: error: " + msg + "\n")
+		if code == cli.ExitFindings && strings.Contains(msg, "flag") {
+			code = cli.ExitUsage // app.Run maps cobra flag errors to usage errors
+		}
+	}
+	return Result{Stdout: out.String(), Stderr: errOut.String(), Code: code}
+}
+
+// Golden compares got with the file at path, rewriting it when update is set.
+func Golden(t testing.TB, path, got string, update bool) {
+	t.Helper()
+	if update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs (run go test -update if the change is intended)\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
