@@ -9,6 +9,7 @@ import (
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/internal/cmd/explain"
 	"github.com/credwatch/credwatch/internal/cmd/keys"
+	"github.com/credwatch/credwatch/internal/cmd/lab"
 	"github.com/credwatch/credwatch/internal/cmd/logs"
 	"github.com/credwatch/credwatch/internal/cmd/token"
 	"github.com/credwatch/credwatch/internal/cmd/version"
@@ -18,6 +19,7 @@ import (
 func commands(s cli.Streams) []*cobra.Command {
 	return []*cobra.Command{
 		explain.NewCommand(s),
+		lab.NewCommand(s),
 		keys.NewCommand(s),
 		token.NewCommand(s),
 		logs.NewCommand(s),

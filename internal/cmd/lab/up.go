@@ -1,0 +1,181 @@
+package lab
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/pkg/lab"
+	"github.com/credwatch/credwatch/pkg/lab/supervisor"
+)
+
+type upOptions struct {
+	streams cli.Streams
+	dir     dirFlag
+	opts    lab.Options
+	lbMode  string
+	issuers []string
+}
+
+func newUp(s cli.Streams) *cobra.Command {
+	o := &upOptions{streams: s}
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Start a lab: etcd cluster, kube-apiservers, load balancer (and a controller manager)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.complete(); err != nil {
+				return err
+			}
+			return o.run(cmd.Context())
+		},
+	}
+	cli.Examples(cmd, `  credwatch lab up --members 3
+  credwatch lab up --version v1.30.14 --lb-mode all --with-controller-manager
+  export KUBECONFIG=$(credwatch lab status -o json | jq -r .lab.adminKubeconfig)`)
+	f := cmd.Flags()
+	o.dir.add(f)
+	f.IntVar(&o.opts.Members, "members", 3, "number of kube-apiservers")
+	f.IntVar(&o.opts.EtcdMembers, "etcd-members", 0, "number of etcd members (default: --members)")
+	f.StringVar(&o.opts.Version, "version", lab.DefaultVersion, "kube-apiserver version: "+lab.DefaultVersion+" or "+lab.OldVersion)
+	f.StringArrayVar(&o.issuers, "issuer", nil, "the lab's --service-account-issuer, repeatable (default "+lab.DefaultIssuer+")")
+	f.BoolVar(&o.opts.WithControllerManager, "with-controller-manager", false, "also run a kube-controller-manager against the load balancer")
+	f.StringVar(&o.lbMode, "lb-mode", string(lab.LBReady), "load balancer: ready (skip members whose /readyz fails) or all")
+	f.DurationVar(&o.opts.Wait, "wait", 90*time.Second, "how long each member may take to become ready")
+	return cmd
+}
+
+func (o *upOptions) complete() error {
+	dir, err := o.dir.abs()
+	if err != nil {
+		return err
+	}
+	o.opts.Dir = dir
+	o.opts.LBMode = lab.LBMode(o.lbMode)
+	o.opts.Issuers = o.issuers
+	if err := lab.ValidateLBMode(o.opts.LBMode); err != nil {
+		return cli.Usagef("--lb-mode: %v", err)
+	}
+	if o.opts.Members < 1 || o.opts.Members > 50 {
+		return cli.Usagef("--members %d: want 1..50", o.opts.Members)
+	}
+	if o.opts.EtcdMembers < 0 || o.opts.EtcdMembers > 50 {
+		return cli.Usagef("--etcd-members %d: want 1..50", o.opts.EtcdMembers)
+	}
+	if !validVersion(o.opts.Version) {
+		return cli.Usagef("--version %q: want %s or %s", o.opts.Version, lab.DefaultVersion, lab.OldVersion)
+	}
+	if o.opts.Wait <= 0 {
+		return cli.Usagef("--wait %s: want a positive duration", o.opts.Wait)
+	}
+	o.opts.BinDir = lab.DefaultBinDir()
+	if _, err := lab.Binary(o.opts.BinDir, o.opts.Version, "kube-apiserver"); err != nil {
+		return cli.Usage(err)
+	}
+	if o.opts.WithControllerManager {
+		if _, err := lab.Binary(o.opts.BinDir, o.opts.Version, "kube-controller-manager"); err != nil {
+			return cli.Usage(err)
+		}
+	}
+	return nil
+}
+
+func (o *upOptions) run(ctx context.Context) error {
+	dir := o.opts.Dir
+	c := supervisor.NewClient(dir)
+	if st, err := c.Status(ctx, false); err == nil && st.Phase != supervisor.PhaseDown {
+		return cli.Usagef("a lab is already %s in %s (credwatch lab down --dir %s)", st.Phase, dir, dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create lab directory: %w", err)
+	}
+	cfg := filepath.Join(dir, "options.json")
+	data, err := json.MarshalIndent(o.opts, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode lab options: %w", err)
+	}
+	if err := os.WriteFile(cfg, data, 0o644); err != nil {
+		return fmt.Errorf("write lab options: %w", err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find credwatch executable: %w", err)
+	}
+	logf, err := os.OpenFile(filepath.Join(dir, "supervisor.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("open supervisor log: %w", err)
+	}
+	defer logf.Close()
+	sup := exec.Command(exe, "lab", "serve", "--dir", dir, "--config", cfg)
+	sup.Stdout, sup.Stderr = logf, logf
+	sup.Env = append(os.Environ(), "CREDWATCH_LAB_BIN="+o.opts.BinDir)
+	sup.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := sup.Start(); err != nil {
+		return fmt.Errorf("start lab supervisor: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- sup.Wait() }()
+
+	sigCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	seen := 0
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-sigCtx.Done():
+			o.streams.Infof("interrupted: stopping the lab")
+			dctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			_, _ = c.Down(dctx)
+			if _, err := lab.KillLeftovers(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
+				o.streams.Infof("%v", err)
+			}
+			return cli.Silent(130)
+		case err := <-exited:
+			return fmt.Errorf("lab supervisor exited (%v) before the lab was up; see %s:\n%s", err, logf.Name(), lastLines(logf.Name(), 20))
+		case <-tick.C:
+		}
+		st, err := c.Status(sigCtx, false)
+		if err != nil {
+			continue // not listening yet
+		}
+		for ; seen < len(st.Log); seen++ {
+			o.streams.Infof("%s", st.Log[seen])
+		}
+		switch st.Phase {
+		case supervisor.PhaseReady:
+			fmt.Fprintf(o.streams.Out, "lab up in %s: %d members (%s), load balancer %s\nexport KUBECONFIG=%s\n",
+				dir, len(st.Lab.Members), o.opts.Version, st.Lab.LBAddress, st.Lab.AdminKubeconfig)
+			return nil
+		case supervisor.PhaseFailed:
+			return fmt.Errorf("lab up: %s", st.Error)
+		}
+	}
+}
+
+func lastLines(file string, n int) string {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return ""
+	}
+	lines := splitLines(string(data))
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	out := ""
+	for _, l := range lines {
+		out += l + "\n"
+	}
+	return out
+}
