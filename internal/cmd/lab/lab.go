@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/internal/cmd/lab/scenario"
+	"github.com/credwatch/credwatch/internal/cmd/lab/tenants"
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/supervisor"
 )
@@ -34,6 +36,7 @@ $CREDWATCH_LAB_BIN or ./.lab-cache/bin (make lab-binaries).`),
 	}
 	for _, c := range []*cobra.Command{
 		newUp(s), newDown(s), newStatus(s), newAddMember(s), newRemoveMember(s), newRoll(s), newServe(s),
+		scenario.NewCommand(s), tenants.NewCommand(s, DefaultDir()),
 	} {
 		cmd.AddCommand(c)
 	}
@@ -43,7 +46,7 @@ $CREDWATCH_LAB_BIN or ./.lab-cache/bin (make lab-binaries).`),
 // services is the list of features the supervisor can host next to the lab (see
 // supervisor.ServiceFactory); `lab tenants` registers its factory here.
 func services() map[string]supervisor.ServiceFactory {
-	return map[string]supervisor.ServiceFactory{}
+	return map[string]supervisor.ServiceFactory{tenants.ServiceName: tenants.Factory}
 }
 
 // DefaultDir is the lab directory used when --dir is not given.
