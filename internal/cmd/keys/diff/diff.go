@@ -127,7 +127,7 @@ func pairs(ps []keys.KeyPair) []Pair {
 
 // WriteTable renders the diff for people.
 func (k KeyDiff) WriteTable(w io.Writer) error {
-	fmt.Fprintf(w, "left:  %s (%s, %d keys)\nright: %s (%s, %d keys)\n\n", sideName(k.Left), k.Left.Kind, k.Left.Keys, sideName(k.Right), k.Right.Kind, k.Right.Keys)
+	fmt.Fprintf(w, "left:  %s (%s, %s)\nright: %s (%s, %s)\n\n", sideName(k.Left), k.Left.Kind, nKeys(k.Left.Keys), sideName(k.Right), k.Right.Kind, nKeys(k.Right.Keys))
 	tw := report.NewTabWriter(w)
 	report.Row(tw, "WHERE", "KID", "ALG", "TYPE")
 	for _, x := range k.Both {
@@ -161,4 +161,11 @@ func sideName(s Side) string {
 		return s.Source + " -> " + s.URL
 	}
 	return s.Source
+}
+
+func nKeys(n int) string {
+	if n == 1 {
+		return "1 key"
+	}
+	return fmt.Sprintf("%d keys", n)
 }
