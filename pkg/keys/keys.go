@@ -158,6 +158,20 @@ func LoadPEMFile(path string) ([]Key, error) {
 	return ParsePEM(data, path)
 }
 
+// LoadPEMFiles reads every path with LoadPEMFile and concatenates the keys in order, as
+// kube-apiserver merges repeated --service-account-key-file flags.
+func LoadPEMFiles(paths ...string) ([]Key, error) {
+	var all []Key
+	for _, p := range paths {
+		ks, err := LoadPEMFile(p)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, ks...)
+	}
+	return all, nil
+}
+
 func readFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {

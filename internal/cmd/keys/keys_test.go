@@ -92,20 +92,8 @@ func TestGolden(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	dir := t.TempDir()
-	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = w.Write([]byte("<html>proxy login</html>"))
-	}))
-	defer html.Close()
-	hang := make(chan struct{})
-	slow := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
-		select {
-		case <-hang:
-		case <-r.Context().Done():
-		}
-	}))
-	defer slow.Close()
-	defer close(hang)
+	html := cmdtest.HTMLServer(t)
+	slow := cmdtest.HangingServer(t)
 	badJWKS := filepath.Join(dir, "bad.jwks")
 	if err := os.WriteFile(badJWKS, []byte(`{"keys":[],"keys":[]}`), 0o644); err != nil {
 		t.Fatal(err)

@@ -3,8 +3,6 @@ package token_test
 import (
 	"encoding/base64"
 	"flag"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,20 +112,8 @@ func TestBadInput(t *testing.T) {
 	}
 	b64 := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
 	pl := b64(`{"iss":"` + iss + `"}`)
-	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		_, _ = w.Write([]byte("<html>sign in</html>"))
-	}))
-	defer html.Close()
-	hang := make(chan struct{})
-	slow := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
-		select {
-		case <-hang:
-		case <-r.Context().Done():
-		}
-	}))
-	defer slow.Close()
-	defer close(hang)
+	html := cmdtest.HTMLServer(t)
+	slow := cmdtest.HangingServer(t)
 
 	unreadable := write("unreadable.jwt", "x", 0o000)
 	tests := []struct {

@@ -84,13 +84,9 @@ func keyType(k keys.Key) string {
 }
 
 func (o *options) run() error {
-	var all []keys.Key
-	for _, f := range o.files {
-		ks, err := keys.LoadPEMFile(f)
-		if err != nil {
-			return cli.Usage(err)
-		}
-		all = append(all, ks...)
+	all, err := keys.LoadPEMFiles(o.files...)
+	if err != nil {
+		return cli.Usage(err)
 	}
 	return report.Print(o.streams.Out, o.output.Format, KeyList{APIVersion: report.APIVersion, Kind: "KeyList", Keys: Describe(all)})
 }

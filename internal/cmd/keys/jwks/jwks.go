@@ -47,13 +47,9 @@ identity federation. It is the one credwatch document without apiVersion/kind.`,
 }
 
 func (o *options) run() error {
-	var all []keys.Key
-	for _, f := range o.files {
-		ks, err := keys.LoadPEMFile(f)
-		if err != nil {
-			return cli.Usage(err)
-		}
-		all = append(all, ks...)
+	all, err := keys.LoadPEMFiles(o.files...)
+	if err != nil {
+		return cli.Usage(err)
 	}
 	doc, err := keys.JWKS(all)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,4 +81,27 @@ func cobraUsage(msg string) bool {
 		}
 	}
 	return false
+}
+
+// HTMLServer answers every request with an HTML page, like a login proxy in front of an API.
+func HTMLServer(t testing.TB) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte("<html>sign in</html>"))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// HangingServer never answers until the client gives up or the test ends.
+func HangingServer(t testing.TB) *httptest.Server {
+	done := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-done:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { close(done); srv.Close() })
+	return srv
 }

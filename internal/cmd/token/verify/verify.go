@@ -102,13 +102,9 @@ func (o *options) complete(ctx context.Context, args []string) error {
 	if len(o.keyFiles) == 0 && len(o.jwks) == 0 {
 		return cli.Usagef("--key or --jwks is required (the keys of kube-apiserver's --service-account-key-file)")
 	}
-	var ks []keys.Key
-	for _, f := range o.keyFiles {
-		k, err := keys.LoadPEMFile(f)
-		if err != nil {
-			return cli.Usagef("--key: %w", err)
-		}
-		ks = append(ks, k...)
+	ks, err := keys.LoadPEMFiles(o.keyFiles...)
+	if err != nil {
+		return cli.Usagef("--key: %w", err)
 	}
 	fo, err := o.fetch.Options()
 	if err != nil {
