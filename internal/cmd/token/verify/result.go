@@ -55,7 +55,11 @@ func newResult(source string, t *token.Token, o token.VerifyOptions, d token.Ver
 func (r result) WriteTable(w io.Writer) error {
 	tw := report.NewTabWriter(w)
 	row := func(k, v string) { report.Row(tw, k+":", v) }
-	row("Verdict", strings.ToUpper(r.Verdict.Verdict))
+	verdict := strings.ToUpper(r.Verdict.Verdict)
+	if r.Verdict.Verdict == token.Accepted && len(r.NeedsCluster) > 0 {
+		verdict += " (every offline check passes; kube-apiserver still does the lookups under \"Needs cluster\")"
+	}
+	row("Verdict", verdict)
 	if r.Cause != "" {
 		title := ""
 		if e, ok := catalogue.Default().Get(r.Cause); ok {
