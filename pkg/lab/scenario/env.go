@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
+	"strings"
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/lab"
@@ -248,13 +248,19 @@ func (e *Env) present(ctx context.Context, pr Probe, token, member string, timeo
 	return pr
 }
 
-// others returns names without the excluded ones.
-func others(names []string, exclude ...string) []string {
-	var out []string
-	for _, n := range names {
-		if !slices.Contains(exclude, n) {
-			out = append(out, n)
+// removeMember is lab.RemoveMember, retried for up to 30 s while etcd refuses to remove a member
+// because another one joined moments ago ("etcdserver: unhealthy cluster": etcd wants every
+// remaining voting member connected for a few seconds first, and kubeadm retries the same way).
+func (e *Env) removeMember(ctx context.Context, name string, o lab.RemoveOptions) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := e.Lab.RemoveMember(ctx, name, o)
+		if err == nil || !strings.Contains(err.Error(), "unhealthy cluster") || time.Now().After(deadline) {
+			return err
+		}
+		e.logf("scenario: removing %s: %v; retrying", name, err)
+		if err := sleep(ctx, time.Second); err != nil {
+			return err
 		}
 	}
-	return out
 }

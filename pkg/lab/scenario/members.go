@@ -22,12 +22,17 @@ func roll(ctx context.Context, env *Env, s Scenario, o lab.MemberOptions, role s
 	}
 	defer t.Stop()
 	p := env.begin("roll: every member replaced one by one", t)
-	err = env.Lab.Roll(ctx, o, func(added, removed lab.Member) {
+	// The roll of lab.Roll (add new, remove old etcd member, stop old), with removeMember's retry.
+	for _, old := range env.Lab.Members() {
+		added, err := env.Lab.AddMember(ctx, o)
+		if err != nil {
+			return nil, fmt.Errorf("roll: replacing %s: %w", old.Name, err)
+		}
 		p.added(added, role)
-		p.role(removed.Name, "removed by the roll")
-	})
-	if err != nil {
-		return nil, err
+		if err := env.removeMember(ctx, old.Name, lab.RemoveOptions{EtcdFirst: true}); err != nil {
+			return nil, fmt.Errorf("roll: removing %s: %w", old.Name, err)
+		}
+		p.role(old.Name, "removed by the roll")
 	}
 	if err := sleep(ctx, env.window()/2); err != nil {
 		return nil, err
@@ -85,7 +90,7 @@ func keyDrift(ctx context.Context, env *Env) (*Evidence, error) {
 		fmt.Sprintf("%s signs with %s and verifies only with its own public key; the others verify only with the shared key.", m.Name, m.SAKeyFile),
 		"Tokens minted by an original member fail on the new member; tokens the new member mints fail on every original member. Through a round-robin load balancer both look intermittent.",
 		"Fix: give the new member the shared sa.key/sa.pub (or add every public key in use to --service-account-key-file on all members).")
-	if err := env.Lab.RemoveMember(ctx, m.Name, lab.RemoveOptions{}); err != nil {
+	if err := env.removeMember(ctx, m.Name, lab.RemoveOptions{}); err != nil {
 		return ev, fmt.Errorf("remove %s after the scenario: %w", m.Name, err)
 	}
 	return finish(ev), nil
@@ -127,7 +132,7 @@ func issuerChange(ctx context.Context, env *Env) (*Evidence, error) {
 		p.probe(env.crossProbe(ctx, pod, olds[0], m.Name, c.oldOnNew))
 		p.probe(env.crossProbe(ctx, pod, m.Name, olds[0], http.StatusUnauthorized))
 		ev.Phases = append(ev.Phases, p.end())
-		if err := env.Lab.RemoveMember(ctx, m.Name, lab.RemoveOptions{}); err != nil {
+		if err := env.removeMember(ctx, m.Name, lab.RemoveOptions{}); err != nil {
 			return ev, fmt.Errorf("remove %s: %w", m.Name, err)
 		}
 	}
@@ -164,7 +169,7 @@ func audienceChange(ctx context.Context, env *Env) (*Evidence, error) {
 	t.Stop()
 	ev.Notes = append(ev.Notes,
 		"The tenants' tokens carry the API audiences of the member that minted them (the issuer, when --api-audiences is unset); a member with other API audiences rejects them, and the original members reject the tokens it mints.")
-	if err := env.Lab.RemoveMember(ctx, m.Name, lab.RemoveOptions{}); err != nil {
+	if err := env.removeMember(ctx, m.Name, lab.RemoveOptions{}); err != nil {
 		return ev, fmt.Errorf("remove %s: %w", m.Name, err)
 	}
 	return finish(ev), nil

@@ -126,7 +126,7 @@ func clockSkew(ctx context.Context, env *Env) (*Evidence, error) {
 			if err != nil {
 				return nil, err
 			}
-			p.probe(env.present(ctx, Probe{Name: "token from " + sk.Name + " presented to " + m.Name, MintedBy: "signed with " + env.Lab.SharedSAKeyFile(), PresentedTo: m.Name, Expect: sk.Expect}, tok, m.Name, 0))
+			p.probe(env.present(ctx, Probe{Name: sk.Name + ", presented to " + m.Name, MintedBy: "signed with " + env.Lab.SharedSAKeyFile(), PresentedTo: m.Name, Expect: sk.Expect}, tok, m.Name, 0))
 		}
 	}
 	ev.Phases = append(ev.Phases, p.end())
@@ -156,7 +156,7 @@ func etcdMemberRemoved(ctx context.Context, env *Env) (*Evidence, error) {
 	}
 	defer t.Stop()
 	p := env.begin("etcd member of "+victim+" removed; its apiserver kept in the load balancer (mode all)", t)
-	if err := env.Lab.RemoveMember(ctx, victim, lab.RemoveOptions{EtcdFirst: true, KeepAPIServer: true}); err != nil {
+	if err := env.removeMember(ctx, victim, lab.RemoveOptions{EtcdFirst: true, KeepAPIServer: true}); err != nil {
 		return nil, err
 	}
 	removed := time.Now()
@@ -200,7 +200,7 @@ func etcdMemberRemoved(ctx context.Context, env *Env) (*Evidence, error) {
 	ev.Notes = append(ev.Notes,
 		"The apiserver whose etcd member is gone keeps authenticating from its informer caches; only cache misses (objects created after the removal) make it read through its own etcd, and those requests wait for the request deadline.",
 		"Only clients the load balancer routes to that member see failures; a load balancer that checks /readyz takes it out.")
-	if err := env.Lab.RemoveMember(ctx, victim, lab.RemoveOptions{}); err != nil {
+	if err := env.removeMember(ctx, victim, lab.RemoveOptions{}); err != nil {
 		return ev, fmt.Errorf("stop %s: %w", victim, err)
 	}
 	return finish(ev), nil

@@ -47,10 +47,10 @@ type skew struct {
 
 // skews are the cases clock-skew presents to every member.
 var skews = []skew{
-	{Name: "a member 5m ahead", Shift: 5 * time.Minute, Life: time.Hour, Expect: 401},
-	{Name: "a member 30s ahead (inside the 60-s leeway)", Shift: 30 * time.Second, Life: time.Hour, Expect: 201},
-	{Name: "a member 2h behind, 1h token", Shift: -2 * time.Hour, Life: time.Hour, Expect: 401},
-	{Name: "iat 5m ahead without nbf (no kube-apiserver mints this)", Shift: 5 * time.Minute, Life: time.Hour, NoNbf: true, Expect: 401},
+	{Name: "token minted by a member 5m ahead", Shift: 5 * time.Minute, Life: time.Hour, Expect: 401},
+	{Name: "token minted by a member 30s ahead (inside the 60-s leeway)", Shift: 30 * time.Second, Life: time.Hour, Expect: 201},
+	{Name: "1-h token minted by a member 2h behind", Shift: -2 * time.Hour, Life: time.Hour, Expect: 401},
+	{Name: "token with iat 5m ahead and no nbf (no kube-apiserver mints this)", Shift: 5 * time.Minute, Life: time.Hour, NoNbf: true, Expect: 401},
 }
 
 // signSkewed signs, with key (the lab's shared SA key), the token a member whose clock is off by
