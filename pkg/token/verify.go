@@ -147,6 +147,12 @@ func (v *verifier) run() Verdict {
 		if cause, msg, ok := v.times(); !ok {
 			return v.reject(cause, msg)
 		}
+		if k := t.Claims.Kubernetes; k == nil || k.ServiceAccount.Name == "" {
+			// GetServiceAccount(ns, ""): the lister misses, the live GET of an empty name fails in
+			// client-go, and that raw error is returned (claims.go Validate).
+			v.step("lookups", "failed", "no kubernetes.io.serviceaccount.name claim: the service-account lookup of an empty name fails and its raw error is returned")
+			return v.reject("token-claims-invalid", "resource name may not be empty")
+		}
 		v.boundLookups()
 	}
 	v.d.Verdict = Accepted
@@ -236,9 +242,6 @@ func (v *verifier) times() (string, string, bool) {
 
 func (v *verifier) boundLookups() {
 	k := v.t.Claims.Kubernetes
-	if k == nil {
-		k = &KubernetesClaims{}
-	}
 	ns, sa := k.Namespace, k.ServiceAccount
 	need := []string{fmt.Sprintf("serviceaccount %s/%s must exist with UID %s and not be deleted more than 60s ago (else the raw lookup error, e.g. serviceaccounts %q not found, or \"service account UID (...) does not match claim (%s)\")", ns, sa.Name, orNone(sa.UID), sa.Name, sa.UID)}
 	obj := func(kind, path string, r *Ref) string {

@@ -119,6 +119,9 @@ func TestVerify(t *testing.T) {
 				"kubernetes.io/serviceaccount/namespace": "default", "kubernetes.io/serviceaccount/secret.name": "s",
 				"kubernetes.io/serviceaccount/service-account.name": "app", "kubernetes.io/serviceaccount/service-account.uid": "u"}),
 				opts: base, verdict: Rejected, cause: "token-claims-invalid", message: map[string]string{"*": "sub claim is invalid"}},
+			{name: "OIDC-shaped token under an accepted issuer", token: handSigned(t, k, map[string]any{"iss": newIss, "sub": "1234", "aud": newIss,
+				"iat": t0.Unix(), "exp": t0.Add(time.Hour).Unix()}), opts: base, verdict: Rejected, cause: "token-claims-invalid",
+				message: map[string]string{"*": "resource name may not be empty"}},
 			// A token without aud gets the implicit API audiences, so it never fails the audience check.
 			{name: "legacy token gets the implicit API audiences", token: mustMint(t, legacy), opts: with(func(o *VerifyOptions) { o.APIAudiences = []string{"vault"} }),
 				verdict: Accepted, note: "no aud claim"},
