@@ -22,11 +22,11 @@ type kubePrivateClaims struct {
 }
 
 type kubeClaims struct {
-	Namespace string              `json:"namespace,omitempty"`
-	Svcacct   kubeRef             `json:"serviceaccount,omitempty"`
-	Pod       *kubeRef            `json:"pod,omitempty"`
-	Secret    *kubeRef            `json:"secret,omitempty"`
-	Node      *kubeRef            `json:"node,omitempty"`
+	Namespace string             `json:"namespace,omitempty"`
+	Svcacct   kubeRef            `json:"serviceaccount,omitempty"`
+	Pod       *kubeRef           `json:"pod,omitempty"`
+	Secret    *kubeRef           `json:"secret,omitempty"`
+	Node      *kubeRef           `json:"node,omitempty"`
 	WarnAfter *jwtv2.NumericDate `json:"warnafter,omitempty"`
 }
 
