@@ -11,8 +11,6 @@ import (
 const (
 	CauseUnknown          = "unknown"
 	CauseClient           = "client-unauthorized"
-	causeIssuer           = "issuer-not-accepted"
-	causeLookup           = "serviceaccount-lookup-failed"
 	authMessage           = "Unable to authenticate the request"
 	authUnstructuredInfix = "due to an error: "
 	loopbackText          = "invalid bearer token"
@@ -80,11 +78,9 @@ func NewClassifier(c *catalogue.Catalogue) *Classifier {
 }
 
 // standalone reports whether p may classify a line outside an authentication error: every
-// message except the ones that only mean something inside one (the bare loopback text and raw
-// lookup errors such as "context deadline exceeded").
-func standalone(p *pattern) bool {
-	return p.cause != causeIssuer && p.cause != causeLookup
-}
+// message except the service-account authenticator's own errors (the bare loopback text, raw
+// lookup errors such as "context deadline exceeded", claim errors).
+func standalone(p *pattern) bool { return !p.authOnly }
 
 func causesOnly(p *pattern) bool { return p.kind == "cause" }
 

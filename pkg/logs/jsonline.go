@@ -103,7 +103,7 @@ func jsonTime(raw json.RawMessage) time.Time {
 		return time.Time{}
 	}
 	sec, frac := math.Modf(f)
-	return time.Unix(int64(sec), int64(frac*1e9))
+	return time.Unix(int64(sec), int64(math.Round(frac*1e6))*1000) // klog writes microseconds
 }
 
 // parseJSONFragment salvages a JSON line that does not decode (cut off): it takes the string

@@ -9,17 +9,18 @@ import (
 // pattern is one catalogue message text compiled into literal segments; the %-verbs between
 // them (%q, %s, %v, %d) are wildcards.
 type pattern struct {
-	cause   string // catalogue entry ID
-	kind    string // cause or event
-	key     string // message key
-	since   string
-	until   string
-	text    string
-	segs    []string // literal segments; a wildcard sits between two consecutive segments
-	lead    bool     // the text starts with a wildcard
-	trail   bool     // the text ends with a wildcard
-	literal int      // total literal length, the specificity of a match
-	order   int      // catalogue order, the tie-breaker
+	cause    string // catalogue entry ID
+	kind     string // cause or event
+	key      string // message key
+	since    string
+	until    string
+	text     string
+	segs     []string // literal segments; a wildcard sits between two consecutive segments
+	lead     bool     // the text starts with a wildcard
+	trail    bool     // the text ends with a wildcard
+	literal  int      // total literal length, the specificity of a match
+	authOnly bool     // an error of the service-account authenticator: only inside "Unable to authenticate" lines
+	order    int      // catalogue order, the tie-breaker
 }
 
 // compilePattern splits text on %-verbs. "%%" is a literal percent sign.
@@ -120,11 +121,18 @@ func (p *pattern) anchored(text string) bool {
 // truncatedMinimum is how much of a cut-off message must be there to classify it.
 const truncatedMinimum = 12
 
-// prefixOf reports whether text is a cut-off start of the pattern: what is there matches, and at
-// least truncatedMinimum literal bytes (or the whole first segment) are present.
-func (p *pattern) prefixOf(text string) bool {
+// prefixOf reports how many literal bytes of the pattern a cut-off text matches: what is
+// there must match, and at least truncatedMinimum literal bytes (or the whole first segment)
+// must be present. 0 means no match.
+func (p *pattern) prefixOf(text string) int {
 	if len(p.segs) == 0 || p.lead || len(text) < truncatedMinimum && len(text) < len(p.segs[0]) {
-		return false
+		return 0
+	}
+	enough := func(n int) int {
+		if n >= truncatedMinimum || n >= len(p.segs[0]) {
+			return n
+		}
+		return 0
 	}
 	matched := 0
 	for i, s := range p.segs {
@@ -132,21 +140,42 @@ func (p *pattern) prefixOf(text string) bool {
 			// A wildcard came before s: find s, or accept that the text ends inside the wildcard.
 			j := strings.Index(text, s)
 			if j < 0 {
-				return matched >= truncatedMinimum || i > 0 && matched >= len(p.segs[0])
+				if k := longestSuffixPrefix(text, s); k > 0 {
+					return enough(matched + k)
+				}
+				return enough(matched)
 			}
 			text = text[j:]
 		}
 		if len(text) <= len(s) {
-			return strings.HasPrefix(s, text) && (matched+len(text) >= truncatedMinimum || matched+len(text) >= len(p.segs[0]))
+			if !strings.HasPrefix(s, text) {
+				return 0
+			}
+			return enough(matched + len(text))
 		}
 		if !strings.HasPrefix(text, s) {
-			return false
+			return 0
 		}
 		matched += len(s)
 		text = text[len(s):]
 	}
-	return false // text is longer than the pattern: not a truncation
+	return 0 // text is longer than the pattern: not a truncation
 }
+
+// longestSuffixPrefix is the length of the longest suffix of text that is a prefix of s.
+func longestSuffixPrefix(text, s string) int {
+	for k := min(len(text), len(s)-1); k > 0; k-- {
+		if strings.HasSuffix(text, s[:k]) {
+			return k
+		}
+	}
+	return 0
+}
+
+// authenticatorSource marks the catalogue entries whose messages are errors of the
+// service-account token authenticator: they are only ever logged inside the authentication
+// filter's "Unable to authenticate the request" line, so they classify only there.
+const authenticatorSource = "pkg/serviceaccount/"
 
 // matchers holds every compiled catalogue message.
 type matchers struct {
@@ -157,9 +186,13 @@ func newMatchers(c *catalogue.Catalogue) *matchers {
 	m := &matchers{}
 	n := 0
 	for _, e := range c.Entries {
+		if e.Kind != "cause" && e.Kind != "event" {
+			continue // findings are checks' results, not log lines
+		}
 		for _, msg := range e.Messages {
 			p := compilePattern(msg.Text)
 			p.cause, p.kind, p.key, p.since, p.until, p.order = e.ID, e.Kind, msg.Key, msg.Since, msg.Until, n
+			p.authOnly = e.Kind == "cause" && strings.Contains(e.Source, authenticatorSource)
 			n++
 			if len(p.segs) > 0 {
 				m.all = append(m.all, p)
@@ -192,22 +225,25 @@ const (
 // best returns the most specific pattern that matches text in mode, among those allowed.
 func (m *matchers) best(text string, mode matchMode, allow func(*pattern) bool) *pattern {
 	var found *pattern
+	bestPrefix := 0
 	for i := range m.all {
 		p := &m.all[i]
 		if allow != nil && !allow(p) {
 			continue
 		}
-		var ok bool
 		switch mode {
 		case modeAnchored:
-			ok = p.anchored(text)
+			if p.anchored(text) && better(p, found) {
+				found = p
+			}
 		case modeContains:
-			ok = p.contains(text)
+			if p.contains(text) && better(p, found) {
+				found = p
+			}
 		case modePrefix:
-			ok = p.prefixOf(text)
-		}
-		if ok && better(p, found) {
-			found = p
+			if n := p.prefixOf(text); n > bestPrefix || n > 0 && n == bestPrefix && p.order < found.order {
+				found, bestPrefix = p, n
+			}
 		}
 	}
 	return found

@@ -266,14 +266,11 @@ func appendLimited(list []string, s string) []string {
 	return list
 }
 
-// looksBinary reports a block that starts like binary data: NUL bytes, or mostly invalid UTF-8
-// and control characters.
+// looksBinary reports a block that starts like binary data rather than text with a few bad
+// lines: more than a tenth of its first 4 KiB is NUL, invalid UTF-8 or control characters.
 func looksBinary(b []byte) bool {
 	if len(b) > 4096 {
 		b = b[:4096]
-	}
-	if bytes.IndexByte(b, 0) >= 0 {
-		return true
 	}
 	total, bad := len(b), 0
 	for len(b) > 0 {
@@ -283,7 +280,7 @@ func looksBinary(b []byte) bool {
 		}
 		b = b[size:]
 	}
-	return bad*10 > total && bad > 16
+	return bad*10 > total && bad > 4
 }
 
 // fill reads until b is full or the reader fails; unlike io.ReadFull it returns the reader's

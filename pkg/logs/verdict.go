@@ -118,13 +118,17 @@ func verdict(c *catalogue.Catalogue, r *Report) []Hypothesis {
 				rest = fmt.Sprintf("while the other hosts (%s) do not log it", hostList(others))
 			}
 			if len(h.Hosts) > 1 {
-				rest = fmt.Sprintf("(%d%% of all), %s", 100*a.hosts[top]/a.count, rest)
+				rest = fmt.Sprintf("(%d%% of all; also %s)", 100*a.hosts[top]/a.count, hostsWithCounts(h.Hosts[1:], a.hosts))
+				if len(others) > 0 {
+					rest += fmt.Sprintf(" while the other hosts (%s) do not log it", hostList(others))
+				}
 			}
 			h.Statement = fmt.Sprintf("host %s: %s: %s ×%s%s %s", top, title, cause, thousands(a.hosts[top]), span, rest)
 		default:
 			h.Statement = fmt.Sprintf("%s: %s ×%s on %s%s", title, cause, thousands(a.count), hostsWithCounts(h.Hosts, a.hosts), span)
 		}
-		h.Context = contextFor(r.Context, a.first, a.last, oneDay)
+		var sameHost bool
+		h.Context, sameHost = contextFor(r.Context, a.first, a.last, oneDay, top)
 		if len(h.Context) > 0 {
 			h.Statement += "; " + strings.Join(h.Context[:min(len(h.Context), 3)], "; ")
 		}
@@ -136,6 +140,9 @@ func verdict(c *catalogue.Catalogue, r *Report) []Hypothesis {
 		}
 		if len(h.Context) > 0 {
 			h.score += 3
+		}
+		if sameHost && h.Concentrated {
+			h.score += 5 // something happened on the very host that fails
 		}
 		if cause == CauseClient || cause == CauseUnknown {
 			h.score -= 15
@@ -157,10 +164,11 @@ func verdict(c *catalogue.Catalogue, r *Report) []Hypothesis {
 	return out
 }
 
-// contextFor describes the context events between first−contextBefore and last+contextAfter.
-func contextFor(ctx []Group, first, last time.Time, oneDay bool) []string {
+// contextFor describes the context events between first−contextBefore and last+contextAfter;
+// sameHost reports one on host.
+func contextFor(ctx []Group, first, last time.Time, oneDay bool, host string) (_ []string, sameHost bool) {
 	if first.IsZero() {
-		return nil
+		return nil, false
 	}
 	type item struct {
 		t    time.Time
@@ -176,13 +184,14 @@ func contextFor(ctx []Group, first, last time.Time, oneDay bool) []string {
 			text = fmt.Sprintf("%s on %s ×%s from %s to %s", g.Cause, g.Host, thousands(g.Count), clock(g.First, oneDay), clock(g.Last, oneDay))
 		}
 		items = append(items, item{g.First, text})
+		sameHost = sameHost || g.Host == host
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].t.Before(items[j].t) })
 	out := make([]string, len(items))
 	for i, it := range items {
 		out[i] = it.text
 	}
-	return out
+	return out, sameHost
 }
 
 func timeSpan(first, last time.Time, oneDay bool) string {

@@ -12,10 +12,11 @@ const maxEvidenceLine = 4096
 
 // worker classifies blocks; each has its own classifier and aggregator.
 type worker struct {
-	cl    *Classifier
-	gate  *gate
-	agg   *aggregator
-	since time.Time
+	cl     *Classifier
+	gate   *gate
+	agg    *aggregator
+	since  time.Time
+	starts []int
 }
 
 func (w *worker) process(ch chunk) {
@@ -26,19 +27,14 @@ func (w *worker) process(ch chunk) {
 	if bytes.IndexByte(data, 0) >= 0 {
 		st.skipped.Add(int64(countNULLines(data)))
 	}
-	for from := 0; from < len(data); {
-		hit := w.gate.next(data, from)
-		if hit < 0 {
-			return
-		}
-		start := bytes.LastIndexByte(data[:hit], '\n') + 1
-		end := bytes.IndexByte(data[hit:], '\n')
+	w.starts = w.gate.lines(data, w.starts)
+	for _, start := range w.starts {
+		end := bytes.IndexByte(data[start:], '\n')
 		if end < 0 {
 			end = len(data)
 		} else {
-			end += hit
+			end += start
 		}
-		from = end + 1
 		raw := data[start:end]
 		if bytes.IndexByte(raw, 0) >= 0 {
 			continue // counted as skipped above
