@@ -78,4 +78,3 @@ func (t *Tester) testVSphere(ctx context.Context, c Credential) TestResult {
 	}
 	return r
 }
-

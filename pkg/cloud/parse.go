@@ -81,7 +81,7 @@ func (s section) label() string {
 func loadINI(data []byte, src Source) ([]section, error) {
 	f, err := ini.LoadSources(iniOptions, data)
 	if err != nil {
-		return nil, fmt.Errorf("parse %s as INI: %w", src, err)
+		return nil, fmt.Errorf("parse %s as INI: %s", src, strings.TrimSpace(err.Error()))
 	}
 	var out []section
 	for _, s := range f.Sections() {

@@ -55,7 +55,9 @@ func vsphereFromINI(secs []section, src Source) (*Config, error) {
 
 func vcFromSection(s section, inherit vc) vc {
 	v := inherit
-	v.section = s.label()
+	if inherit.section == "" || s.get("user", "password", "secret-name") != "" {
+		v.section = s.label()
+	}
 	set := func(dst *string, keys ...string) {
 		if x := s.get(keys...); x != "" {
 			*dst = x

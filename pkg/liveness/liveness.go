@@ -1,0 +1,69 @@
+// Package liveness says whether a control-plane controller is alive from its leader-election
+// Lease in kube-system: a holder that has not renewed within the lease duration (plus a small
+// grace for clock differences) is not running, whatever its Pod status says.
+package liveness
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Namespace holds the controllers' leader-election leases.
+const Namespace = "kube-system"
+
+// Grace is added to a lease's duration before it counts as stale.
+const Grace = 5 * time.Second
+
+// Status is one lease's liveness at a moment.
+type Status struct {
+	Name      string        `json:"name"`
+	Found     bool          `json:"found"`
+	Holder    string        `json:"holder,omitempty"`
+	RenewTime time.Time     `json:"renewTime,omitzero"`
+	Duration  time.Duration `json:"duration,omitempty"`
+	// Age is how long ago the lease was renewed.
+	Age time.Duration `json:"age,omitempty"`
+	// Stale: renewed longer ago than its duration plus Grace (or never renewed).
+	Stale bool `json:"stale"`
+}
+
+// LeaseStatus reads kube-system/name and judges it at now. A missing lease is Found=false and
+// not stale (the controller may not use leader election, or may not be deployed).
+func LeaseStatus(ctx context.Context, client kubernetes.Interface, name string, now time.Time) (Status, error) {
+	l, err := client.CoordinationV1().Leases(Namespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return Status{Name: name}, nil
+	}
+	if err != nil {
+		return Status{Name: name}, fmt.Errorf("get lease %s/%s: %w", Namespace, name, err)
+	}
+	s := Status{Name: name, Found: true}
+	if l.Spec.HolderIdentity != nil {
+		s.Holder = *l.Spec.HolderIdentity
+	}
+	if l.Spec.LeaseDurationSeconds != nil {
+		s.Duration = time.Duration(*l.Spec.LeaseDurationSeconds) * time.Second
+	}
+	switch {
+	case l.Spec.RenewTime != nil:
+		s.RenewTime = l.Spec.RenewTime.Time
+	case l.Spec.AcquireTime != nil:
+		s.RenewTime = l.Spec.AcquireTime.Time
+	}
+	return judge(s, now), nil
+}
+
+func judge(s Status, now time.Time) Status {
+	if s.RenewTime.IsZero() {
+		s.Stale = true
+		return s
+	}
+	s.Age = now.Sub(s.RenewTime)
+	s.Stale = s.Age > s.Duration+Grace
+	return s
+}
