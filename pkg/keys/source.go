@@ -116,7 +116,8 @@ func loadURL(ctx context.Context, spec string, o FetchOptions) (*Set, error) {
 		return nil, err
 	}
 	d, err := fetch(ctx, c, spec, o)
-	if err != nil && !strings.HasSuffix(u.Path, DiscoveryPath) {
+	var unreachable *unreachableError
+	if err != nil && !errors.As(err, &unreachable) && !strings.HasSuffix(u.Path, DiscoveryPath) {
 		// maybe an issuer URL: try its discovery document
 		disc := strings.TrimSuffix(spec, "/") + DiscoveryPath
 		d2, err2 := fetch(ctx, c, disc, o)
@@ -159,17 +160,17 @@ func fetch(ctx context.Context, c *http.Client, u string, o FetchOptions) (doc, 
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			if ue.Timeout() {
-				return doc{}, fmt.Errorf("%s: timed out", u)
+				return doc{}, &unreachableError{fmt.Sprintf("%s: timed out", u)}
 			}
 			err = ue.Err
 		}
-		return doc{}, fmt.Errorf("%s: %s", u, oneLine(err.Error()))
+		return doc{}, &unreachableError{fmt.Sprintf("%s: %s", u, oneLine(err.Error()))}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxFileSize+1))
 	if err != nil {
 		if os.IsTimeout(err) || errors.Is(err, context.DeadlineExceeded) {
-			return doc{}, fmt.Errorf("%s: timed out reading the response", u)
+			return doc{}, &unreachableError{fmt.Sprintf("%s: timed out reading the response", u)}
 		}
 		return doc{}, fmt.Errorf("%s: read response: %s", u, oneLine(err.Error()))
 	}
@@ -203,6 +204,12 @@ func fetch(ctx context.Context, c *http.Client, u string, o FetchOptions) (doc, 
 	}
 	return doc{}, fmt.Errorf("%s: JSON without \"keys\" or \"jwks_uri\", not a JWKS or OpenID discovery document", u)
 }
+
+// unreachableError means the URL did not answer (timeout, refused, TLS): trying another path on
+// the same host would not help.
+type unreachableError struct{ msg string }
+
+func (e *unreachableError) Error() string { return e.msg }
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
