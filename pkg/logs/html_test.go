@@ -1,0 +1,117 @@
+package logs
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// externalRef finds anything a browser would fetch: src/href attributes and CSS url() that are
+// not data: URLs (SVG namespace declarations are not fetched and are allowed).
+var externalRef = regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?(https?:|//)|url\(\s*["']?(https?:|//)|<link\b|<script\b[^>]*\bsrc`)
+
+func seedPage(t *testing.T) (string, *Report) {
+	t.Helper()
+	r := analyzeFiles(t, Config{Year: 2022}, "testdata/seed-000.log")
+	var b bytes.Buffer
+	if err := r.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(t.TempDir(), "seed.html")
+	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return page, r
+}
+
+func TestHTMLSelfContained(t *testing.T) {
+	t.Parallel()
+	page, _ := seedPage(t)
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := externalRef.Find(b); m != nil {
+		t.Errorf("page refers to an external resource: %s", m)
+	}
+	for _, want := range []string{"<svg", "ip-10-0-252-80 · signing-key-unknown", "square/go-jose: error in cryptographic primitive", "etcd-crashloop"} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// TestHTMLInChromium renders the page in headless Chromium: the DOM must hold the timeline SVG
+// with one row per member and cause, the verdict and the evidence, and the screenshot must not
+// be blank.
+func TestHTMLInChromium(t *testing.T) {
+	t.Parallel()
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		if _, err := os.Stat("/usr/bin/chromium"); err != nil {
+			t.Skip("chromium is not installed (hack/deps.sh installs Debian's chromium): skipping the browser check of the HTML page")
+		}
+		chromium = "/usr/bin/chromium"
+	}
+	page, r := seedPage(t)
+	run := func(extra ...string) []byte {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+			"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir=" + t.TempDir(),
+			"--window-size=1200,1600"}, extra...)
+		cmd := exec.CommandContext(ctx, chromium, append(args, "file://"+page)...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("chromium %v: %v\n%s", extra, err, stderr.String())
+		}
+		return stdout.Bytes()
+	}
+	dom := string(run("--dump-dom"))
+	if !strings.Contains(dom, "<svg") {
+		t.Fatalf("rendered DOM has no SVG timeline:\n%.2000s", dom)
+	}
+	for _, g := range append(append([]Group(nil), r.Failures...), r.Context...) {
+		if label := g.Host + " · " + g.Cause; !strings.Contains(dom, label) {
+			t.Errorf("timeline lacks the row %q", label)
+		}
+	}
+	for _, want := range []string{`id="verdict"`, "host ip-10-0-252-80", "Remedy:", "context deadline exceeded"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("rendered DOM lacks %q", want)
+		}
+	}
+	shot := filepath.Join(t.TempDir(), "page.png")
+	run("--screenshot=" + shot)
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	b := img.Bounds()
+	coloured := 0
+	for y := b.Min.Y; y < b.Max.Y; y += 4 {
+		for x := b.Min.X; x < b.Max.X; x += 4 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r>>8 > 150 && g>>8 < 120 && bl>>8 < 120 { // the red of error verdicts and bubbles
+				coloured++
+			}
+		}
+	}
+	if coloured < 20 {
+		t.Errorf("screenshot %dx%d has %d red samples; the page did not render", b.Dx(), b.Dy(), coloured)
+	}
+}
