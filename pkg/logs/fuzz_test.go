@@ -1,0 +1,136 @@
+package logs
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/credwatch/credwatch/pkg/catalogue"
+)
+
+// Seed corpora live in testdata/fuzz/FuzzXxx/; `make fuzz` (hack/fuzz.sh) runs each target.
+
+var fuzzRef = time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC)
+
+func FuzzKlog(f *testing.F) {
+	f.Add(`E1213 15:29:38.634005       1 authentication.go:63] "Unable to authenticate the request" err="[invalid bearer token, service account token has been invalidated]"`)
+	f.Fuzz(func(t *testing.T, line string) {
+		h, ok := parseKlogHeader(line)
+		if !ok {
+			return
+		}
+		if !strings.HasSuffix(line, h.body) {
+			t.Fatalf("body %q is not the end of %q", h.body, line)
+		}
+		var r Record
+		parseKlogBody(h.body, &r)
+		_ = h.time(fuzzRef)
+	})
+}
+
+func FuzzSyslog(f *testing.F) {
+	f.Add(`Dec 16 09:25:01 ip-10-224-128-148 kubelet[1401]: I1216 09:25:01.699484    1401 scope.go:110] "RemoveContainer"`)
+	f.Fuzz(func(t *testing.T, line string) {
+		rest, _, host, prog, ok := parseSyslog(line, fuzzRef)
+		if ok && (!strings.HasSuffix(line, rest) || !strings.Contains(line, host) || !strings.Contains(line, prog)) {
+			t.Fatalf("parts of %q do not come from it: %q %q %q", line, rest, host, prog)
+		}
+	})
+}
+
+func FuzzCRI(f *testing.F) {
+	f.Add(`2026-11-29T08:00:04.918123456Z stderr F E1129 08:00:04.918000       1 authentication.go:75] "x"`)
+	f.Fuzz(func(t *testing.T, line string) {
+		rest, _, ok := parseCRI(line)
+		if ok && !strings.HasSuffix(line, rest) {
+			t.Fatalf("rest %q is not the end of %q", rest, line)
+		}
+	})
+}
+
+func FuzzKubectlPrefix(f *testing.F) {
+	f.Add(`kube-apiserver-ip-10-0-252-80.eu-west-2.compute.internal kube-apiserver E1215 08:16:43.535948       1 authentication.go:63] "x"`)
+	f.Add(`[pod/kube-apiserver-cp-2/kube-apiserver] E1215 08:16:43.535948       1 authentication.go:63] "x"`)
+	f.Fuzz(func(t *testing.T, line string) {
+		rest, pod, container, ok := parseKubectlPrefix(line)
+		if ok && (!strings.HasSuffix(line, rest) || !strings.Contains(line, pod) || !strings.Contains(line, container)) {
+			t.Fatalf("parts of %q do not come from it", line)
+		}
+		_ = hostFromPod(pod, container)
+	})
+}
+
+func FuzzJSONLine(f *testing.F) {
+	f.Add(`{"log":"E1129 08:00:01.017000       1 authentication.go:75] \"Unable to authenticate the request\" err=\"invalid bearer token\"\n","stream":"stderr","time":"2026-11-29T08:00:01.017Z"}`)
+	f.Add(`{"ts":1765786603.535948,"msg":"Unable to authenticate the request","err":"[invalid bearer token, service account token has expired]"}`)
+	f.Add(`{"kind":"Event","apiVersion":"audit.k8s.io/v1","responseStatus":{"code":401},"userAgent":"x","sourceIPs":["10.0.0.1"]}`)
+	f.Fuzz(func(t *testing.T, line string) {
+		var r Record
+		inner, _, done := parseJSONLine(line, &r)
+		if !done && len(inner) > len(line) {
+			t.Fatalf("inner line %d bytes from a %d-byte line", len(inner), len(line))
+		}
+	})
+}
+
+func FuzzAggregate(f *testing.F) {
+	f.Add("[invalid bearer token, invalid signature, no keys found]")
+	f.Add("[invalid bearer token, [invalid bearer token, square/go-jose: error in cryptographic primitive]]")
+	f.Add(`[invalid bearer token, token audiences ["a"] is invalid for the target audiences ["b"]]`)
+	cl := NewClassifier(catalogue.Default())
+	f.Fuzz(func(t *testing.T, s string) {
+		c := cl.classifyAggregate(s, len(s)%2 == 0)
+		if c.primary >= len(c.parts) {
+			t.Fatalf("primary %d of %d parts", c.primary, len(c.parts))
+		}
+		if len(c.parts) > 0 && c.primary < 0 && !allLoopback(c.parts) {
+			t.Fatalf("no primary part in %+v", c.parts)
+		}
+	})
+}
+
+func allLoopback(ps []Part) bool {
+	for _, p := range ps {
+		if !p.Loopback {
+			return false
+		}
+	}
+	return true
+}
+
+// FuzzLine runs a whole line through every format and the classifier.
+func FuzzLine(f *testing.F) {
+	for _, l := range benchLines {
+		f.Add(l)
+	}
+	cl := NewClassifier(catalogue.Default())
+	f.Fuzz(func(t *testing.T, line string) {
+		ev, ok := cl.Classify(parseRecord(line, lineContext{host: "h", ref: fuzzRef}))
+		if ok && ev.Cause == "" {
+			t.Fatalf("classified without a cause: %+v", ev)
+		}
+		_ = redactTokens(line)
+	})
+}
+
+// FuzzGate checks the gate against a plain search: every line holding an anchor is found.
+func FuzzGate(f *testing.F) {
+	f.Add([]byte("a\nxx Unable to authenticate yy\nUnauthorized\n\nfailed to renew lease z"))
+	g := newGate(newMatchers(catalogue.Default()))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got := map[int]bool{}
+		for _, s := range g.lines(b, nil) {
+			got[s] = true
+		}
+		start := 0
+		for _, line := range bytes.SplitAfter(b, []byte{'\n'}) {
+			for _, a := range g.anchors {
+				if bytes.Contains(line, []byte(a)) && !got[start] {
+					t.Fatalf("line at %d holds %q but the gate missed it", start, a)
+				}
+			}
+			start += len(line)
+		}
+	})
+}
