@@ -1,0 +1,130 @@
+package cloud_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/credwatch/credwatch/internal/app"
+	"github.com/credwatch/credwatch/pkg/cloud/cloudtest"
+)
+
+type result struct {
+	code   int
+	stdout string
+	stderr string
+	report struct {
+		Kind        string `json:"kind"`
+		Credentials []struct {
+			Provider string `json:"provider"`
+			Username string `json:"username"`
+			Source   struct {
+				Kind, Path, Namespace, Name string
+			} `json:"source"`
+			Test struct {
+				Verdict, Fault string
+			} `json:"test"`
+			Consumers []struct {
+				Component, Pod string
+				Rereads, Stale bool
+			} `json:"consumers"`
+			Action string `json:"action"`
+		} `json:"credentials"`
+		Findings []struct {
+			ID, Severity, Message, Object string
+		} `json:"findings"`
+		Problems []struct{ Input, Message string } `json:"problems"`
+	}
+}
+
+func run(t *testing.T, args ...string) result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	r := result{code: app.Main(append([]string{"credwatch", "cloud"}, args...), strings.NewReader(""), &out, &errOut)}
+	r.stdout, r.stderr = out.String(), errOut.String()
+	if strings.Contains(strings.Join(args, " "), "-o json") || contains(args, "json") {
+		if err := json.Unmarshal(out.Bytes(), &r.report); err != nil {
+			t.Fatalf("decode report: %v\n%s\nstderr: %s", err, out.String(), errOut.String())
+		}
+	}
+	return r
+}
+
+func contains(s []string, x string) bool {
+	for _, e := range s {
+		if e == x {
+			return true
+		}
+	}
+	return false
+}
+
+func (r result) has(id string) bool {
+	for _, f := range r.report.Findings {
+		if f.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"--no-cluster"},
+		{"--fail-on", "loud"},
+		{"--insecure-skip-tls-verify=aws", "--no-cluster", "--config", "x"},
+		{"-o", "html"},
+	} {
+		if r := run(t, args...); r.code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %s)", args, r.code, r.stderr)
+		}
+	}
+}
+
+func TestIntegrationCommandVSphereFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: vcsim")
+	}
+	sim := cloudtest.StartVCSim(t, "k8s-vcp@vsphere.local", "Old-pass#1")
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "cloud_config")
+	body := fmt.Sprintf("[Global]\nuser = \"k8s-vcp@vsphere.local\"\npassword = \"Old-pass#1\"\nport = %s\nca-file = %s\n\n[VirtualCenter %q]\ndatacenters = DC0\n",
+		sim.Port, sim.CAFile, sim.Host)
+	if err := os.WriteFile(conf, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	broken := filepath.Join(dir, "broken.conf")
+	if err := os.WriteFile(broken, []byte("[Global\nuser = x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, "--no-cluster", "--config", conf, "-o", "json")
+	if r.code != 0 || len(r.report.Credentials) != 1 || r.report.Credentials[0].Test.Verdict != "valid" {
+		t.Fatalf("before rotation: exit %d, %s %s", r.code, r.stdout, r.stderr)
+	}
+	sim.SetPassword("New-pass#2")
+	r = run(t, "--no-cluster", "--config", conf, "-o", "json")
+	if r.code != 1 || !r.has("cloud-credential-rejected") {
+		t.Fatalf("after rotation: exit %d, want 1 and cloud-credential-rejected: %s", r.code, r.stdout)
+	}
+	c := r.report.Credentials[0]
+	if c.Test.Fault != "InvalidLogin" || c.Source.Path != conf || !strings.Contains(c.Action, "update file "+conf) || !strings.Contains(c.Action, "restart") {
+		t.Fatalf("credential: %+v", c)
+	}
+	if strings.Contains(r.stdout+r.stderr, "Old-pass#1") {
+		t.Fatal("the password was printed")
+	}
+	// A malformed file next to it: a one-line error naming it, exit 2 when nothing worse, the other file still checked.
+	r = run(t, "--no-cluster", "--no-login", "--config", conf, "--config", broken, "-o", "json")
+	if r.code != 2 || !strings.Contains(r.stderr, broken) || len(r.report.Credentials) != 1 {
+		t.Fatalf("broken file: exit %d, stderr %s, stdout %s", r.code, r.stderr, r.stdout)
+	}
+	// The table names the file and the verdict.
+	r = run(t, "--no-cluster", "--config", conf)
+	if r.code != 1 || !strings.Contains(r.stdout, "rejected (InvalidLogin)") || !strings.Contains(r.stdout, conf) {
+		t.Fatalf("table: exit %d\n%s", r.code, r.stdout)
+	}
+}

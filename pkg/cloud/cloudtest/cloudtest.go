@@ -1,0 +1,147 @@
+// Package cloudtest starts the real cloud endpoints credwatch's tests log in to: govmomi's vCenter
+// simulator (vcsim) in-process, and a real Keystone (hack/keystone/start.sh) as a child process.
+package cloudtest
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"encoding/pem"
+	neturl "net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// VCSim is an in-process vCenter simulator with one valid login that can be changed, as an admin
+// rotating a service account's password would.
+type VCSim struct {
+	Host   string // 127.0.0.1
+	Port   string
+	CAFile string // PEM of its self-signed certificate
+	mu     sync.Mutex
+	user   string
+	pass   string
+}
+
+// SetPassword changes the one valid password.
+func (v *VCSim) SetPassword(p string) { v.mu.Lock(); v.pass = p; v.mu.Unlock() }
+
+// StartVCSim starts vcsim (VPX model, TLS) accepting only user/pass; it stops with the test.
+func StartVCSim(t testing.TB, user, pass string) *VCSim {
+	t.Helper()
+	m := simulator.VPX()
+	if err := m.Create(); err != nil {
+		t.Fatalf("vcsim model: %v", err)
+	}
+	m.Service.TLS = new(tls.Config)
+	// A Listen user other than the default makes SessionManager.Authenticate consult ValidLogin
+	// (govmomi v0.52.0 simulator/session_manager.go); it is read on every Login.
+	m.Service.Listen = &neturl.URL{User: neturl.UserPassword(user, pass)}
+	v := &VCSim{user: user, pass: pass}
+	m.Service.Context.Map.SessionManager().ValidLogin = func(req *types.Login) bool {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		return req.UserName == v.user && req.Password == v.pass
+	}
+	s := m.Service.NewServer()
+	t.Cleanup(func() { s.Close(); m.Remove() })
+	v.Host, v.Port = s.URL.Hostname(), s.URL.Port()
+	v.CAFile = filepath.Join(t.TempDir(), "vcsim-ca.pem")
+	if err := os.WriteFile(v.CAFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// Keystone is a real Keystone started by hack/keystone/start.sh.
+type Keystone struct {
+	URL             string // http://127.0.0.1:PORT/v3
+	AdminPassword   string
+	ServiceUser     string
+	ServiceUserID   string
+	ServicePassword string
+	ServiceProject  string
+}
+
+// StartKeystone runs hack/keystone/start.sh in a temporary directory and stops it with the test.
+// It fails (never skips) when the Debian packages are missing: run hack/deps.sh.
+func StartKeystone(t testing.TB) *Keystone {
+	t.Helper()
+	script := filepath.Join(moduleRoot(t), "hack", "keystone", "start.sh")
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	start := time.Now()
+	out, err := exec.CommandContext(ctx, script, dir).CombinedOutput()
+	t.Cleanup(func() {
+		if out, err := exec.Command(filepath.Join(filepath.Dir(script), "stop.sh"), dir).CombinedOutput(); err != nil {
+			t.Logf("stop keystone: %v: %s", err, out)
+		}
+	})
+	if err != nil {
+		t.Fatalf("start keystone (needs python3-keystone and uwsgi-plugin-python3: run hack/deps.sh as root): %v\n%s", err, lastLines(string(out), 30))
+	}
+	t.Logf("keystone ready in %s", time.Since(start).Round(time.Second))
+	env := map[string]string{}
+	f, err := os.Open(filepath.Join(dir, "env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "="); ok {
+			env[k] = v
+		}
+	}
+	return &Keystone{URL: env["KEYSTONE_URL"], AdminPassword: env["ADMIN_PASSWORD"], ServiceUser: env["SERVICE_USER"],
+		ServiceUserID: env["SERVICE_USER_ID"], ServicePassword: env["SERVICE_PASSWORD"], ServiceProject: env["SERVICE_PROJECT"]}
+}
+
+// ResetPassword is what the admin does: PATCH /v3/users/{id} as admin, through gophercloud.
+func (k *Keystone) ResetPassword(t testing.TB, newPassword string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pc, err := openstack.AuthenticatedClient(ctx, gophercloud.AuthOptions{IdentityEndpoint: k.URL,
+		Username: "admin", Password: k.AdminPassword, DomainID: "default",
+		Scope: &gophercloud.AuthScope{ProjectName: "admin", DomainID: "default"}})
+	if err != nil {
+		t.Fatalf("admin login: %v", err)
+	}
+	id, err := openstack.NewIdentityV3(pc, gophercloud.EndpointOpts{})
+	if err != nil {
+		t.Fatalf("identity client: %v", err)
+	}
+	if _, err := users.Update(ctx, id, k.ServiceUserID, users.UpdateOpts{Password: newPassword}).Extract(); err != nil {
+		t.Fatalf("reset password: %v", err)
+	}
+}
+
+func moduleRoot(t testing.TB) string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("cannot locate the module root")
+	}
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
