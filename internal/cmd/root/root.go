@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/internal/cmd/check"
 	"github.com/credwatch/credwatch/internal/cmd/cloud"
 	"github.com/credwatch/credwatch/internal/cmd/explain"
 	"github.com/credwatch/credwatch/internal/cmd/keys"
@@ -19,6 +20,7 @@ import (
 // commands is the one list of top-level commands.
 func commands(s cli.Streams) []*cobra.Command {
 	return []*cobra.Command{
+		check.NewCommand(s),
 		cloud.NewCommand(s),
 		explain.NewCommand(s),
 		lab.NewCommand(s),

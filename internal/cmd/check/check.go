@@ -1,0 +1,172 @@
+// Package check implements `credwatch check`: ask every kube-apiserver member directly which
+// tokens it accepts, and why it rejects the others.
+package check
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/check"
+	"github.com/credwatch/credwatch/pkg/finding"
+	"github.com/credwatch/credwatch/pkg/report"
+)
+
+type options struct {
+	streams cli.Streams
+	kube    *cli.KubeFlags
+	output  *cli.OutputFlag
+
+	endpoints     []string
+	probeSA       string
+	createProbeSA bool
+	tokenFiles    []string
+	failOnRaw     string
+	publicCAFile  string
+	serverName    string
+
+	cfg    check.Config
+	failOn catalogue.Severity
+}
+
+// NewCommand returns `credwatch check`.
+func NewCommand(s cli.Streams) *cobra.Command {
+	o := &options{streams: s}
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Ask every API server member which tokens it accepts: trust matrix, drift, public issuer, tokens in use, liveness",
+		Long: strings.TrimSpace(`
+Find every kube-apiserver behind the cluster endpoint (EndpointSlices of default/kubernetes,
+kube-system static pods, --endpoint), talk to each directly (TLS verified against the cluster CA
+as kubernetes.default.svc), and report:
+
+  - the trust matrix: a short-lived token minted through each member, reviewed by every member;
+  - differences in issuers, keys, audiences and token lifetimes between members;
+  - a public issuer's discovery document and JWKS (IRSA, workload identity);
+  - tokens in use: projected tokens, legacy secret-based tokens, per-member token metrics;
+  - control-plane liveness: controller leases, uninitialized nodes.
+
+It writes only TokenRequests and TokenReviews (and the probe service account with
+--create-probe-sa). With less RBAC it skips what it cannot see and lists the skipped checks.
+
+Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it; 2 usage; 3 no member
+reachable, or nothing at or above --fail-on but a core check was skipped (partial).`),
+		Example: `  # the whole picture, as a table
+  credwatch check --create-probe-sa
+
+  # also review a pod's token on every member; fail the pipeline on warnings
+  credwatch check --token-file ./token --fail-on warning -o sarif`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.complete(); err != nil {
+				return err
+			}
+			return o.run(cmd)
+		},
+	}
+	fs := cmd.Flags()
+	o.kube = cli.NewKubeFlags(fs)
+	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF, report.JUnit)
+	fs.StringArrayVar(&o.endpoints, "endpoint", nil, "a member URL to ask directly, in addition to the discovered ones (repeatable)")
+	fs.StringVar(&o.probeSA, "probe-serviceaccount", check.DefaultProbeNamespace+"/"+check.DefaultProbeName, "NAMESPACE/NAME of the service account whose tokens are minted for the trust matrix")
+	fs.BoolVar(&o.createProbeSA, "create-probe-sa", false, "create the probe service account (and its namespace) if missing")
+	fs.StringArrayVar(&o.tokenFiles, "token-file", nil, "a token to review on every member, e.g. a pod's token (repeatable; never printed)")
+	fs.StringVar(&o.failOnRaw, "fail-on", string(catalogue.Error), "exit 1 when a finding is at or above this severity: info|warning|error|critical")
+	fs.StringVar(&o.publicCAFile, "public-issuer-ca", "", "PEM bundle trusted (with the system roots) when fetching a public issuer")
+	fs.StringVar(&o.serverName, "server-name", check.DefaultServerName, "name members' serving certificates are verified against")
+	return cmd
+}
+
+func (o *options) complete() error {
+	if err := o.output.Complete(); err != nil {
+		return err
+	}
+	sev, err := catalogue.ParseSeverity(o.failOnRaw)
+	if err != nil {
+		return cli.Usagef("--fail-on: %w", err)
+	}
+	o.failOn = sev
+	ns, name, ok := strings.Cut(o.probeSA, "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		return cli.Usagef("--probe-serviceaccount %q: want NAMESPACE/NAME", o.probeSA)
+	}
+	for _, e := range o.endpoints {
+		if _, err := check.NormalizeEndpoint(e); err != nil {
+			return cli.Usagef("--endpoint: %w", err)
+		}
+	}
+	var tokens []check.NamedToken
+	for _, f := range o.tokenFiles {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return cli.Usagef("--token-file %s: %w", f, err)
+		}
+		t := strings.TrimSpace(string(b))
+		if t == "" {
+			return cli.Usagef("--token-file %s: empty", f)
+		}
+		tokens = append(tokens, check.NamedToken{Name: f, Token: t})
+	}
+	var ca []byte
+	if o.publicCAFile != "" {
+		b, err := os.ReadFile(o.publicCAFile)
+		if err != nil {
+			return cli.Usagef("--public-issuer-ca %s: %w", o.publicCAFile, err)
+		}
+		ca = b
+	}
+	rc, err := o.kube.RESTConfig()
+	if err != nil {
+		return err
+	}
+	o.cfg = check.Config{REST: rc, Endpoints: o.endpoints, ServerName: o.serverName, ProbeNamespace: ns, ProbeName: name,
+		CreateProbeSA: o.createProbeSA, Tokens: tokens, PublicIssuerCA: ca, Timeout: o.kube.Timeout}
+	return nil
+}
+
+func (o *options) run(cmd *cobra.Command) error {
+	snap, err := check.Fetch(cmd.Context(), o.cfg)
+	if err != nil {
+		return cli.Usage(err)
+	}
+	r := check.Run(snap, check.Registry())
+	r.FailOn = o.failOn
+	if err := report.Print(o.streams.Out, o.output.Format, r); err != nil {
+		return err
+	}
+	for _, s := range r.Skipped {
+		o.streams.Infof("skipped %s: %s", s.Check, s.Reason)
+	}
+	return ExitFor(r, o.failOn)
+}
+
+// ExitFor maps a report to the documented exit code: 3 when no member was reachable; else 1 when a
+// finding is at or above failOn; else 3 when a core check was skipped; else 0.
+func ExitFor(r *check.Report, failOn catalogue.Severity) error {
+	switch {
+	case r.Unreachable:
+		return cli.Unreachable(errors.New("no API server member could be reached: " + firstError(r)))
+	case finding.AnyAtLeast(r.Findings, failOn):
+		return cli.Silent(cli.ExitFindings)
+	case r.Partial:
+		return cli.Silent(cli.ExitUnreachable)
+	}
+	return nil
+}
+
+func firstError(r *check.Report) string {
+	for _, m := range r.Members {
+		if m.Error != "" {
+			return fmt.Sprintf("%s: %s", m.Name, m.Error)
+		}
+	}
+	for k, v := range r.Sources {
+		return k + ": " + v
+	}
+	return "no members found"
+}

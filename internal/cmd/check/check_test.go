@@ -1,0 +1,81 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/check"
+	"github.com/credwatch/credwatch/pkg/finding"
+)
+
+func TestUsageErrors(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"fail-on", []string{"--fail-on", "loud"}, "--fail-on"},
+		{"probe sa", []string{"--probe-serviceaccount", "nonamespace"}, "--probe-serviceaccount"},
+		{"endpoint", []string{"--endpoint", "http://10.0.0.1"}, "--endpoint"},
+		{"token file missing", []string{"--token-file", "/nonexistent/token"}, "--token-file /nonexistent/token"},
+		{"token file empty", []string{"--token-file", empty}, "empty"},
+		{"output", []string{"-o", "csv"}, "output format"},
+		{"args", []string{"extra"}, "unknown command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			cmd := NewCommand(cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+			cmd.SetArgs(append([]string{"--kubeconfig", "/nonexistent"}, tt.args...))
+			cmd.SilenceUsage, cmd.SilenceErrors = true, true
+			cmd.SetOut(&out)
+			cmd.SetErr(&errOut)
+			err := cmd.ExecuteContext(context.Background())
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+			if tt.name != "args" && cli.Code(err) != cli.ExitUsage {
+				t.Errorf("exit %d, want 2", cli.Code(err))
+			}
+			if out.Len() != 0 {
+				t.Errorf("stdout not empty: %s", out.String())
+			}
+		})
+	}
+}
+
+func TestExitFor(t *testing.T) {
+	warn := finding.New("legacy-tokens-in-use", "x")
+	errF := finding.New("member-key-drift", "x")
+	tests := []struct {
+		name   string
+		r      check.Report
+		failOn catalogue.Severity
+		want   int
+	}{
+		{"clean", check.Report{}, catalogue.Error, cli.ExitOK},
+		{"warning below fail-on", check.Report{Findings: []finding.Finding{warn}}, catalogue.Error, cli.ExitOK},
+		{"warning at fail-on", check.Report{Findings: []finding.Finding{warn}}, catalogue.Warning, cli.ExitFindings},
+		{"error", check.Report{Findings: []finding.Finding{errF}}, catalogue.Error, cli.ExitFindings},
+		{"partial, nothing found", check.Report{Partial: true}, catalogue.Error, cli.ExitUnreachable},
+		{"partial with findings", check.Report{Partial: true, Findings: []finding.Finding{errF}}, catalogue.Error, cli.ExitFindings},
+		{"unreachable", check.Report{Unreachable: true, Partial: true, Findings: []finding.Finding{errF}}, catalogue.Error, cli.ExitUnreachable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := cli.Code(ExitFor(&tt.r, tt.failOn)); got != tt.want {
+				t.Errorf("exit %d, want %d", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,110 @@
+package check
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/rest"
+)
+
+// DefaultServerName is the name every member's serving certificate carries; members are dialled
+// by address and verified against the cluster CA under this name.
+const DefaultServerName = "kubernetes.default.svc"
+
+// DefaultProbeNamespace and DefaultProbeName name the probe service account.
+const (
+	DefaultProbeNamespace = "credwatch"
+	DefaultProbeName      = "credwatch-probe"
+)
+
+// ProbeTokenSeconds is the probe token's lifetime: the minimum TokenRequest allows.
+const ProbeTokenSeconds = 600
+
+// Config says what to check and how.
+type Config struct {
+	// REST reaches the cluster endpoint (usually a load balancer) with the user's credentials.
+	REST *rest.Config
+	// Endpoints are member URLs named by hand, added to the discovered ones.
+	Endpoints []string
+	// ServerName verifies members' serving certificates (default kubernetes.default.svc).
+	ServerName string
+	// ProbeNamespace/ProbeName name the service account whose tokens are minted.
+	ProbeNamespace, ProbeName string
+	// CreateProbeSA creates the probe service account (and its namespace) when missing.
+	CreateProbeSA bool
+	// Tokens are tokens the user hands in, each reviewed by every member.
+	Tokens []NamedToken
+	// PublicIssuerCA is extra PEM roots for fetching a public issuer's documents.
+	PublicIssuerCA []byte
+	// Timeout bounds every call (default 10 s).
+	Timeout time.Duration
+	// Parallel bounds concurrent calls (default 8).
+	Parallel int
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// NamedToken is a token and where it came from (a file path); the token is never printed.
+type NamedToken struct {
+	Name  string
+	Token string
+}
+
+func (c *Config) defaults() error {
+	if c.REST == nil {
+		return fmt.Errorf("check: no client configuration")
+	}
+	if c.ServerName == "" {
+		c.ServerName = DefaultServerName
+	}
+	if c.ProbeNamespace == "" {
+		c.ProbeNamespace = DefaultProbeNamespace
+	}
+	if c.ProbeName == "" {
+		c.ProbeName = DefaultProbeName
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 10 * time.Second
+	}
+	if c.Parallel <= 0 {
+		c.Parallel = 8
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	for _, e := range c.Endpoints {
+		if _, err := NormalizeEndpoint(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// NormalizeEndpoint turns "10.0.0.1", "10.0.0.1:6443" or "https://10.0.0.1:6443/" into
+// "https://10.0.0.1:6443".
+func NormalizeEndpoint(s string) (string, error) {
+	raw := strings.TrimSpace(s)
+	if raw == "" {
+		return "", fmt.Errorf("endpoint %q: empty", s)
+	}
+	if !strings.Contains(raw, "://") {
+		raw = "https://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("endpoint %q: %w", s, err)
+	}
+	if u.Scheme != "https" {
+		return "", fmt.Errorf("endpoint %q: want an https URL", s)
+	}
+	if u.Hostname() == "" {
+		return "", fmt.Errorf("endpoint %q: no host", s)
+	}
+	host := u.Host
+	if u.Port() == "" {
+		host += ":6443"
+	}
+	return "https://" + host, nil
+}

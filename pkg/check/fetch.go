@@ -1,0 +1,211 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+)
+
+type fetcher struct {
+	c    *Config
+	cs   kubernetes.Interface // JSON, through the cluster endpoint
+	pcs  kubernetes.Interface // protobuf, for the big lists
+	meta metadata.Interface
+
+	mu   sync.Mutex
+	snap *Snapshot
+}
+
+func (f *fetcher) miss(source string, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.snap.Sources[source] = err.Error()
+}
+
+// Fetch does all the I/O of a check once. It returns an error only for a configuration it cannot
+// use; everything that fails on the cluster is recorded in Snapshot.Sources or on the member.
+func Fetch(ctx context.Context, c Config) (*Snapshot, error) {
+	if err := c.defaults(); err != nil {
+		return nil, err
+	}
+	base := rest.CopyConfig(c.REST)
+	base.Timeout = c.Timeout
+	cs, err := kubernetes.NewForConfig(base)
+	if err != nil {
+		return nil, fmt.Errorf("client for %s: %w", base.Host, err)
+	}
+	pb := rest.CopyConfig(base)
+	pb.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	pb.ContentType = "application/vnd.kubernetes.protobuf"
+	pcs, err := kubernetes.NewForConfig(pb)
+	if err != nil {
+		return nil, fmt.Errorf("client for %s: %w", base.Host, err)
+	}
+	meta, err := metadata.NewForConfig(pb)
+	if err != nil {
+		return nil, fmt.Errorf("metadata client for %s: %w", base.Host, err)
+	}
+	f := &fetcher{c: &c, cs: cs, pcs: pcs, meta: meta,
+		snap: &Snapshot{Now: c.Now(), Server: base.Host, Sources: map[string]string{}}}
+
+	var wg sync.WaitGroup
+	wg.Go(func() { f.members(ctx) })
+	wg.Go(func() { collect(f, SrcPods, func() ([]Pod, error) { return listPods(ctx, f.c, f.pcs) }, &f.snap.Pods) })
+	wg.Go(func() {
+		collect(f, SrcServiceAccounts, func() (int, error) { return countServiceAccounts(ctx, f.c, f.meta) }, &f.snap.ServiceAccounts)
+	})
+	wg.Go(func() {
+		collect(f, SrcSecrets, func() ([]LegacySecret, error) { return listLegacySecrets(ctx, f.c, f.meta) }, &f.snap.LegacySecrets)
+	})
+	wg.Go(func() {
+		collect(f, SrcLeases, func() ([]Lease, error) { return getLeases(ctx, f.c, f.cs, f.snap.Now) }, &f.snap.Leases)
+	})
+	wg.Go(func() {
+		collect(f, SrcNodes, func() ([]Node, error) { return listNodes(ctx, f.c, f.pcs) }, &f.snap.Nodes)
+	})
+	wg.Wait()
+	return f.snap, nil
+}
+
+// collect runs one fetch and stores its result in dst, or records source as unavailable.
+func collect[T any](f *fetcher, source string, fetch func() (T, error), dst *T) {
+	v, err := fetch()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err != nil {
+		f.snap.Sources[source] = err.Error()
+		return
+	}
+	*dst = v
+}
+
+// members finds the members, asks each one directly, computes the trust matrix and fetches the
+// public issuer.
+func (f *fetcher) members(ctx context.Context) {
+	var cands candidates
+	var wg sync.WaitGroup
+	var esCands, spCands candidates
+	var esErr, spErr error
+	ctx1, cancel := context.WithTimeout(ctx, f.c.Timeout)
+	wg.Go(func() { esErr = fromEndpointSlices(ctx1, f.cs, &esCands) })
+	wg.Go(func() { spErr = fromStaticPods(ctx1, f.cs, &spCands) })
+	wg.Wait()
+	cancel()
+	if esErr != nil {
+		f.miss(SrcEndpointSlices, esErr)
+	}
+	if spErr != nil {
+		f.miss(SrcStaticPods, spErr)
+	}
+	// Static pods first: they carry names and flags.
+	for _, c := range spCands.list() {
+		n := cands.add(c.url, "static-pod")
+		n.staticPod, n.flags = c.staticPod, c.flags
+	}
+	for _, c := range esCands.list() {
+		cands.add(c.url, "endpointslice")
+	}
+	for _, e := range f.c.Endpoints {
+		u, _ := NormalizeEndpoint(e) // validated in defaults
+		cands.add(u, "flag")
+	}
+	if len(cands.order) == 0 {
+		u, err := NormalizeEndpoint(f.c.REST.Host)
+		if err != nil {
+			f.miss(SrcMembers, fmt.Errorf("no members found and the kubeconfig server %q is not usable: %w", f.c.REST.Host, err))
+			return
+		}
+		cands.add(u, "kubeconfig-server")
+	}
+
+	list := cands.list()
+	members := make([]Member, len(list))
+	clients := make([]*memberClient, len(list))
+	for i, cd := range list {
+		m := &members[i]
+		m.URL, m.FoundBy, m.StaticPod, m.Flags = cd.url, cd.foundBy, cd.staticPod, cd.flags
+		applyFlags(m)
+		mc, err := newMemberClient(f.c.REST, cd.url, f.c)
+		if err != nil {
+			m.Error = err.Error()
+			continue
+		}
+		clients[i] = mc
+		wg.Go(func() { probeMember(ctx, f.c, mc, m) })
+	}
+	wg.Wait()
+	nameMembers(members)
+
+	mx, tokens, reason := f.matrix(ctx, members, clients)
+	var public *PublicIssuer
+	if iss := publicIssuerOf(members, f.snap.Server); iss != "" {
+		public = fetchPublic(ctx, f.c, iss)
+	}
+
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.snap.Members = members
+	f.snap.Matrix = mx
+	f.snap.Tokens = tokens
+	if reason != "" {
+		f.snap.Sources[SrcMatrix] = reason
+	}
+	f.snap.Public = public
+	if public != nil && public.Error != "" {
+		f.snap.Sources[SrcPublicIssuer] = public.Error
+	}
+	var metricsErr []string
+	for _, m := range members {
+		if m.Reachable && m.MetricsErr != "" {
+			metricsErr = append(metricsErr, m.Name+": "+m.MetricsErr)
+		}
+	}
+	if len(metricsErr) > 0 {
+		f.snap.Sources[SrcMetrics] = strings.Join(metricsErr, "; ")
+	}
+}
+
+// applyFlags copies the credential configuration a static pod's command line shows.
+func applyFlags(m *Member) {
+	if m.Flags == nil {
+		return
+	}
+	m.Issuers = m.Flags["service-account-issuer"]
+	m.MaxTokenExpiration = last(m.Flags["service-account-max-token-expiration"])
+	m.ExtendExpiration = last(m.Flags["service-account-extend-token-expiration"])
+	m.JWKSURIFlag = last(m.Flags["service-account-jwks-uri"])
+}
+
+// nameMembers names members and keeps the names unique.
+func nameMembers(members []Member) {
+	seen := map[string]int{}
+	for i := range members {
+		n := memberName(&members[i])
+		seen[n]++
+		if seen[n] > 1 {
+			n = fmt.Sprintf("%s#%d", n, seen[n])
+		}
+		members[i].Name = n
+	}
+}
+
+// publicIssuerOf returns the issuer most members sign with when it is an https URL not served
+// by the cluster itself, else "".
+func publicIssuerOf(members []Member, server string) string {
+	var issuers []string
+	for _, m := range members {
+		if m.Reachable {
+			issuers = append(issuers, signingIssuer(m))
+		}
+	}
+	best, _ := mostCommon(issuers)
+	if best == "" || clusterServed(best, members, server) {
+		return ""
+	}
+	return best
+}

@@ -1,0 +1,241 @@
+package check
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+
+	authv1 "k8s.io/api/authentication/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/credwatch/credwatch/pkg/kubever"
+)
+
+// memberClient talks to one member directly, verifying its certificate against the cluster CA
+// under the cluster's service name, and remembers which certificate served it.
+type memberClient struct {
+	cs       kubernetes.Interface
+	rc       rest.Interface
+	servedMu sync.Mutex
+	served   string
+}
+
+type cnRecorder struct {
+	rt http.RoundTripper
+	mc *memberClient
+}
+
+func (r cnRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.rt.RoundTrip(req)
+	if err == nil && resp.TLS != nil && len(resp.TLS.PeerCertificates) > 0 {
+		r.mc.servedMu.Lock()
+		r.mc.served = resp.TLS.PeerCertificates[0].Subject.CommonName
+		r.mc.servedMu.Unlock()
+	}
+	return resp, err
+}
+
+func newMemberClient(base *rest.Config, memberURL string, c *Config) (*memberClient, error) {
+	cfg := rest.CopyConfig(base)
+	cfg.Host = memberURL
+	cfg.APIPath = ""
+	cfg.TLSClientConfig.ServerName = c.ServerName
+	cfg.Timeout = c.Timeout
+	cfg.QPS, cfg.Burst = 200, 400
+	mc := &memberClient{}
+	prev := cfg.WrapTransport
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		if prev != nil {
+			rt = prev(rt)
+		}
+		return cnRecorder{rt: rt, mc: mc}
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("client for member %s: %w", memberURL, err)
+	}
+	mc.cs, mc.rc = cs, cs.CoreV1().RESTClient()
+	return mc, nil
+}
+
+func (mc *memberClient) servedBy() string {
+	mc.servedMu.Lock()
+	defer mc.servedMu.Unlock()
+	return mc.served
+}
+
+func (mc *memberClient) get(ctx context.Context, c *Config, path, accept string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	defer cancel()
+	req := mc.rc.Get().AbsPath(path)
+	if accept != "" {
+		req = req.SetHeader("Accept", accept)
+	}
+	raw, err := req.Do(ctx).Raw()
+	if err != nil {
+		return nil, describe("GET "+path, err)
+	}
+	return raw, nil
+}
+
+// describe names the call and, for API errors, the HTTP status, so a skip reason says
+// "forbidden" rather than the bare text client-go gives non-resource URLs.
+func describe(what string, err error) error {
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		s := st.Status()
+		return fmt.Errorf("%s: HTTP %d %s: %w", what, s.Code, strings.ToLower(string(s.Reason)), err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// probeMember fills m from the member's own endpoints. An unreachable member stops after the
+// first call (its /version), so a hanging member costs one timeout.
+func probeMember(ctx context.Context, c *Config, mc *memberClient, m *Member) {
+	raw, err := mc.get(ctx, c, "/version", "application/json")
+	if err != nil {
+		m.Error = err.Error()
+		return
+	}
+	m.Reachable = true
+	m.ServedBy = mc.servedBy()
+	var v struct {
+		GitVersion string `json:"gitVersion"`
+	}
+	if json.Unmarshal(raw, &v) == nil {
+		m.Version = v.GitVersion
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		raw, err := mc.get(ctx, c, "/.well-known/openid-configuration", "application/json")
+		if err != nil {
+			m.DiscoveryErr = err.Error()
+			return
+		}
+		var d Discovery
+		if err := json.Unmarshal(raw, &d); err != nil {
+			m.DiscoveryErr = fmt.Sprintf("decode discovery document: %v", err)
+			return
+		}
+		m.Discovery = &d
+	})
+	wg.Go(func() {
+		raw, err := mc.get(ctx, c, "/openid/v1/jwks", "application/jwk-set+json, application/json")
+		if err != nil {
+			m.JWKSErr = err.Error()
+			return
+		}
+		keys, err := parseJWKS(raw)
+		if err != nil {
+			m.JWKSErr = err.Error()
+			return
+		}
+		m.JWKS = keys
+	})
+	wg.Go(func() {
+		raw, err := mc.get(ctx, c, "/metrics", "text/plain")
+		if err != nil {
+			m.MetricsErr = err.Error()
+			return
+		}
+		mt, err := ParseMetrics(strings.NewReader(string(raw)))
+		if err != nil {
+			m.MetricsErr = err.Error()
+			return
+		}
+		m.Metrics = mt
+	})
+	wg.Wait()
+}
+
+func parseJWKS(raw []byte) ([]JWK, error) {
+	var set struct {
+		Keys []JWK `json:"keys"`
+	}
+	if err := json.Unmarshal(raw, &set); err != nil {
+		return nil, fmt.Errorf("decode JWKS: %w", err)
+	}
+	return set.Keys, nil
+}
+
+// mint asks the member for a probe token (no audiences: the member's API audiences).
+func mint(ctx context.Context, c *Config, mc *memberClient) (string, []string, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	defer cancel()
+	exp := int64(ProbeTokenSeconds)
+	tr, err := mc.cs.CoreV1().ServiceAccounts(c.ProbeNamespace).CreateToken(ctx, c.ProbeName,
+		&authv1.TokenRequest{Spec: authv1.TokenRequestSpec{ExpirationSeconds: &exp}}, metav1.CreateOptions{})
+	if err != nil {
+		return "", nil, fmt.Errorf("TokenRequest for %s/%s: %w", c.ProbeNamespace, c.ProbeName, err)
+	}
+	return tr.Status.Token, tr.Spec.Audiences, nil
+}
+
+// review presents token to the member; its TokenReview runs the member's own authenticator.
+func review(ctx context.Context, c *Config, mc *memberClient, m *Member, token string, auds []string) Cell {
+	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	defer cancel()
+	cell := Cell{Member: m.Name}
+	tr, err := mc.cs.AuthenticationV1().TokenReviews().Create(ctx,
+		&authv1.TokenReview{Spec: authv1.TokenReviewSpec{Token: token, Audiences: auds}}, metav1.CreateOptions{})
+	if err != nil {
+		cell.Cause, cell.Message = cellUnreachable, fmt.Sprintf("TokenReview: %v", err)
+		return cell
+	}
+	if tr.Status.Authenticated {
+		cell.Accepted, cell.User = true, tr.Status.User.Username
+		return cell
+	}
+	v, _ := kubever.Parse(m.Version)
+	cell.Cause = CauseOf(tr.Status.Error, v)
+	cell.Message = tr.Status.Error
+	if cell.Message == "" {
+		cell.Message = "not authenticated, no error: no authenticator claimed the token (the API answers a bare \"invalid bearer token\")"
+	}
+	return cell
+}
+
+// memberName picks a stable, readable name: the static pod, the serving certificate's
+// CommonName when it names the member, else host:port.
+func memberName(m *Member) string {
+	if m.StaticPod != "" {
+		return strings.TrimPrefix(m.StaticPod, "kube-system/")
+	}
+	cn := m.ServedBy
+	if slices.Contains(m.FoundBy, "kubeconfig-server") {
+		cn = "" // possibly a load balancer: the certificate names whichever member answered
+	}
+	switch cn {
+	case "", "kube-apiserver", "kubernetes", "apiserver", "localhost":
+	default:
+		return cn
+	}
+	if u, err := url.Parse(m.URL); err == nil {
+		return u.Host
+	}
+	return m.URL
+}
+
+// tlsConfigFor builds the TLS configuration for fetching a public issuer.
+func tlsConfigFor(extraCA []byte) (*tls.Config, error) {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if len(extraCA) == 0 {
+		return cfg, nil
+	}
+	pool, err := systemPoolWith(extraCA)
+	if err != nil {
+		return nil, err
+	}
+	cfg.RootCAs = pool
+	return cfg, nil
+}

@@ -1,0 +1,102 @@
+package check
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+func TestParseFlags(t *testing.T) {
+	tests := []struct {
+		name string
+		argv []string
+		want map[string][]string
+	}{
+		{"equals and repeated", []string{"kube-apiserver", "--service-account-issuer=https://a", "--service-account-issuer=https://b", "--tls-cert-file=x"},
+			map[string][]string{"service-account-issuer": {"https://a", "https://b"}}},
+		{"space separated", []string{"--secure-port", "6443", "--advertise-address", "10.0.0.1"},
+			map[string][]string{"secure-port": {"6443"}, "advertise-address": {"10.0.0.1"}}},
+		{"list flag", []string{"--api-audiences=a, b,,c"}, map[string][]string{"api-audiences": {"a", "b", "c"}}},
+		{"bool without value", []string{"--service-account-extend-token-expiration", "--secure-port=1"},
+			map[string][]string{"service-account-extend-token-expiration": {"true"}, "secure-port": {"1"}}},
+		{"nothing", []string{"etcd", "-x"}, map[string][]string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ParseFlags(tt.argv); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzParseFlags(f *testing.F) {
+	f.Add("--service-account-issuer=https://a --secure-port 6443")
+	f.Fuzz(func(t *testing.T, line string) {
+		_ = ParseFlags(splitFields(line))
+	})
+}
+
+func splitFields(s string) []string {
+	var out []string
+	cur := ""
+	for _, r := range s {
+		if r == ' ' {
+			out = append(out, cur)
+			cur = ""
+			continue
+		}
+		cur += string(r)
+	}
+	return append(out, cur)
+}
+
+func TestNormalizeEndpoint(t *testing.T) {
+	for in, want := range map[string]string{
+		"10.0.0.1": "https://10.0.0.1:6443", "10.0.0.1:443": "https://10.0.0.1:443",
+		"https://cp.example:6443/": "https://cp.example:6443", "[::1]": "https://[::1]:6443",
+	} {
+		if got, err := NormalizeEndpoint(in); err != nil || got != want {
+			t.Errorf("NormalizeEndpoint(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "http://x", "https://"} {
+		if _, err := NormalizeEndpoint(bad); err == nil {
+			t.Errorf("NormalizeEndpoint(%q): no error", bad)
+		}
+	}
+}
+
+func TestDiscoverMembers(t *testing.T) {
+	port, name := int32(6443), "https"
+	cs := fake.NewClientset(
+		&discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "kubernetes", Namespace: "default",
+			Labels: map[string]string{"kubernetes.io/service-name": "kubernetes"}},
+			Ports:     []discoveryv1.EndpointPort{{Name: &name, Port: &port}},
+			Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.0.0.1"}}, {Addresses: []string{"10.0.0.2"}}}},
+		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "kube-apiserver-cp1", Namespace: "kube-system",
+			Labels: map[string]string{"component": "kube-apiserver"}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "kube-apiserver",
+				Command: []string{"kube-apiserver", "--advertise-address=10.0.0.1", "--secure-port=6443",
+					"--service-account-issuer=https://kubernetes.default.svc.cluster.local", "--api-audiences=a,b"}}}}},
+	)
+	var sp, es candidates
+	if err := fromStaticPods(context.Background(), cs, &sp); err != nil {
+		t.Fatal(err)
+	}
+	if err := fromEndpointSlices(context.Background(), cs, &es); err != nil {
+		t.Fatal(err)
+	}
+	if got := sp.list(); len(got) != 1 || got[0].url != "https://10.0.0.1:6443" || got[0].staticPod != "kube-system/kube-apiserver-cp1" ||
+		!reflect.DeepEqual(got[0].flags["api-audiences"], []string{"a", "b"}) {
+		t.Errorf("static pods: %+v", got)
+	}
+	if got := es.list(); len(got) != 2 || got[1].url != "https://10.0.0.2:6443" {
+		t.Errorf("endpointslices: %+v", got)
+	}
+}

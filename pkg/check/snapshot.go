@@ -1,0 +1,191 @@
+package check
+
+import (
+	"time"
+
+	"github.com/credwatch/credwatch/pkg/liveness"
+)
+
+// Source names: the inputs a check needs. A source that could not be fetched carries an error in
+// Snapshot.Sources and every check needing it is skipped with that reason.
+const (
+	SrcMembers         = "members"
+	SrcEndpointSlices  = "endpointslices"
+	SrcStaticPods      = "static-pods"
+	SrcMatrix          = "trust-matrix"
+	SrcPods            = "pods"
+	SrcServiceAccounts = "serviceaccounts"
+	SrcSecrets         = "secrets"
+	SrcLeases          = "leases"
+	SrcNodes           = "nodes"
+	SrcMetrics         = "metrics"
+	SrcPublicIssuer    = "public-issuer"
+)
+
+// Snapshot is everything one run fetched. Checks read it and never do I/O.
+type Snapshot struct {
+	Now     time.Time
+	Server  string // the cluster endpoint of the kubeconfig
+	Members []Member
+	// Matrix is nil when the trust matrix could not be computed (see Sources[SrcMatrix]).
+	Matrix *Matrix
+	// Tokens are the user's tokens (--token-file), each reviewed by every member.
+	Tokens []TokenProbe
+	// Public is nil when no member signs with an https issuer outside the cluster.
+	Public *PublicIssuer
+
+	Pods            []Pod
+	ServiceAccounts int
+	LegacySecrets   []LegacySecret
+	Leases          []Lease
+	Nodes           []Node
+
+	// Sources maps a source name to the reason it is unavailable ("" or absent: fetched).
+	Sources map[string]string
+}
+
+// Missing returns the reason source is unavailable, or "".
+func (s *Snapshot) Missing(source string) string {
+	if s.Sources == nil {
+		return ""
+	}
+	return s.Sources[source]
+}
+
+// Member is one kube-apiserver, as seen directly (not through the load balancer).
+type Member struct {
+	Name    string   `json:"name"`
+	URL     string   `json:"url"`
+	FoundBy []string `json:"foundBy"` // endpointslice, static-pod, flag
+	// StaticPod is kube-system/<name> when the member runs as a static pod.
+	StaticPod string `json:"staticPod,omitempty"`
+	// Flags are the kube-apiserver flags from the static pod's command line (credential-related ones).
+	Flags map[string][]string `json:"flags,omitempty"`
+
+	Reachable bool   `json:"reachable"`
+	Error     string `json:"error,omitempty"` // why it is unreachable
+	Version   string `json:"version,omitempty"`
+	ServedBy  string `json:"servedBy,omitempty"` // serving certificate CommonName
+
+	Discovery    *Discovery `json:"discovery,omitempty"`
+	DiscoveryErr string     `json:"discoveryError,omitempty"`
+	JWKS         []JWK      `json:"jwks,omitempty"`
+	JWKSErr      string     `json:"jwksError,omitempty"`
+
+	// From the probe token minted through this member (TokenRequest with no audiences).
+	SigningKID   string   `json:"signingKid,omitempty"`
+	SigningIss   string   `json:"signingIssuer,omitempty"`
+	APIAudiences []string `json:"apiAudiences,omitempty"`
+	MintErr      string   `json:"mintError,omitempty"`
+
+	// Configuration from static-pod flags, where visible.
+	Issuers            []string `json:"issuers,omitempty"`
+	MaxTokenExpiration string   `json:"maxTokenExpiration,omitempty"`
+	ExtendExpiration   string   `json:"extendTokenExpiration,omitempty"`
+	JWKSURIFlag        string   `json:"jwksUriFlag,omitempty"`
+
+	Metrics    *Metrics `json:"metrics,omitempty"`
+	MetricsErr string   `json:"metricsError,omitempty"`
+}
+
+// Discovery is a member's /.well-known/openid-configuration.
+type Discovery struct {
+	Issuer  string   `json:"issuer"`
+	JWKSURI string   `json:"jwks_uri"`
+	Algs    []string `json:"id_token_signing_alg_values_supported,omitempty"`
+}
+
+// JWK is one published key, without its key material.
+type JWK struct {
+	KID string `json:"kid"`
+	Alg string `json:"alg,omitempty"`
+	Kty string `json:"kty,omitempty"`
+}
+
+// Metrics are a member's authentication figures from /metrics.
+type Metrics struct {
+	StaleTokens   float64            `json:"staleTokensTotal"`
+	LegacyTokens  float64            `json:"legacyTokensTotal"`
+	ValidTokens   float64            `json:"validTokensTotal"`
+	AuthAttempts  map[string]float64 `json:"authenticationAttempts,omitempty"` // result -> count
+	InvalidLegacy float64            `json:"invalidLegacyAutoTokenUsesTotal"`
+}
+
+// Matrix is the trust matrix: the probe token minted through each member (rows), reviewed by
+// each member (columns).
+type Matrix struct {
+	ServiceAccount string   `json:"serviceAccount"`
+	Members        []string `json:"members"`
+	Rows           []Row    `json:"rows"`
+}
+
+// Row is one token reviewed by every member.
+type Row struct {
+	Token   string `json:"token"` // "minted through apiserver-1" or a --token-file path
+	Via     string `json:"via,omitempty"`
+	Summary string `json:"summary,omitempty"` // iss, kid, aud; never the token
+	Issuer  string `json:"issuer,omitempty"`
+	KID     string `json:"kid,omitempty"`
+	// Audiences the token carries (presented as the TokenReview's audiences).
+	Audiences []string `json:"audiences,omitempty"`
+	Error     string   `json:"error,omitempty"` // minting failed
+	Cells     []Cell   `json:"cells"`
+}
+
+// Cell is one TokenReview answer.
+type Cell struct {
+	Member   string `json:"member"`
+	Accepted bool   `json:"accepted"`
+	// Cause is a catalogue cause ID when rejected, "unreachable" when the review failed.
+	Cause   string `json:"cause,omitempty"`
+	Message string `json:"message,omitempty"`
+	User    string `json:"user,omitempty"`
+}
+
+// TokenProbe is one --token-file token reviewed by every member.
+type TokenProbe = Row
+
+// PublicIssuer is the issuer's own discovery document and JWKS, fetched from the issuer URL.
+type PublicIssuer struct {
+	Issuer       string     `json:"issuer"` // the iss members sign with
+	DiscoveryURL string     `json:"discoveryUrl"`
+	Discovery    *Discovery `json:"discovery,omitempty"`
+	JWKSURL      string     `json:"jwksUrl,omitempty"`
+	JWKS         []JWK      `json:"jwks,omitempty"`
+	Error        string     `json:"error,omitempty"`
+}
+
+// Pod is what the checks need of a pod.
+type Pod struct {
+	Namespace, Name, ServiceAccount, Node, Phase string
+	// Projected service-account token sources.
+	Projected []ProjectedToken
+	// Secrets mounted as volumes (names).
+	SecretVolumes []string
+	// UnschedulableMsg is the PodScheduled=False message when the reason is Unschedulable.
+	UnschedulableMsg string
+}
+
+// ProjectedToken is one serviceAccountToken projection.
+type ProjectedToken struct {
+	Audience          string `json:"audience,omitempty"`
+	ExpirationSeconds int64  `json:"expirationSeconds"`
+}
+
+// LegacySecret is a kubernetes.io/service-account-token Secret (metadata only).
+type LegacySecret struct {
+	Namespace, Name, ServiceAccount string
+	LastUsed                        string // kubernetes.io/legacy-token-last-used
+	InvalidSince                    string // kubernetes.io/legacy-token-invalid-since
+	Created                         time.Time
+}
+
+// Lease is a control-plane leader-election lease, judged at fetch time (pkg/liveness).
+type Lease = liveness.Status
+
+// Node is what the checks need of a node.
+type Node struct {
+	Name          string
+	Uninitialized bool
+	Created       time.Time
+}

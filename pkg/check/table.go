@@ -1,0 +1,158 @@
+package check
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/credwatch/credwatch/pkg/report"
+)
+
+// WriteTable renders the report for people: members, trust matrix, differences, tokens in use,
+// liveness, findings and skipped checks.
+func (r *Report) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "Cluster %s, checked %s\n\n", r.Server, r.CheckedAt.Format("2006-01-02 15:04:05Z"))
+	fmt.Fprintln(w, "MEMBERS")
+	tw := report.NewTabWriter(w)
+	report.Row(tw, "  NAME", "URL", "VERSION", "FOUND BY", "SIGNING ISSUER", "SIGNING KID", "JWKS KIDS", "API AUDIENCES", "AUTH OK/FAIL/ERR")
+	for _, m := range r.Members {
+		if !m.Reachable {
+			report.Row(tw, "  "+m.Name, m.URL, "unreachable", strings.Join(m.FoundBy, ","), "-", "-", "-", "-", "-")
+			continue
+		}
+		report.Row(tw, "  "+m.Name, m.URL, orDash(m.Version), strings.Join(m.FoundBy, ","), orDash(signingIssuer(m)),
+			shortKID(m.SigningKID), jwksCell(m), orDash(strings.Join(apiAudiences(m), ",")), authCell(m.Metrics))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if r.Matrix != nil {
+		fmt.Fprintf(w, "\nTRUST MATRIX (row: token minted through; column: member reviewing it; probe %s)\n", r.Matrix.ServiceAccount)
+		writeMatrix(w, r.Matrix.Members, r.Matrix.Rows)
+	}
+	if len(r.Tokens) > 0 {
+		fmt.Fprintln(w, "\nYOUR TOKENS (reviewed by each member)")
+		var names []string
+		for _, m := range r.Members {
+			names = append(names, m.Name)
+		}
+		writeMatrix(w, names, r.Tokens)
+		for _, t := range r.Tokens {
+			fmt.Fprintf(w, "  %s: %s\n", t.Token, t.Summary)
+		}
+	}
+	if p := r.PublicIssuer; p != nil {
+		fmt.Fprintf(w, "\nPUBLIC ISSUER %s\n", p.Issuer)
+		if p.Error != "" {
+			fmt.Fprintf(w, "  could not fetch: %s\n", p.Error)
+		} else {
+			fmt.Fprintf(w, "  discovery issuer %s, jwks_uri %s, kids %s\n", p.Discovery.Issuer, p.JWKSURL, kidList(p.JWKS))
+		}
+	}
+	if len(r.Differences) > 0 {
+		fmt.Fprintln(w, "\nDIFFERENCES BETWEEN MEMBERS")
+		for _, d := range r.Differences {
+			fmt.Fprintf(w, "  %s: %s\n", d.Field, d.Consequence)
+			names := make([]string, 0, len(d.Values))
+			for n := range d.Values {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				fmt.Fprintf(w, "    %-20s %s\n", n, orDash(d.Values[n]))
+			}
+		}
+	}
+	inv := r.Inventory
+	fmt.Fprintf(w, "\nTOKENS IN USE\n  %d pods, %d service accounts; legacy token secrets: %d (%d used, %d mounted, %d marked invalid)\n",
+		inv.Pods, inv.ServiceAccounts, inv.LegacySecrets, inv.LegacyUsed, inv.LegacyMounted, inv.LegacyInvalid)
+	for i, p := range inv.Projected {
+		if i == 5 {
+			fmt.Fprintf(w, "  ... %d more projected-token shapes (-o json)\n", len(inv.Projected)-5)
+			break
+		}
+		aud := p.Audience
+		if aud == "" {
+			aud = "(API audiences)"
+		}
+		fmt.Fprintf(w, "  projected token aud %s, %ds (kubelet refreshes after %s): %d pods\n", aud, p.ExpirationSeconds,
+			report.Duration(secs(p.RefreshAfterSeconds)), p.Pods)
+	}
+	fmt.Fprintln(w, "\nCONTROL PLANE")
+	for _, l := range r.Liveness.Leases {
+		if !l.Found {
+			fmt.Fprintf(w, "  lease %s: not found\n", l.Name)
+			continue
+		}
+		fmt.Fprintf(w, "  lease %s: held by %s, renewed %s\n", l.Name, orDash(l.Holder), report.Relative(l.RenewTime, r.CheckedAt))
+	}
+	fmt.Fprintf(w, "  nodes: %d (%d uninitialized)\n", r.Liveness.Nodes, len(r.Liveness.UninitializedNodes))
+
+	fmt.Fprintln(w, "\nFINDINGS")
+	if len(r.Findings) == 0 {
+		fmt.Fprintln(w, "  none")
+	}
+	for _, f := range r.Findings {
+		where := f.Member
+		if where == "" {
+			where = f.Object
+		}
+		if where != "" {
+			where = " [" + where + "]"
+		}
+		fmt.Fprintf(w, "  %-8s %s%s\n           %s\n", strings.ToUpper(string(f.Severity)), f.ID, where, f.Message)
+		if f.Severity.Rank() >= 2 {
+			fmt.Fprintf(w, "           remedy: %s\n", strings.TrimSpace(f.Remedy))
+		}
+	}
+	if r.Partial {
+		fmt.Fprintln(w, "\nPARTIAL: some core checks did not run; the absence of findings proves nothing (exit code 3).")
+	}
+	return nil
+}
+
+func secs(n int64) time.Duration { return time.Duration(n) * time.Second }
+
+func writeMatrix(w io.Writer, members []string, rows []Row) {
+	tw := report.NewTabWriter(w)
+	head := []string{"  "}
+	head = append(head, members...)
+	report.Row(tw, head...)
+	for _, r := range rows {
+		label := r.Via
+		if label == "" {
+			label = r.Token
+		}
+		cells := []string{"  " + label}
+		for _, c := range r.Cells {
+			switch {
+			case c.Accepted:
+				cells = append(cells, "ok")
+			default:
+				cells = append(cells, c.Cause)
+			}
+		}
+		report.Row(tw, cells...)
+	}
+	_ = tw.Flush()
+}
+
+func jwksCell(m Member) string {
+	if m.JWKS == nil {
+		if m.JWKSErr != "" {
+			return "unavailable"
+		}
+		return "-"
+	}
+	return kidList(m.JWKS)
+}
+
+func authCell(mt *Metrics) string {
+	if mt == nil || mt.AuthAttempts == nil {
+		return "-"
+	}
+	a := mt.AuthAttempts
+	return fmt.Sprintf("%g/%g/%g", a["success"], a["failure"], a["error"])
+}
