@@ -170,7 +170,9 @@ func authError(r Record) (string, bool) {
 		v, _ := jsonStringField(rest[j:], "err")
 		return v, true
 	}
-	return "", true
+	// The message with no error after it: a klog or JSON line cut short is still an
+	// authentication failure; in other text it is only a mention (a quoted copy, a document).
+	return "", r.Format != "plain"
 }
 
 // classifyAggregate splits an aggregate error and names each part; it caches by text.

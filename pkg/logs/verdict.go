@@ -48,6 +48,7 @@ func verdict(c *catalogue.Catalogue, r *Report) []Hypothesis {
 		hosts       map[string]int
 		components  map[string]bool
 		first, last time.Time
+		firstHost   string
 		evidence    []Event
 	}
 	byCause := map[string]*acc{}
@@ -62,8 +63,12 @@ func verdict(c *catalogue.Catalogue, r *Report) []Hypothesis {
 		a.count += g.Count
 		a.hosts[g.Host] += g.Count
 		a.components[g.Component] = true
-		if !g.First.IsZero() && (a.first.IsZero() || g.First.Before(a.first)) {
-			a.first = g.First
+		switch {
+		case g.First.IsZero():
+		case a.first.IsZero() || g.First.Before(a.first):
+			a.first, a.firstHost = g.First, g.Host
+		case g.First.Equal(a.first) && g.Host != a.firstHost:
+			a.firstHost = "" // a tie names nobody
 		}
 		if g.Last.After(a.last) {
 			a.last = g.Last
@@ -126,6 +131,9 @@ func verdict(c *catalogue.Catalogue, r *Report) []Hypothesis {
 			h.Statement = fmt.Sprintf("host %s: %s: %s ×%s%s %s", top, title, cause, thousands(a.hosts[top]), span, rest)
 		default:
 			h.Statement = fmt.Sprintf("%s: %s ×%s on %s%s", title, cause, thousands(a.count), hostsWithCounts(h.Hosts, a.hosts), span)
+			if len(h.Hosts) > 1 && a.firstHost != "" {
+				h.Statement += ", first on " + a.firstHost
+			}
 		}
 		var sameHost bool
 		h.Context, sameHost = contextFor(r.Context, a.first, a.last, oneDay, top)
