@@ -1,0 +1,121 @@
+package logs
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/credwatch/credwatch/internal/cli"
+)
+
+const seedLog = "../../../pkg/logs/testdata/seed-000.log"
+
+func run(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := NewCommand(cli.Streams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut})
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	err := cmd.ExecuteContext(context.Background())
+	if msg := cli.Message(err); msg != "" {
+		errOut.WriteString(msg + "\n")
+	}
+	return out.String(), errOut.String(), cli.Code(err)
+}
+
+func TestCommand(t *testing.T) {
+	t.Parallel()
+	seed, err := os.ReadFile(seedLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	html := filepath.Join(dir, "page.html")
+	tests := []struct {
+		name, stdin    string
+		args           []string
+		code           int
+		stdout, stderr string
+		wantFile       string
+		notStdout      string
+	}{
+		{name: "file", args: []string{"--year", "2022", seedLog}, stdout: "host ip-10-0-252-80: token signed with a key"},
+		{name: "stdin", stdin: string(seed), args: []string{"--year", "2022", "-"}, stdout: "signing-key-unknown"},
+		{name: "json", args: []string{"--year", "2022", "-o", "json", seedLog}, stdout: `"kind": "LogReport"`},
+		{name: "yaml", args: []string{"--year", "2022", "-o", "yaml", seedLog}, stdout: "kind: LogReport"},
+		{name: "html", args: []string{"--year", "2022", "--html", html, seedLog}, wantFile: html, stdout: "VERDICT"},
+		{name: "one bad input of two", args: []string{seedLog, filepath.Join(dir, "missing.log")}, stderr: "missing.log: cannot read: no such file or directory", stdout: "signing-key-unknown"},
+		{name: "no readable input", args: []string{filepath.Join(dir, "missing.log")}, code: cli.ExitUsage, stderr: "no input could be read"},
+		{name: "quiet", args: []string{"-q", seedLog, filepath.Join(dir, "missing.log")}, stdout: "INPUT PROBLEMS"},
+		{name: "controllers without cluster", args: []string{"--controllers", seedLog}, code: cli.ExitUsage, stderr: "need --cluster"},
+		{name: "cluster and files", args: []string{"--cluster", seedLog}, code: cli.ExitUsage, stderr: "do not name files"},
+		{name: "bad output", args: []string{"-o", "xml", seedLog}, code: cli.ExitUsage, stderr: "output format"},
+		{name: "bad progress", args: []string{"--progress", "sometimes", seedLog}, code: cli.ExitUsage, stderr: "--progress"},
+		{name: "since drops old lines", args: []string{"--since", "1h", seedLog}, stdout: "no authentication failures found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := run(t, tt.stdin, tt.args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
+			}
+			if !strings.Contains(stdout, tt.stdout) {
+				t.Errorf("stdout lacks %q:\n%s", tt.stdout, stdout)
+			}
+			if !strings.Contains(stderr, tt.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tt.stderr, stderr)
+			}
+			if tt.name == "quiet" && stderr != "" {
+				t.Errorf("--quiet printed diagnostics: %s", stderr)
+			}
+			if tt.wantFile != "" {
+				if b, err := os.ReadFile(tt.wantFile); err != nil || !bytes.Contains(b, []byte("<svg")) {
+					t.Errorf("%s: %v, svg=%v", tt.wantFile, err, bytes.Contains(b, []byte("<svg")))
+				}
+			}
+		})
+	}
+}
+
+func TestJSONContract(t *testing.T) {
+	t.Parallel()
+	stdout, _, code := run(t, "", "--year", "2022", "-o", "json", seedLog)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var doc struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Events     []map[string]any
+		Verdict    []map[string]any
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.APIVersion != "credwatch.dev/v1alpha1" || doc.Kind != "LogReport" || len(doc.Events) == 0 || len(doc.Verdict) == 0 {
+		t.Fatalf("document: %+v", doc)
+	}
+	for _, ev := range doc.Events {
+		for _, k := range []string{"cause", "host", "component", "time", "line"} {
+			if _, ok := ev[k]; !ok {
+				t.Errorf("event lacks %q: %v", k, ev)
+			}
+		}
+	}
+}
+
+func TestOptionsConfig(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	o := &options{since: 2 * time.Hour, evidence: 3, workers: 4, year: 2025}
+	cfg := o.config(now)
+	if !cfg.Since.Equal(now.Add(-2*time.Hour)) || cfg.Evidence != 3 || cfg.Workers != 4 || cfg.Year != 2025 || !cfg.Now.Equal(now) {
+		t.Fatalf("config %+v", cfg)
+	}
+}
