@@ -33,6 +33,11 @@ type loadBalancer struct {
 }
 
 func newLoadBalancer(ln net.Listener, mode LBMode, tlsConf *tls.Config) *loadBalancer {
+	return newLB(ln, mode, tlsConf, true)
+}
+
+// newLB is newLoadBalancer; check=false leaves health flags to the caller (tests).
+func newLB(ln net.Listener, mode LBMode, tlsConf *tls.Config, check bool) *loadBalancer {
 	lb := &loadBalancer{
 		ln:   ln,
 		stop: make(chan struct{}),
@@ -43,7 +48,9 @@ func newLoadBalancer(ln net.Listener, mode LBMode, tlsConf *tls.Config) *loadBal
 	}
 	lb.mode.Store(mode)
 	go lb.serve()
-	go lb.checkLoop()
+	if check {
+		go lb.checkLoop()
+	}
 	return lb
 }
 

@@ -1,0 +1,188 @@
+package lab
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestOptionsComplete(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      Options
+		wantErr string
+		check   func(t *testing.T, o Options)
+	}{
+		{name: "defaults", in: Options{Dir: "x"}, check: func(t *testing.T, o Options) {
+			if o.Members != 3 || o.EtcdMembers != 3 || o.Version != DefaultVersion || o.LBMode != LBReady ||
+				o.Wait != 90*time.Second || len(o.Issuers) != 1 || o.Issuers[0] != DefaultIssuer || !filepath.IsAbs(o.Dir) {
+				t.Errorf("defaults: %+v", o)
+			}
+		}},
+		{name: "etcd members default to members", in: Options{Dir: "x", Members: 5}, check: func(t *testing.T, o Options) {
+			if o.EtcdMembers != 5 {
+				t.Errorf("etcd members %d", o.EtcdMembers)
+			}
+		}},
+		{name: "no dir", in: Options{}, wantErr: "lab directory is not set"},
+		{name: "too many members", in: Options{Dir: "x", Members: 51}, wantErr: "members 51"},
+		{name: "negative etcd", in: Options{Dir: "x", EtcdMembers: -1}, wantErr: "etcd members -1"},
+		{name: "bad lb mode", in: Options{Dir: "x", LBMode: "sometimes"}, wantErr: `unknown load-balancer mode "sometimes"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := tt.in
+			err := o.complete()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("complete() = %v, want error containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, o)
+		})
+	}
+}
+
+func TestBinaryMissingNamesMakeTarget(t *testing.T) {
+	_, err := Binary(t.TempDir(), OldVersion, "kube-apiserver")
+	if err == nil || !strings.Contains(err.Error(), "make lab-binaries") || !strings.Contains(err.Error(), OldVersion) {
+		t.Fatalf("Binary() = %v", err)
+	}
+}
+
+func TestServingCertificateNamesMember(t *testing.T) {
+	c, err := newCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &Lab{o: Options{Dir: t.TempDir()}, ca: c, x: 42}
+	if err := os.MkdirAll(l.path("pki"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	crt, _, err := l.servingCert("apiserver-7", "127.0.42.17")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(crt)
+	b, _ := pem.Decode(data)
+	cert, err := x509.ParseCertificate(b.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cert.Subject.CommonName != "apiserver-7" {
+		t.Errorf("CN = %q", cert.Subject.CommonName)
+	}
+	for _, host := range []string{"127.0.42.17", "127.0.42.1", "kubernetes.default.svc"} {
+		if err := cert.VerifyHostname(host); err != nil {
+			t.Errorf("serving cert does not cover %s: %v", host, err)
+		}
+	}
+	if _, err := cert.Verify(x509.VerifyOptions{Roots: certPool(c.certPEM)}); err != nil {
+		t.Errorf("not signed by the lab CA: %v", err)
+	}
+}
+
+func TestKeyIDIsStable(t *testing.T) {
+	dir := t.TempDir()
+	key, pub := filepath.Join(dir, "sa.key"), filepath.Join(dir, "sa.pub")
+	if err := newSAKey(key, pub); err != nil {
+		t.Fatal(err)
+	}
+	a, err := KeyIDFromPublicKeyFile(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub2 := filepath.Join(dir, "again.pub")
+	if err := publicFromPrivate(key, pub2); err != nil {
+		t.Fatal(err)
+	}
+	b, err := KeyIDFromPublicKeyFile(pub2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != b || len(a) != 43 {
+		t.Errorf("kid %q vs %q (want 43 chars, equal)", a, b)
+	}
+}
+
+// echoServer answers every connection with its name and closes it.
+func echoServer(t *testing.T, name string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte(name))
+			_ = c.Close()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func TestLoadBalancerModes(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb := newLB(ln, LBReady, &tls.Config{MinVersion: tls.VersionTLS12}, false)
+	defer lb.close()
+	lb.add("a", echoServer(t, "a"), true)
+	lb.add("b", echoServer(t, "b"), true)
+	lb.add("c", echoServer(t, "c"), false)
+	get := func() string {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		b, _ := io.ReadAll(c)
+		return string(b)
+	}
+	tests := []struct {
+		mode LBMode
+		want map[string]bool
+	}{
+		{LBReady, map[string]bool{"a": true, "b": true}},
+		{LBAll, map[string]bool{"a": true, "b": true, "c": true}},
+	}
+	for _, tt := range tests {
+		lb.setMode(tt.mode)
+		seen := map[string]bool{}
+		for i := 0; i < 6; i++ {
+			seen[get()] = true
+		}
+		if len(seen) != len(tt.want) {
+			t.Errorf("mode %s reached %v, want %v", tt.mode, seen, tt.want)
+		}
+		for k := range seen {
+			if !tt.want[k] {
+				t.Errorf("mode %s reached %s", tt.mode, k)
+			}
+		}
+	}
+	lb.remove("a")
+	lb.setMode(LBReady)
+	for i := 0; i < 3; i++ {
+		if got := get(); got != "b" {
+			t.Errorf("after removing a, ready mode reached %q", got)
+		}
+	}
+}
