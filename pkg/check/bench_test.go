@@ -1,0 +1,39 @@
+package check_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/credwatch/credwatch/pkg/check"
+	"github.com/credwatch/credwatch/pkg/lab"
+	"github.com/credwatch/credwatch/pkg/lab/labtest"
+)
+
+// BenchmarkCheckLab is a full check (members, trust matrix, inventory) of a 3-member lab.
+// It starts its own lab, so it runs only with CREDWATCH_BENCH_LAB=1 and the lab lock held
+// (hack/bench-check.sh does both).
+func BenchmarkCheckLab(b *testing.B) {
+	if os.Getenv("CREDWATCH_BENCH_LAB") == "" {
+		b.Skip("starts a lab: run hack/bench-check.sh (sets CREDWATCH_BENCH_LAB=1 and holds the lab lock)")
+	}
+	l := labtest.Start(b, lab.Options{Members: 3})
+	var eps []string
+	for _, m := range l.Members() {
+		eps = append(eps, m.URL)
+	}
+	cfg := check.Config{REST: l.RESTConfig(), Endpoints: eps, CreateProbeSA: true}
+	if _, err := check.Fetch(context.Background(), cfg); err != nil { // creates the probe account
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		snap, err := check.Fetch(context.Background(), cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r := check.Run(snap, check.Registry()); r.Partial || len(r.Findings) > 0 {
+			b.Fatalf("partial=%v findings=%+v", r.Partial, r.Findings)
+		}
+	}
+}
