@@ -164,3 +164,19 @@ func TestClassifyAndRefresh(t *testing.T) {
 		t.Errorf("OIDC token classified %s", typ)
 	}
 }
+
+func TestInspectTableEscapesControlCharacters(t *testing.T) {
+	tk := getTestKeys(t)
+	s := handSigned(t, tk.rsa, map[string]any{"iss": "evil\x1b[2J", "sub": "x\ny", "aud": []string{"a\x07"}})
+	tok, err := Decode(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := Inspect(tok, "t", t0).WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(b.String(), "\x1b\x07") || strings.Contains(b.String(), "x\ny") {
+		t.Fatalf("control characters reach the terminal:\n%q", b.String())
+	}
+}

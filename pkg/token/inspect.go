@@ -92,17 +92,17 @@ func (in Inspection) WriteTable(w io.Writer) error {
 		}
 		return t.UTC().Format(time.RFC3339) + " (" + report.Relative(*t, at) + ")"
 	}
-	row("Source", in.Source)
+	row("Source", Printable(in.Source))
 	row("Type", describeType(in.Type, in.Binding))
 	if b := in.Binding; b != nil {
-		row("Service account", fmt.Sprintf("%s/%s (uid %s)", b.Namespace, b.ServiceAccount.Name, dash(b.ServiceAccount.UID)))
+		row("Service account", fmt.Sprintf("%s/%s (uid %s)", Printable(b.Namespace), Printable(b.ServiceAccount.Name), dash(b.ServiceAccount.UID)))
 	}
 	row("Header", fmt.Sprintf("alg %s, kid %s, typ %s", in.Header.Algorithm, dash(in.Header.KeyID), dash(in.Header.Type)))
 	row("Issuer", dash(str(in.Claims["iss"])))
 	row("Subject", dash(str(in.Claims["sub"])))
 	row("Audiences", dash(strings.Join(audList(in.Claims["aud"]), ", ")))
 	if id := str(in.Claims["jti"]); id != "" {
-		row("JTI", id)
+		row("JTI", Printable(id))
 	}
 	row("Issued", when(in.Times.IssuedAt))
 	if in.Times.NotBefore != nil && (in.Times.IssuedAt == nil || !in.Times.NotBefore.Equal(*in.Times.IssuedAt)) {
@@ -156,7 +156,7 @@ func describeType(typ string, b *Binding) string {
 	case TypeLegacy:
 		s := "legacy secret-based service-account token"
 		if b != nil && b.Secret != "" {
-			s += fmt.Sprintf(" (secret %s/%s)", b.Namespace, b.Secret)
+			s += fmt.Sprintf(" (secret %s/%s)", Printable(b.Namespace), Printable(b.Secret))
 		}
 		return s
 	case TypeOther:
@@ -165,13 +165,13 @@ func describeType(typ string, b *Binding) string {
 	if b == nil || b.BoundTo == "" {
 		return "bound service-account token (no bound object)"
 	}
-	path := b.Object.Name
+	path := Printable(b.Object.Name)
 	if b.BoundTo != "node" {
-		path = b.Namespace + "/" + path
+		path = Printable(b.Namespace) + "/" + path
 	}
 	s := fmt.Sprintf("bound to %s %s (uid %s)", b.BoundTo, path, dash(b.Object.UID))
 	if b.Node != nil {
-		s += fmt.Sprintf(", on node %s", b.Node.Name)
+		s += fmt.Sprintf(", on node %s", Printable(b.Node.Name))
 	}
 	return s
 }
@@ -180,7 +180,7 @@ func dash(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return s
+	return Printable(s)
 }
 
 func str(v any) string {
@@ -191,11 +191,11 @@ func str(v any) string {
 func audList(v any) []string {
 	switch a := v.(type) {
 	case string:
-		return []string{a}
+		return []string{Printable(a)}
 	case []any:
 		out := make([]string, 0, len(a))
 		for _, e := range a {
-			out = append(out, str(e))
+			out = append(out, Printable(str(e)))
 		}
 		return out
 	}

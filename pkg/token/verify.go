@@ -101,6 +101,7 @@ type verifier struct {
 
 func (v *verifier) step(name, result, format string, args ...any) {
 	v.d.Steps = append(v.d.Steps, Step{Name: name, Result: result, Detail: fmt.Sprintf(format, args...)})
+	// details quote token strings with %q or Printable, so they are safe for terminals
 }
 
 func (v *verifier) reject(cause, msg string) Verdict {
@@ -172,10 +173,10 @@ func (v *verifier) signature() (string, bool) {
 			}
 		}
 		if len(candidates) == 0 {
-			v.step("key", "failed", "kid %s matches none of the %d configured keys (kid-based selection since 1.31)", t.Header.KeyID, len(o.Keys))
+			v.step("key", "failed", "kid %s matches none of the %d configured keys (kid-based selection since 1.31)", Printable(t.Header.KeyID), len(o.Keys))
 			return e.Format("no-keys-found", o.Version), false
 		}
-		v.step("key", "ok", "kid %s selects %d key(s)", t.Header.KeyID, len(candidates))
+		v.step("key", "ok", "kid %s selects %d key(s)", Printable(t.Header.KeyID), len(candidates))
 	} else if o.Version.AtLeast(kubever.MustParse("1.31")) {
 		v.step("key", "ok", "no kid in the header: all %d keys are tried", len(candidates))
 	} else {

@@ -70,7 +70,7 @@ func (r result) WriteTable(w io.Writer) error {
 		if msg == "" {
 			msg = "(none: no authenticator claimed the token, so only the bare \"invalid bearer token\" is logged)"
 		}
-		row("Message", msg)
+		row("Message", token.Printable(msg))
 		row("Log line", r.LogSource+"] "+r.LogLine)
 	}
 	row("Kube-apiserver", fmt.Sprintf("%s, clock %s", r.KubeVersion, r.At.Format(time.RFC3339)))
@@ -92,7 +92,7 @@ func (r result) WriteTable(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "\n%s:\n", title)
 		for _, it := range items {
-			fmt.Fprintf(w, "  - %s\n", it)
+			fmt.Fprintf(w, "  - %s\n", token.Printable(it))
 		}
 	}
 	list("Needs cluster (kube-apiserver checks these next; credwatch cannot offline)", r.NeedsCluster)
@@ -109,5 +109,5 @@ func dash(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return s
+	return token.Printable(s)
 }
