@@ -38,12 +38,18 @@ func testDeployment(t *testing.T, l *lab.Lab) {
 		rs, err1 := c.AppsV1().ReplicaSets("default").List(ctx, metav1.ListOptions{LabelSelector: "app=kcm-probe"})
 		pods, err2 := c.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "app=kcm-probe"})
 		if err1 == nil && err2 == nil && len(rs.Items) == 1 && len(pods.Items) == 2 {
-			return
+			break
 		}
 		select {
 		case <-ctx.Done():
 			t.Fatalf("deployment kcm-probe: no ReplicaSet and 2 Pods in time (rs %v, pods %v, errors %v %v)", rs, pods, err1, err2)
 		case <-time.After(time.Second):
 		}
+	}
+	if err := l.StopControllerManager(ctx); err != nil || l.ControllerManagerRunning() {
+		t.Fatalf("StopControllerManager: %v (running %t)", err, l.ControllerManagerRunning())
+	}
+	if err := l.StartControllerManager(ctx); err != nil || !l.ControllerManagerRunning() {
+		t.Fatalf("StartControllerManager: %v (running %t)", err, l.ControllerManagerRunning())
 	}
 }
