@@ -143,4 +143,22 @@ func TestIntegrationKeystoneRotation(t *testing.T) {
 	if r := test(clouds); r.Verdict != cloud.Rejected {
 		t.Fatalf("clouds.yaml after rotation: %+v, want rejected", r)
 	}
+	// The whole run: one rejected finding per file, naming the file and what to restart.
+	cfgs, errs := cloud.LoadPaths([]string{dir})
+	if len(errs) > 0 || len(cfgs) != 2 {
+		t.Fatalf("load %s: %v", dir, errs)
+	}
+	rep := cloud.Run(context.Background(), cloud.Options{Configs: cfgs, Login: cloud.LoginOptions{Timeout: time.Minute, Interval: time.Millisecond, MaxFailuresPerAccount: 2}})
+	var n int
+	for _, f := range rep.Findings {
+		if f.ID == "cloud-credential-rejected" {
+			n++
+			if !strings.Contains(f.Message, dir) || !strings.Contains(f.Message, "restart") || !strings.Contains(f.Message, "HTTP 401") {
+				t.Errorf("finding does not name the file, the 401 and the restart: %s", f.Message)
+			}
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d rejected findings, want 2: %+v", n, rep.Findings)
+	}
 }

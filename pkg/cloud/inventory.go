@@ -171,6 +171,9 @@ func (d *discoverer) addItem(c Credential, cons []Consumer) {
 	for i := range d.inv.Items {
 		it := &d.inv.Items[i]
 		if it.Source.String() == c.Source.String() && it.Account() == c.Account() {
+			if it.Config == nil {
+				it.Config = c.Config
+			}
 			for _, n := range cons {
 				if !containsConsumer(it.Consumers, n) {
 					it.Consumers = append(it.Consumers, n)

@@ -29,7 +29,7 @@ func KeystoneV3URL(authURL string) (string, error) {
 		p += "/v3"
 	}
 	u.Path = p + "/"
-	u.User = nil
+	u.User, u.RawQuery, u.Fragment, u.RawFragment, u.RawPath, u.ForceQuery = nil, "", "", "", "", false
 	return u.String(), nil
 }
 

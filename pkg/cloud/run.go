@@ -3,6 +3,7 @@ package cloud
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -68,7 +69,18 @@ func Run(ctx context.Context, o Options) *Report {
 	} else {
 		r.Login = tester.Policy()
 	}
-	for i := range r.Items {
+	// Newest copies first: after a rotation the most recently changed copy is the likeliest to be
+	// right, and testing it first keeps a stale copy's rejection from using up the account's one
+	// allowed failure.
+	order := make([]int, len(r.Items))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		ca, cb := r.Items[order[a]].Source.Changed, r.Items[order[b]].Source.Changed
+		return ca != nil && (cb == nil || ca.After(*cb))
+	})
+	for _, i := range order {
 		it := &r.Items[i]
 		if o.NoLogin {
 			it.Test = TestResult{Verdict: NotTested, Detail: "--no-login"}
@@ -76,7 +88,9 @@ func Run(ctx context.Context, o Options) *Report {
 			it.Test = tester.Test(ctx, it.Credential)
 		}
 		it.decideAction()
-		r.add(caseName(it), itemFindings(it)...)
+	}
+	for i := range r.Items {
+		r.add(caseName(&r.Items[i]), itemFindings(&r.Items[i])...)
 	}
 	r.LoginAttempts = tester.Attempts()
 	for _, p := range r.Problems {

@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -46,6 +47,14 @@ func TestIntegrationLabCloud(t *testing.T) {
 		}
 	}
 	ks := "kube-system"
+	// The ServiceAccount admission plugin wants each namespace's "default" ServiceAccount; do not
+	// wait for kube-controller-manager to create them.
+	for _, ns := range []string{ks, "default"} {
+		_, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatalf("service account %s/default: %v", ns, err)
+		}
+	}
 	vsConf := fmt.Sprintf("[Global]\nsecret-name = \"vsphere-cloud-secret\"\nsecret-namespace = \"kube-system\"\nport = \"%s\"\ninsecure-flag = \"1\"\n\n[VirtualCenter %q]\ndatacenters = \"DC0\"\n",
 		sim.Port, sim.Host)
 	_, err = cs.CoreV1().ConfigMaps(ks).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "vsphere-cloud-config"},
