@@ -41,6 +41,8 @@ func TestGolden(t *testing.T) {
 		{"verify-drift-1.36", verify("drift.jwt"), 1},
 		{"verify-drift-1.30", verify("drift.jwt", "--kube-version", "1.30"), 1},
 		{"verify-drift-1.33", verify("drift.jwt", "--kube-version", "v1.33.1"), 1},
+		{"verify-nokid-1.32", verify("nokid.jwt", "--kube-version", "1.32"), 1},
+		{"verify-nokid-1.33", verify("nokid.jwt", "--kube-version", "1.33"), 1},
 		{"verify-old-issuer", verify("oldissuer.jwt"), 1},
 		{"verify-old-issuer-audience", verify("oldissuer.jwt", "--issuer", "https://old.example.com", "--audience", iss), 1},
 		{"verify-expired", verify("secret-short.jwt", "--at", "2026-11-29T12:11:01Z"), 1},
