@@ -168,7 +168,8 @@ func (v *verifier) signature() (string, bool) {
 	if o.Version.AtLeast(kubever.MustParse("1.31")) && t.Header.KeyID != "" {
 		candidates = nil
 		for _, k := range o.Keys {
-			if k.KeyID == t.Header.KeyID {
+			// kube-apiserver indexes its keys by the kid it derives, whatever a JWKS called them
+			if kid, err := keys.KeyID(k.Public); err == nil && kid == t.Header.KeyID {
 				candidates = append(candidates, k)
 			}
 		}

@@ -202,3 +202,19 @@ func TestVerifyNeedsConfig(t *testing.T) {
 		t.Errorf("err %v, want ErrNoKeys", err)
 	}
 }
+
+// TestVerifyUsesDerivedKeyID: kube-apiserver indexes keys by the kid it derives, so a JWKS that
+// labels the same key differently still verifies.
+func TestVerifyUsesDerivedKeyID(t *testing.T) {
+	tk := getTestKeys(t)
+	relabeled := tk.rsa
+	relabeled.KeyID, relabeled.Private = "custom-label", nil
+	tok, err := Decode(mustMint(t, podToken(tk.rsa, newIss, t0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Verify(tok, VerifyOptions{Keys: []keys.Key{relabeled}, Issuers: []string{newIss}, At: t0, Version: kubever.Newest})
+	if err != nil || d.Verdict != Accepted {
+		t.Fatalf("%+v %v", d, err)
+	}
+}
