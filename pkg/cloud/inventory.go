@@ -100,8 +100,12 @@ func (d *discoverer) addConfig(ctx context.Context, cfg *Config, cons []Consumer
 			if !errors.Is(err, errNotFound) {
 				d.partial(err)
 			}
-			d.problem(src.String(), fmt.Errorf("named by %s (secret-name/secret-namespace) for %s: %w; its consumers (%s) cannot log in",
-				cfg.Source, strings.Join(ref.Servers, ","), err, names(cons)))
+			what := ""
+			if len(ref.Servers) > 0 {
+				what = " for " + strings.Join(ref.Servers, ",")
+			}
+			d.problem(src.String(), fmt.Errorf("named by %s (secret-name/secret-namespace)%s: %w; its consumers (%s) cannot log in",
+				cfg.Source, what, err, names(cons)))
 			continue
 		}
 		changed := o.changed
@@ -171,8 +175,9 @@ func (d *discoverer) addItem(c Credential, cons []Consumer) {
 	for i := range d.inv.Items {
 		it := &d.inv.Items[i]
 		if it.Source.String() == c.Source.String() && it.Account() == c.Account() {
-			if it.Config == nil {
-				it.Config = c.Config
+			if it.Config == nil && c.Config != nil {
+				// First seen as a well-known Secret; the config naming it says how to connect.
+				it.Config, it.Port, it.Insecure, it.CAFile = c.Config, c.Port, c.Insecure, c.CAFile
 			}
 			for _, n := range cons {
 				if !containsConsumer(it.Consumers, n) {

@@ -57,11 +57,14 @@ func openStackFromINI(secs []section, src Source) (*Config, error) {
 		secret = g.get("application-credential-secret")
 	}
 	c = c.WithPassword(secret)
-	if c.Server != "" || c.Username != "" || c.UserID != "" || c.AppCredentialID != "" || c.AppCredentialName != "" {
+	switch {
+	case c.Username != "" || c.UserID != "" || c.AppCredentialID != "" || c.AppCredentialName != "":
 		if c.Server == "" {
 			cfg.Notes = append(cfg.Notes, "[Global] has credentials but no auth-url")
 		}
 		cfg.Credentials = append(cfg.Credentials, c)
+	case len(cfg.SecretRefs) == 0 && cfg.CloudsFile == "":
+		cfg.Notes = append(cfg.Notes, "[Global] names no user, application credential or Secret")
 	}
 	return cfg, nil
 }
