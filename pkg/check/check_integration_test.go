@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -20,8 +21,10 @@ import (
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/check"
 	"github.com/credwatch/credwatch/pkg/finding"
+	"github.com/credwatch/credwatch/pkg/keys"
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/labtest"
+	"github.com/credwatch/credwatch/pkg/token"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -282,6 +285,83 @@ func TestIntegrationCheck(t *testing.T) {
 		}
 		if c := cellOf(r, "apiserver-1", m.Name); !c.Accepted {
 			t.Errorf("old issuer kept: apiserver-1 -> %s: %+v, want accepted", m.Name, c)
+		}
+	})
+
+	t.Run("audience-change", func(t *testing.T) {
+		m, err := l.AddMember(ctx, lab.MemberOptions{APIAudiences: []string{"https://audience.example.test"}})
+		if err != nil {
+			t.Fatalf("add member: %v", err)
+		}
+		defer removeMember(t, l, m.Name)
+		r := e.check(t)
+		if got := withID(atLeast(r.Findings, catalogue.Error), "member-audience-drift"); len(got) != 1 || got[0].Member != m.Name {
+			t.Errorf("member-audience-drift naming %s: %+v", m.Name, got)
+		}
+	})
+
+	t.Run("clock-skew", func(t *testing.T) {
+		// A token as a member whose clock runs 5 minutes ahead would mint it, handed in with --token-file.
+		pemData, err := os.ReadFile(l.SharedSAKeyFile())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ks, err := keys.ParsePEM(pemData, "sa.key")
+		if err != nil || len(ks) == 0 {
+			t.Fatalf("shared key: %v", err)
+		}
+		tok, err := token.Mint(token.MintOptions{Key: ks[0], Issuer: pub.srv.URL, IssuedAt: time.Now().Add(5 * time.Minute),
+			ExpirationSeconds: 3600, Namespace: "credwatch", ServiceAccount: token.Ref{Name: "credwatch-probe", UID: "00000000-0000-0000-0000-000000000000"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(t.TempDir(), "skewed-token")
+		if err := os.WriteFile(file, []byte(tok), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := e.command(t, "-o", "json", "--token-file", file)
+		var r check.Report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("json: %v", err)
+		}
+		if len(r.Tokens) != 1 || len(r.Tokens[0].Cells) != 3 {
+			t.Fatalf("tokens: %+v", r.Tokens)
+		}
+		for _, c := range r.Tokens[0].Cells {
+			if c.Accepted || c.Cause != "token-not-yet-valid" {
+				t.Errorf("%s: %+v, want token-not-yet-valid", c.Member, c)
+			}
+		}
+		if strings.Contains(out, strings.Split(tok, ".")[2]) {
+			t.Error("the token's signature is in the output")
+		}
+	})
+
+	t.Run("etcd-member-removed", func(t *testing.T) {
+		m, err := l.AddMember(ctx, lab.MemberOptions{})
+		if err != nil {
+			t.Fatalf("add member: %v", err)
+		}
+		defer removeMember(t, l, m.Name)
+		if err := l.RemoveMember(ctx, m.Name, lab.RemoveOptions{EtcdFirst: true, KeepAPIServer: true}); err != nil {
+			t.Fatalf("remove etcd member of %s: %v", m.Name, err)
+		}
+		cfg := e.config()
+		if !slices.Contains(cfg.Endpoints, m.URL) {
+			cfg.Endpoints = append(cfg.Endpoints, m.URL)
+		}
+		snap, err := check.Fetch(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := check.Run(snap, check.Registry())
+		var b bytes.Buffer
+		_ = r.WriteTable(&b)
+		t.Logf("credwatch check:\n%s", b.String())
+		// Honest answer: the member without etcd is unreachable, or answers but cannot mint.
+		got := withID(r.Findings, "member-unreachable")
+		if len(got) == 0 || got[0].Member != m.Name {
+			t.Errorf("member-unreachable naming %s: %+v", m.Name, got)
 		}
 	})
 

@@ -29,7 +29,15 @@ const (
 
 func checkMembers(s *Snapshot) []finding.Finding {
 	var out []finding.Finding
+	minted := slices.ContainsFunc(s.Members, func(m Member) bool { return m.Reachable && m.SigningKID != "" })
 	for _, m := range s.Members {
+		if m.Reachable && m.MintErr != "" && minted && !containsForbidden(m.MintErr) {
+			// It answers, but cannot serve a write the others serve: typically its etcd is gone.
+			out = append(out, finding.New(idUnreachable, fmt.Sprintf(
+				"member %s answers but could not mint a token the other members mint: %s; requests the load balancer sends there may fail or hang (is its etcd member gone?)",
+				m.Name, m.MintErr), finding.Evidence{Member: m.Name, Key: "TokenRequest", Value: m.MintErr}).On(m.Name, m.URL).WithSeverity(catalogue.Warning))
+			continue
+		}
 		if m.Reachable {
 			continue
 		}

@@ -1,11 +1,10 @@
 package check
 
 import (
-	"encoding/base64"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/credwatch/credwatch/pkg/token"
 )
 
 // tokenInfo is what the check needs from a JWT without verifying it. The signature is never kept.
@@ -18,52 +17,19 @@ type tokenInfo struct {
 	Legacy    bool // no aud/exp: a secret-based token
 }
 
-// decodeToken reads the header and payload of a compact JWS without verifying it.
+// decodeToken reads the header and payload of a compact JWS without verifying it (pkg/token).
 func decodeToken(raw string) (tokenInfo, error) {
-	parts := strings.Split(strings.TrimSpace(raw), ".")
-	if len(parts) != 3 {
-		return tokenInfo{}, errors.New("not a JWT (want three dot-separated parts)")
-	}
-	var hdr struct {
-		KID string `json:"kid"`
-	}
-	if err := decodeSegment(parts[0], &hdr); err != nil {
-		return tokenInfo{}, fmt.Errorf("JWT header: %w", err)
-	}
-	var claims struct {
-		Iss string          `json:"iss"`
-		Sub string          `json:"sub"`
-		Aud json.RawMessage `json:"aud"`
-		Exp *float64        `json:"exp"`
-	}
-	if err := decodeSegment(parts[1], &claims); err != nil {
-		return tokenInfo{}, fmt.Errorf("JWT payload: %w", err)
-	}
-	ti := tokenInfo{KID: hdr.KID, Issuer: claims.Iss, Subject: claims.Sub}
-	if len(claims.Aud) > 0 {
-		var one string
-		if json.Unmarshal(claims.Aud, &one) == nil {
-			ti.Audiences = []string{one}
-		} else if err := json.Unmarshal(claims.Aud, &ti.Audiences); err != nil {
-			return tokenInfo{}, fmt.Errorf("JWT aud: %w", err)
-		}
-	}
-	if claims.Exp != nil {
-		ti.Exp = int64(*claims.Exp)
-	}
-	ti.Legacy = len(ti.Audiences) == 0 && claims.Exp == nil
-	return ti, nil
-}
-
-func decodeSegment(seg string, v any) error {
-	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(seg, "="))
+	t, err := token.Decode(raw)
 	if err != nil {
-		return fmt.Errorf("base64: %w", err)
+		return tokenInfo{}, err
 	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("json: %w", err)
+	c := t.Claims
+	ti := tokenInfo{KID: t.Header.KeyID, Issuer: c.Issuer, Subject: c.Subject, Audiences: c.Audience}
+	if c.Expiry != nil {
+		ti.Exp = *c.Expiry
 	}
-	return nil
+	ti.Legacy = len(c.Audience) == 0 && c.Expiry == nil
+	return ti, nil
 }
 
 // summary describes a token for people: issuer, subject, key ID and audiences, never the token.

@@ -22,9 +22,9 @@ func TestDecodeToken(t *testing.T) {
 			tokenInfo{KID: "abc", Issuer: "https://i", Subject: "system:serviceaccount:a:b", Audiences: []string{"x", "y"}, Exp: 1700000000}, ""},
 		{"single aud string", jwt(`{"alg":"RS256"}`, `{"iss":"i","aud":"x","exp":1}`), tokenInfo{Issuer: "i", Audiences: []string{"x"}, Exp: 1}, ""},
 		{"legacy", jwt(`{"alg":"RS256"}`, `{"iss":"kubernetes/serviceaccount","sub":"s"}`), tokenInfo{Issuer: "kubernetes/serviceaccount", Subject: "s", Legacy: true}, ""},
-		{"two parts", "a.b", tokenInfo{}, "not a JWT"},
-		{"bad base64", "!!.b.c", tokenInfo{}, "JWT header"},
-		{"bad aud", jwt(`{}`, `{"aud":5}`), tokenInfo{}, "JWT aud"},
+		{"two parts", "a.b", tokenInfo{}, "JWT"},
+		{"bad base64", "!!.b.c", tokenInfo{}, "header"},
+		{"bad aud", jwt(`{"alg":"RS256"}`, `{"aud":5}`), tokenInfo{}, "aud"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
