@@ -117,13 +117,7 @@ func controllerCloudLines(ctx context.Context, cs kubernetes.Interface, c Compon
 		sc := bufio.NewScanner(bytes.NewReader(b))
 		sc.Buffer(make([]byte, 64*1024), 1024*1024)
 		for sc.Scan() {
-			line := sc.Text()
-			if strings.Contains(line, "error checking if node") {
-				found = append(found, line)
-				continue
-			}
-			if ev, ok := cl.Classify(logs.Record{Msg: line, Component: c.Kind}); ok &&
-				(ev.Cause == IDLoginFailed || ev.Cause == "cloud-provider-not-initialized") {
+			if line := sc.Text(); isCloudErrorLine(cl, line) {
 				found = append(found, line)
 			}
 		}
@@ -132,6 +126,16 @@ func controllerCloudLines(ctx context.Context, cs kubernetes.Interface, c Compon
 		found = found[len(found)-5:]
 	}
 	return found
+}
+
+// isCloudErrorLine: a catalogue cloud login/initialisation spelling (the logs classifier), or
+// node-lifecycle's "error checking if node %s exists".
+func isCloudErrorLine(cl *logs.Classifier, line string) bool {
+	if strings.Contains(line, "error checking if node") {
+		return true
+	}
+	ev, ok := cl.Classify(logs.Record{Msg: line})
+	return ok && (ev.Cause == IDLoginFailed || ev.Cause == "cloud-provider-not-initialized")
 }
 
 // uninitialized finds nodes with the cloud provider's taint and the Pods Pending behind it.
