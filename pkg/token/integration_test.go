@@ -99,6 +99,10 @@ func TestIntegrationLiveParity(t *testing.T) {
 				"old issuer":  with(base, func(o *token.MintOptions) { o.Key, o.Issuer = shared[0], "https://old.example.com" }),
 				"expired":     with(base, func(o *token.MintOptions) { o.Key, o.IssuedAt = shared[0], time.Now().Add(-2*time.Hour) }),
 				"clock ahead": with(base, func(o *token.MintOptions) { o.Key, o.IssuedAt = shared[0], time.Now().Add(5*time.Minute) }),
+				"audience":    with(base, func(o *token.MintOptions) { o.Key, o.Audiences = shared[0], []string{"vault"} }),
+				"legacy from a drifted key": with(base, func(o *token.MintOptions) {
+					o.Key, o.Legacy, o.LegacySecret = driftKey, true, "credwatch-probe-token"
+				}),
 			}
 			client := memberClient(t, l)
 			for name, mo := range cases {
@@ -116,6 +120,7 @@ func TestIntegrationLiveParity(t *testing.T) {
 					t.Fatalf("%s: HTTP %d, want 401", name, code)
 				}
 				waitForLine(t, l, m.Name, d.LogSource+`] `+d.LogLine, name)
+				t.Logf("%s: %s logged, as predicted: %s] %s", name, m.Name, d.LogSource, d.LogLine)
 			}
 		})
 	}
