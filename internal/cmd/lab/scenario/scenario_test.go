@@ -1,0 +1,59 @@
+package scenario
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/pkg/report"
+)
+
+func TestValidate(t *testing.T) {
+	ok := options{members: 3, window: 12 * time.Second}
+	tests := []struct {
+		name    string
+		mod     func(o *options)
+		wantErr string
+	}{
+		{"list", func(o *options) {}, ""},
+		{"known", func(o *options) { o.name = "key-drift"; o.version = "v1.30.14" }, ""},
+		{"unknown", func(o *options) { o.name = "nope" }, `scenario "nope": unknown`},
+		{"bad version", func(o *options) { o.name = "key-drift"; o.version = "v1.29.0" }, `--version "v1.29.0"`},
+		{"fixed line", func(o *options) { o.name = "mixed-version-roll"; o.version = "v1.36.3" }, "always starts on v1.30.14"},
+		{"one member", func(o *options) { o.members = 1 }, "--members 1"},
+		{"tiny window", func(o *options) { o.window = time.Millisecond }, "--window"},
+		{"bad bin dir", func(o *options) { o.binDir = "/nonexistent" }, "make lab-binaries"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := ok
+			tt.mod(&o)
+			err := o.validate()
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || cli.Code(err) != cli.ExitUsage {
+				t.Fatalf("err = %v (exit %d), want %q and exit 2", err, cli.Code(err), tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestList(t *testing.T) {
+	var out bytes.Buffer
+	o := options{streams: cli.Streams{Out: &out}, output: &cli.OutputFlag{Format: report.JSON}}
+	if err := o.run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"kind": "ScenarioList"`, `"name": "key-drift"`, `"version": "v1.30.14"`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("list lacks %s:\n%s", want, out.String())
+		}
+	}
+}
