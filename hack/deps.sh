@@ -3,8 +3,9 @@
 #   chromium  — headless check of `credwatch logs --html` pages
 #   ripgrep   — the `make bench` throughput comparison
 #   python3-keystone, uwsgi-plugin-python3 — a real Keystone for `credwatch cloud` tests
+#   curl, jq  — hack/keystone/start.sh creates the service user through the Keystone API
 set -euo pipefail
-want=(chromium ripgrep python3-keystone uwsgi-plugin-python3)
+want=(chromium ripgrep python3-keystone uwsgi-plugin-python3 curl jq)
 missing=()
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
