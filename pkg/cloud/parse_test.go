@@ -124,3 +124,23 @@ func TestKeystoneV3URL(t *testing.T) {
 		t.Error("want an error for a URL without scheme")
 	}
 }
+
+func BenchmarkParse(b *testing.B) {
+	files, _ := filepath.Glob("testdata/configs/*")
+	var data [][]byte
+	for _, f := range files {
+		d, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		data = append(data, d)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, d := range data {
+			if _, err := Parse(d, Source{Kind: SourceFile, Path: "bench"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -101,6 +101,9 @@ func TestIntegrationLabCloud(t *testing.T) {
 
 	// The rotation: vCenter's password changes; the admin updates the CSI Secret but not the CPI one.
 	sim.SetPassword("New-pass2")
+	// managedFields times have one-second resolution: make the CSI update visibly newer, so it is
+	// tested first (newest copies first) and the CPI Secret's rejection does not block it.
+	time.Sleep(1100 * time.Millisecond)
 	sec, err := cs.CoreV1().Secrets(ks).Get(ctx, "vsphere-config-secret", metav1.GetOptions{})
 	must("get csi secret", err)
 	sec.Data["csi-vsphere.conf"] = []byte(csiConf("New-pass2"))
