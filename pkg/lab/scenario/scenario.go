@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/lab"
@@ -132,9 +131,4 @@ func (l List) WriteTable(w io.Writer) error {
 		report.Row(tw, e.Name, v, e.Summary)
 	}
 	return tw.Flush()
-}
-
-// namespace is the tenant namespace of a scenario ("-" separated, DNS-1123).
-func namespace(parts ...string) string {
-	return strings.Join(parts, "-")
 }
