@@ -89,8 +89,20 @@ func (g *group) keep(ev Event, n int) {
 		return
 	}
 	half := (n + 1) / 2
-	g.head = insertBounded(g.head, ev, half, func(a, b *Event) bool { return earlier(a, b) })
-	g.tail = insertBounded(g.tail, ev, n-half, func(a, b *Event) bool { return earlier(b, a) })
+	inHead := len(g.head) < half || earlier(&ev, &g.head[len(g.head)-1])
+	inTail := n-half > 0 && (len(g.tail) < n-half || earlier(&g.tail[len(g.tail)-1], &ev))
+	if !inHead && !inTail {
+		return
+	}
+	if !ev.kept {
+		ev.Line, ev.kept = evidenceLine(ev.Line), true
+	}
+	if inHead {
+		g.head = insertBounded(g.head, ev, half, func(a, b *Event) bool { return earlier(a, b) })
+	}
+	if inTail {
+		g.tail = insertBounded(g.tail, ev, n-half, func(a, b *Event) bool { return earlier(b, a) })
+	}
 }
 
 // insertBounded keeps list sorted by less and at most n long.

@@ -269,13 +269,25 @@ func unquotePrefix(s string) (val, rest string, complete bool) {
 // decodeQuoted unescapes the body of a quoted string (Go or JSON escapes) up to its closing
 // quote; a body cut off before the quote is decoded as far as it goes and reported incomplete.
 func decodeQuoted(s string) (val, rest string, complete bool) {
+	// Fast path: no escape before the closing quote.
+	if i := strings.IndexAny(s, `"\\`); i >= 0 && s[i] == '"' {
+		return s[:i], s[i+1:], true
+	}
 	var b strings.Builder
+	b.Grow(len(s))
 	for i := 0; i < len(s); i++ {
+		j := strings.IndexAny(s[i:], `"\\`)
+		if j < 0 {
+			b.WriteString(s[i:])
+			break
+		}
+		b.WriteString(s[i : i+j])
+		i += j
 		c := s[i]
 		if c == '"' {
 			return b.String(), s[i+1:], true
 		}
-		if c != '\\' || i+1 == len(s) {
+		if i+1 == len(s) {
 			b.WriteByte(c)
 			continue
 		}

@@ -8,22 +8,27 @@ import (
 
 // gate finds lines worth parsing: those that contain an anchor, the most distinctive literal of
 // a catalogue message that may stand on its own (plus the authentication and audit markers).
-// It picks a small set of rare bytes that together occur in every anchor, scans a block once per
-// rare byte with bytes.IndexByte (vectorised), and verifies the anchors around each occurrence.
+//
+// It is a Wu-Manber multi-pattern scan: every anchor contributes a window of m bytes (m is the
+// shortest anchor's length), and a table keyed by the hash of a byte pair says how far the scan
+// may jump when that pair ends the current window. Ordinary log text rarely ends a window with a
+// pair from the anchors, so the scan mostly jumps m-1 bytes at a time; only where the shift is 0
+// are the anchors that end in that pair compared.
 type gate struct {
-	rare    []*rareByte
 	anchors []string
+	m       int                 // window length
+	shift   [gateHash]uint8     // jump for a window ending in a pair with this hash
+	cands   [gateHash][]gateRef // anchors whose window ends in a pair with this hash
 }
 
-type rareByte struct {
-	b    byte
-	next [256][]anchorRef // by the byte after the rare byte in the anchor
-}
-
-type anchorRef struct {
+type gateRef struct {
 	anchor []byte
-	off    int // offset of the rare byte inside the anchor; the anchor has a byte after it
+	off    int // where the window starts inside the anchor
 }
+
+const gateHash = 1 << 13
+
+func pairHash(a, b byte) int { return (int(a)<<5 ^ int(b)) & (gateHash - 1) }
 
 // Markers that put a line through the gate besides the catalogue's own texts.
 var gateMarkers = []string{"Unable to authenticate", `"code":401`}
@@ -76,76 +81,24 @@ func newGate(m *matchers) *gate {
 			kept = append(kept, a)
 		}
 	}
-	g := &gate{anchors: kept}
-	// Greedy set cover: take the byte that covers the most uncovered anchors per unit of
-	// scan cost until every anchor is covered; each anchor is verified from its first cover.
-	uncovered := append([]string(nil), kept...)
-	for len(uncovered) > 0 {
-		var best byte
-		bestScore := -1.0
-		for c := 1; c < 256; c++ {
-			n := 0
-			for _, a := range uncovered {
-				if strings.IndexByte(a[:len(a)-1], byte(c)) >= 0 {
-					n++
-				}
-			}
-			if score := float64(n) / scanCost(byte(c)); n > 0 && score > bestScore {
-				best, bestScore = byte(c), score
-			}
-		}
-		rb := rareByte{b: best}
-		var rest []string
-		for _, a := range uncovered {
-			if off := strings.IndexByte(a[:len(a)-1], best); off >= 0 {
-				rb.next[a[off+1]] = append(rb.next[a[off+1]], anchorRef{anchor: []byte(a), off: off})
-			} else {
-				rest = append(rest, a)
-			}
-		}
-		g.rare = append(g.rare, &rb)
-		uncovered = rest
+	g := &gate{anchors: kept, m: len(kept[0])}
+	for _, a := range kept {
+		g.m = min(g.m, len(a))
 	}
-	g.prune()
+	for i := range g.shift {
+		g.shift[i] = uint8(min(g.m-1, 255))
+	}
+	for _, a := range kept {
+		off := rarestWindow(a, g.m)
+		w := a[off : off+g.m]
+		for j := 0; j+1 < g.m; j++ {
+			h := pairHash(w[j], w[j+1])
+			g.shift[h] = min(g.shift[h], uint8(g.m-2-j))
+		}
+		h := pairHash(w[g.m-2], w[g.m-1])
+		g.cands[h] = append(g.cands[h], gateRef{anchor: []byte(a), off: off})
+	}
 	return g
-}
-
-// prune drops the costliest passes whose anchors another pass also covers.
-func (g *gate) prune() {
-	sort.SliceStable(g.rare, func(i, j int) bool { return scanCost(g.rare[i].b) > scanCost(g.rare[j].b) })
-	for i := 0; i < len(g.rare); {
-		rb := g.rare[i]
-		moved := map[*rareByte][]anchorRef{}
-		ok := true
-		for _, refs := range rb.next {
-			for _, r := range refs {
-				found := false
-				for _, o := range g.rare {
-					if o == rb {
-						continue
-					}
-					if off := bytes.IndexByte(r.anchor[:len(r.anchor)-1], o.b); off >= 0 {
-						moved[o] = append(moved[o], anchorRef{anchor: r.anchor, off: off})
-						found = true
-						break
-					}
-				}
-				if !found {
-					ok = false
-				}
-			}
-		}
-		if !ok {
-			i++
-			continue
-		}
-		for o, refs := range moved {
-			for _, r := range refs {
-				o.next[r.anchor[r.off+1]] = append(o.next[r.anchor[r.off+1]], r)
-			}
-		}
-		g.rare = append(g.rare[:i], g.rare[i+1:]...)
-	}
 }
 
 // byteFrequency estimates how often a byte occurs in control-plane logs (share of all bytes).
@@ -171,48 +124,103 @@ func byteFrequency(c byte) float64 {
 	return 0.002
 }
 
-// scanCost is the cost of one pass for byte c per input byte, in nanoseconds: the vectorised
-// scan plus a call and a verification per occurrence.
-func scanCost(c byte) float64 { return 0.06 + 40*byteFrequency(c) }
+// rarestWindow picks the window of a whose byte pairs are rarest in ordinary text, so that the
+// scan jumps far over ordinary text.
+func rarestWindow(a string, m int) int {
+	best, score := 0, 2.0
+	for off := 0; off+m <= len(a); off++ {
+		s := 0.0
+		for j := off; j+1 < off+m; j++ {
+			s += byteFrequency(a[j]) * byteFrequency(a[j+1])
+		}
+		if s < score {
+			best, score = off, s
+		}
+	}
+	return best
+}
 
-// gateWindow is how much of a block the gate scans per rare byte before moving on: small
-// enough to stay in the first-level cache across the passes.
-const gateWindow = 64 << 10
+// gateStreams is how many independent scans of one block run interleaved: each jump depends on
+// a table load, so one scan is bound by load latency; several keep the core busy.
+const gateStreams = 4
 
 // lines appends to starts the offsets of the lines of b that contain an anchor, sorted and
 // without duplicates.
 func (g *gate) lines(b []byte, starts []int) []int {
 	starts = starts[:0]
-	for lo := 0; lo < len(b); lo += gateWindow {
-		hi := min(lo+gateWindow, len(b))
-		for _, rb := range g.rare {
-			w := b[lo:hi]
-			for pos := 0; pos < len(w); {
-				i := bytes.IndexByte(w[pos:], rb.b)
-				if i < 0 {
-					break
-				}
-				i += lo + pos
-				pos = i - lo + 1
-				if i+1 == len(b) {
-					break
-				}
-				for _, r := range rb.next[b[i+1]] {
-					s := i - r.off
-					if s >= 0 && s+len(r.anchor) <= len(b) && bytes.Equal(b[s:s+len(r.anchor)], r.anchor) {
-						starts = append(starts, bytes.LastIndexByte(b[:s], '\n')+1)
-						break
-					}
-				}
+	m := g.m
+	if len(b) < m {
+		return starts
+	}
+	// Stream k handles the windows whose pair starts in [lo[k], hi[k]).
+	var pos, hi [gateStreams]int
+	var found [gateStreams][]int
+	seg := (len(b) + gateStreams - 1) / gateStreams
+	for k := range gateStreams {
+		pos[k] = max(k*seg, m-2)
+		hi[k] = min((k+1)*seg, len(b)-1)
+	}
+	shift := &g.shift
+	for {
+		// The common case: every stream has room for a full jump.
+		if pos[0]+m < hi[0] && pos[1]+m < hi[1] && pos[2]+m < hi[2] && pos[3]+m < hi[3] {
+			s0 := shift[pairHash(b[pos[0]], b[pos[0]+1])]
+			s1 := shift[pairHash(b[pos[1]], b[pos[1]+1])]
+			s2 := shift[pairHash(b[pos[2]], b[pos[2]+1])]
+			s3 := shift[pairHash(b[pos[3]], b[pos[3]+1])]
+			if s0 != 0 && s1 != 0 && s2 != 0 && s3 != 0 {
+				pos[0] += int(s0)
+				pos[1] += int(s1)
+				pos[2] += int(s2)
+				pos[3] += int(s3)
+				continue
 			}
 		}
+		active := false
+		for k := range gateStreams {
+			if pos[k] >= hi[k] {
+				continue
+			}
+			active = true
+			pos[k], found[k] = g.step(b, pos[k], found[k])
+		}
+		if !active {
+			break
+		}
 	}
-	sort.Ints(starts)
+	for k := range gateStreams {
+		starts = append(starts, found[k]...)
+	}
+	sort.Ints(starts) // streams meet inside lines: a line may come twice
 	out := starts[:0]
-	for i, s := range starts {
-		if i == 0 || s != starts[i-1] {
-			out = append(out, s)
+	for i, ls := range starts {
+		if i == 0 || ls != starts[i-1] {
+			out = append(out, ls)
 		}
 	}
 	return out
+}
+
+// step examines the window whose last pair starts at i and returns where to look next.
+func (g *gate) step(b []byte, i int, found []int) (int, []int) {
+	h := pairHash(b[i], b[i+1])
+	if s := g.shift[h]; s > 0 {
+		return i + int(s), found
+	}
+	end := i + 2 // the window is b[end-m:end]
+	for _, r := range g.cands[h] {
+		s := end - g.m - r.off
+		if s >= 0 && s+len(r.anchor) <= len(b) && bytes.Equal(b[s:s+len(r.anchor)], r.anchor) {
+			ls := bytes.LastIndexByte(b[:s], '\n') + 1
+			if n := len(found); n == 0 || found[n-1] != ls {
+				found = append(found, ls)
+			}
+			// Nothing more to find on this line.
+			if nl := bytes.IndexByte(b[end:], '\n'); nl >= 0 {
+				return end + nl + g.m - 1, found
+			}
+			return len(b), found
+		}
+	}
+	return i + 1, found
 }

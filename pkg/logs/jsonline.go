@@ -45,6 +45,20 @@ type jsonLine struct {
 // parseJSONLine reads a JSON line. It returns the inner line to unwrap further (Docker's "log"),
 // or done when r is complete.
 func parseJSONLine(line string, r *Record) (inner string, t time.Time, done bool) {
+	if strings.HasPrefix(line, `{"log":"`) {
+		// Docker json-file, the commonest JSON line: read it without reflection.
+		v, rest, complete := decodeQuoted(line[len(`{"log":"`):])
+		if complete {
+			r.addFormat("docker")
+			if ts, ok := jsonStringField(rest, "time"); ok {
+				t, _ = time.Parse(time.RFC3339Nano, ts)
+			}
+			return v, t, false
+		}
+	}
+	if !strings.Contains(line, `"audit.k8s.io/`) && !strings.Contains(line, `"log":`) {
+		return parseFlatJSON(line, r)
+	}
 	var j jsonLine
 	if err := json.Unmarshal([]byte(line), &j); err != nil {
 		return parseJSONFragment(line, r)
@@ -160,4 +174,41 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+// parseFlatJSON reads a klog or zap JSON line (flat string fields) without reflection.
+func parseFlatJSON(line string, r *Record) (inner string, t time.Time, done bool) {
+	if !strings.HasSuffix(strings.TrimRight(line, " \r"), "}") {
+		return parseJSONFragment(line, r)
+	}
+	r.addFormat("json")
+	get := func(keys ...string) string {
+		for _, k := range keys {
+			if v, ok := jsonStringField(line, k); ok && v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	r.Msg = get("msg", "message")
+	r.Err = get("err", "error")
+	r.Severity = get("level")
+	r.Source = get("caller")
+	if h := get("host", "hostname"); h != "" && r.Host == "" {
+		r.Host = shortHost(h)
+	}
+	if i := strings.Index(line, `"ts":`); i >= 0 {
+		v := line[i+5:]
+		end := strings.IndexAny(v, ",}")
+		if end > 0 {
+			t = jsonTime(json.RawMessage(strings.TrimSpace(v[:end])))
+		}
+	}
+	if t.IsZero() {
+		if ts := get("time"); ts != "" {
+			t, _ = time.Parse(time.RFC3339Nano, ts)
+		}
+	}
+	r.Time = t
+	return "", t, true
 }

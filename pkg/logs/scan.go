@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"sort"
 	"sync"
@@ -59,10 +60,12 @@ func (c Config) withDefaults() Config {
 
 // chunk is a block of whole lines from one input.
 type chunk struct {
-	in        *inputState
-	data      []byte
-	buf       []byte
-	firstLine int64 // 1-based number of the block's first line
+	in      *inputState
+	data    []byte
+	buf     []byte // a pool buffer to return, or nil
+	release func() // called when the block is done, or nil
+	seq     int    // the block's index within its input
+	extra   int64  // lines before the block that are in no block (skipped over-long lines)
 }
 
 type inputState struct {
@@ -72,6 +75,38 @@ type inputState struct {
 	skipped  atomic.Int64
 	formats  sync.Map
 	ownHosts atomic.Bool // some line named its own host, so the input's host is only a fallback
+
+	mu     sync.Mutex
+	counts []int64 // lines per block, by seq (workers count them)
+	extras []int64 // chunk.extra by seq
+}
+
+// blockDone records how many lines block seq held.
+func (st *inputState) blockDone(seq int, lines, extra int64) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for len(st.counts) <= seq {
+		st.counts = append(st.counts, 0)
+		st.extras = append(st.extras, 0)
+	}
+	st.counts[seq], st.extras[seq] = lines, extra
+}
+
+// firstLines returns the absolute number of the first line of every block, and the input's
+// line count.
+func (st *inputState) firstLines() ([]int64, int64) {
+	first := make([]int64, len(st.counts))
+	total := int64(0)
+	prev := int64(0)
+	for i, n := range st.counts {
+		first[i] = total + st.extras[i] - prev + 1 // extras are cumulative
+		prev = st.extras[i]
+		total = first[i] - 1 + n
+	}
+	if k := len(st.counts); k > 0 {
+		return first, total
+	}
+	return first, 0
 }
 
 // Analyze reads every input and returns the report. It fails only when ctx is cancelled;
@@ -98,7 +133,12 @@ func Analyze(ctx context.Context, cfg Config, inputs []Input) (*Report, error) {
 			defer wg.Done()
 			for ch := range work {
 				wk.process(ch)
-				pool <- ch.buf
+				if ch.buf != nil {
+					pool <- ch.buf
+				}
+				if ch.release != nil {
+					ch.release()
+				}
 			}
 		}()
 	}
@@ -136,7 +176,9 @@ func Analyze(ctx context.Context, cfg Config, inputs []Input) (*Report, error) {
 	for _, a := range aggs[1:] {
 		total.merge(a)
 	}
+	fixLineNumbers(total)
 	for i, st := range states {
+		_, statuses[i].Lines = st.firstLines()
 		statuses[i].MatchedLines = st.matched.Load()
 		statuses[i].SkippedLines += st.skipped.Load()
 		st.formats.Range(func(k, _ any) bool {
@@ -161,6 +203,11 @@ func produce(ctx context.Context, st *inputState, bufSize int, pool chan []byte,
 		return status
 	}
 	defer rc.Close()
+	if f, ok := rc.(*os.File); ok {
+		if done, ok := produceMapped(ctx, st, f, bufSize, work, read, progress, &status); ok {
+			return done
+		}
+	}
 	br := bufio.NewReaderSize(rc, 64<<10)
 	var r io.Reader = br
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
@@ -175,7 +222,8 @@ func produce(ctx context.Context, st *inputState, bufSize int, pool chan []byte,
 	status.Read = true
 	carry := 0
 	var buf []byte
-	line := int64(1)
+	seq, extra := 0, int64(0)
+	var offset int64  // bytes of the input before buf
 	skipping := false // inside an over-long line
 	first := true
 	for {
@@ -204,13 +252,15 @@ func produce(ctx context.Context, st *inputState, bufSize int, pool chan []byte,
 		if skipping {
 			nl := bytes.IndexByte(data, '\n')
 			if nl < 0 {
+				offset += int64(len(data))
 				if rerr != nil {
 					break
 				}
 				continue
 			}
+			offset += int64(nl + 1)
 			skipping = false
-			line++
+			extra++
 			data = data[nl+1:]
 			copy(buf, data)
 			data = buf[:len(data)]
@@ -221,29 +271,25 @@ func produce(ctx context.Context, st *inputState, bufSize int, pool chan []byte,
 			if _, gz := r.(*gzip.Reader); gz {
 				what = "truncated gzip stream"
 			}
-			status.Problems = append(status.Problems, fmt.Sprintf("%s after %d lines: %v", what,
-				line-1+int64(bytes.Count(data, []byte{'\n'})), rerr))
+			status.Problems = append(status.Problems, fmt.Sprintf("%s after %d bytes: %v", what, offset+int64(len(data)), rerr))
 		}
 		cut := len(data)
 		if !eof {
 			cut = bytes.LastIndexByte(data, '\n') + 1
 			if cut == 0 {
-				status.Problems = appendLimited(status.Problems, fmt.Sprintf("line %d is longer than %d bytes: skipped", line, len(buf)))
+				status.Problems = appendLimited(status.Problems, fmt.Sprintf("line at byte %d is longer than %d bytes: skipped", offset, len(buf)))
 				status.SkippedLines++
+				offset += int64(len(data))
 				skipping = true
 				continue
 			}
 		}
 		if cut > 0 {
-			lines := int64(bytes.Count(data[:cut], []byte{'\n'}))
-			if data[cut-1] != '\n' {
-				lines++
-			}
 			next := <-pool
 			rest := copy(next, data[cut:])
-			work <- chunk{in: st, data: data[:cut], buf: buf, firstLine: line}
-			line += lines
-			status.Lines += lines
+			work <- chunk{in: st, data: data[:cut], buf: buf, seq: seq, extra: extra}
+			seq++
+			offset += int64(cut)
 			buf, carry = next, rest
 		}
 		if eof {
@@ -295,4 +341,31 @@ func fill(r io.Reader, b []byte) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// fixLineNumbers turns the block-relative line numbers of the kept evidence into line numbers
+// of the input, now that every block has been counted.
+func fixLineNumbers(a *aggregator) {
+	firsts := map[*inputState][]int64{}
+	fix := func(evs []Event) {
+		for i := range evs {
+			ev := &evs[i]
+			if ev.in == nil {
+				continue
+			}
+			f, ok := firsts[ev.in]
+			if !ok {
+				f, _ = ev.in.firstLines()
+				firsts[ev.in] = f
+			}
+			if ev.seq < len(f) {
+				ev.LineNumber += f[ev.seq] - 1
+			}
+			ev.in = nil
+		}
+	}
+	for _, g := range a.groups {
+		fix(g.head)
+		fix(g.tail)
+	}
 }

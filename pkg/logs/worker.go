@@ -22,8 +22,8 @@ type worker struct {
 func (w *worker) process(ch chunk) {
 	data := ch.data
 	st := ch.in
-	lineNo := ch.firstLine
-	counted := 0 // data[:counted] has been counted into lineNo
+	lineNo := int64(1) // relative to the block; fixLineNumbers makes it absolute
+	counted := 0       // data[:counted] has been counted into lineNo
 	if bytes.IndexByte(data, 0) >= 0 {
 		st.skipped.Add(int64(countNULLines(data)))
 	}
@@ -41,11 +41,16 @@ func (w *worker) process(ch chunk) {
 		}
 		lineNo += int64(bytes.Count(data[counted:start], []byte{'\n'}))
 		counted = start
-		w.line(st, raw, lineNo)
+		w.line(st, raw, lineNo, ch.seq)
 	}
+	lines := lineNo - 1 + int64(bytes.Count(data[counted:], []byte{'\n'}))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		lines++
+	}
+	st.blockDone(ch.seq, lines, ch.extra)
 }
 
-func (w *worker) line(st *inputState, raw []byte, lineNo int64) {
+func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 	var text string
 	if utf8.Valid(raw) {
 		text = string(raw)
@@ -72,12 +77,17 @@ func (w *worker) line(st *inputState, raw []byte, lineNo int64) {
 	if ev.Component == "" {
 		ev.Component = "-"
 	}
-	ev.Input, ev.LineNumber = st.Name, lineNo
+	ev.Input, ev.LineNumber, ev.in, ev.seq = st.Name, lineNo, st, seq
+	ev.Line = text // clipped and redacted only if kept as evidence (group.keep)
+	w.agg.add(ev)
+}
+
+// evidenceLine is how a line is kept: clipped, and with any token's signature dropped.
+func evidenceLine(text string) string {
 	if len(text) > maxEvidenceLine {
 		text = text[:maxEvidenceLine] + "…"
 	}
-	ev.Line = redactTokens(strings.TrimRight(text, "\r"))
-	w.agg.add(ev)
+	return redactTokens(strings.TrimRight(text, "\r"))
 }
 
 // countNULLines counts the lines of data that contain a NUL byte (binary garbage).
