@@ -12,11 +12,8 @@ runs=${BENCH_LOG_RUNS:-3}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/credwatch-bench-logs.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-bin=bin/credwatch
-if [[ ! -x $bin ]]; then
-	bin=$tmp/credwatch
-	go build -o "$bin" ./cmd/credwatch
-fi
+bin=$tmp/credwatch
+go build -o "$bin" ./cmd/credwatch
 go build -o "$tmp/loggen" ./pkg/logs/internal/loggen/cmd/loggen
 log=$tmp/apiserver.log
 read -r lines auth < <("$tmp/loggen" -size "$size" -o "$log")
