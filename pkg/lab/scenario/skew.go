@@ -10,19 +10,19 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/keys"
 	"github.com/credwatch/credwatch/pkg/lab/tenant"
+	"github.com/credwatch/credwatch/pkg/token"
 )
 
 // skewedClaims are the claims a kube-apiserver puts into a pod-bound token
 // (pkg/serviceaccount/claims.go), with times taken from a clock that is off by the skew.
 type skewedClaims struct {
-	Issuer    string           `json:"iss"`
-	Subject   string           `json:"sub"`
-	Audience  []string         `json:"aud"`
-	Expiry    int64            `json:"exp"`
-	IssuedAt  int64            `json:"iat"`
-	NotBefore *int64           `json:"nbf,omitempty"`
-	ID        string           `json:"jti"`
-	Private   kubernetesClaims `json:"kubernetes.io"`
+	Issuer   string           `json:"iss"`
+	Subject  string           `json:"sub"`
+	Audience []string         `json:"aud"`
+	Expiry   int64            `json:"exp"`
+	IssuedAt int64            `json:"iat"`
+	ID       string           `json:"jti"`
+	Private  kubernetesClaims `json:"kubernetes.io"`
 }
 
 type kubernetesClaims struct {
@@ -54,8 +54,16 @@ var skews = []skew{
 }
 
 // signSkewed signs, with key (the lab's shared SA key), the token a member whose clock is off by
-// s.Shift would mint for pod.
+// s.Shift would mint for pod: through token.Mint (byte-identical to kube-apiserver) unless the case
+// needs claims no kube-apiserver writes (NoNbf).
 func signSkewed(key keys.Key, issuer string, pod tenant.Pod, saUID string, s skew, now time.Time) (string, error) {
+	if !s.NoNbf {
+		return token.Mint(token.MintOptions{
+			Key: key, Issuer: issuer, IssuedAt: now.Add(s.Shift), ExpirationSeconds: int64(s.Life / time.Second),
+			Namespace: pod.Namespace, ServiceAccount: token.Ref{Name: pod.ServiceAccount, UID: saUID},
+			Pod: &token.Ref{Name: pod.Name, UID: string(pod.UID)},
+		})
+	}
 	if key.Private == nil {
 		return "", fmt.Errorf("service-account key %s: no private key", key.Source)
 	}
@@ -72,10 +80,6 @@ func signSkewed(key keys.Key, issuer string, pod tenant.Pod, saUID string, s ske
 			Pod:            ref{Name: pod.Name, UID: string(pod.UID)},
 			ServiceAccount: ref{Name: pod.ServiceAccount, UID: saUID},
 		},
-	}
-	if !s.NoNbf {
-		nbf := iat.Unix()
-		c.NotBefore = &nbf
 	}
 	payload, err := json.Marshal(c)
 	if err != nil {
