@@ -166,9 +166,12 @@ func (l *Lab) addEtcd(ctx context.Context) (*etcdProc, error) {
 	}
 	defer c.Close()
 	e := l.newEtcd()
-	actx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	resp, err := c.MemberAdd(actx, []string{e.peerURL})
-	cancel()
+	var resp *clientv3.MemberAddResponse
+	err = retryUnhealthy(ctx, func(ctx context.Context) error {
+		var err error
+		resp, err = c.MemberAdd(ctx, []string{e.peerURL})
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("etcd member add %s: %w", e.name, err)
 	}
@@ -211,15 +214,19 @@ func (l *Lab) removeEtcd(ctx context.Context, name string) error {
 		return fmt.Errorf("remove etcd member %s: %w", name, err)
 	}
 	defer c.Close()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	list, err := c.MemberList(ctx)
+	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	list, err := c.MemberList(lctx)
+	cancel()
 	if err != nil {
 		return fmt.Errorf("etcd member list: %w", err)
 	}
 	for _, m := range list.Members {
 		if m.Name == name {
-			if _, err := c.MemberRemove(ctx, m.ID); err != nil {
+			err := retryUnhealthy(ctx, func(ctx context.Context) error {
+				_, err := c.MemberRemove(ctx, m.ID)
+				return err
+			})
+			if err != nil {
 				return fmt.Errorf("etcd member remove %s: %w", name, err)
 			}
 		}
@@ -234,4 +241,23 @@ func (l *Lab) removeEtcd(ctx context.Context, name string) error {
 	l.mu.Unlock()
 	l.logf("lab: etcd member %s removed and stopped", name)
 	return nil
+}
+
+// retryUnhealthy retries an etcd membership call for up to a minute while etcd refuses it with
+// "unhealthy cluster" (a member joined less than etcd's 5-s health interval ago).
+func retryUnhealthy(ctx context.Context, op func(context.Context) error) error {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		err := op(octx)
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), "unhealthy cluster") || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Second):
+		}
+	}
 }
