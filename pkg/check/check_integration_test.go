@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -233,6 +234,46 @@ func TestIntegrationCheck(t *testing.T) {
 
 	t.Run("rbac", func(t *testing.T) { testRBAC(t, e) })
 
+	t.Run("hanging-member", func(t *testing.T) {
+		// A "member" that accepts connections and never answers: its row is unreachable after one
+		// timeout; the run goes on.
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				defer c.Close()
+			}
+		}()
+		cfg := e.config()
+		cfg.Timeout = 2 * time.Second
+		cfg.Endpoints = append(cfg.Endpoints, "https://"+ln.Addr().String())
+		start := time.Now()
+		snap, err := check.Fetch(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		took := time.Since(start)
+		r := check.Run(snap, check.Registry())
+		got := withID(r.Findings, "member-unreachable")
+		if len(got) != 1 || got[0].Member != ln.Addr().String() {
+			t.Errorf("member-unreachable for the hanging member: %+v", got)
+		}
+		if r.Partial || r.Matrix == nil || len(r.Matrix.Rows) != 4 || !cellOf(r, "apiserver-1", "apiserver-2").Accepted {
+			t.Errorf("the rest of the run: partial=%v skipped=%+v", r.Partial, r.Skipped)
+		}
+		if c := cellOf(r, "apiserver-1", ln.Addr().String()); c.Cause != "unreachable" {
+			t.Errorf("cell for the hanging member: %+v", c)
+		}
+		t.Logf("check with a hanging member took %s (timeout %s)", took, cfg.Timeout)
+	})
+
 	t.Run("key-drift", func(t *testing.T) {
 		m, err := l.AddMember(ctx, lab.MemberOptions{SAKey: lab.SAKeyNew})
 		if err != nil {
@@ -380,6 +421,25 @@ func TestIntegrationCheck(t *testing.T) {
 				t.Fatalf("no controllers-not-running 90 s after stopping kube-controller-manager: %+v; leases %+v", got, r.Liveness.Leases)
 			}
 			time.Sleep(3 * time.Second)
+		}
+	})
+
+	// Last: it replaces every member. At every step, nothing at warning or above (other than the
+	// controller manager stopped above).
+	t.Run("healthy-roll", func(t *testing.T) {
+		err := l.Roll(ctx, lab.MemberOptions{}, func(added, removed lab.Member) {
+			r := e.check(t)
+			for _, f := range atLeast(r.Findings, catalogue.Warning) {
+				if f.ID != "controllers-not-running" {
+					t.Errorf("after replacing %s by %s: %s [%s] %s", removed.Name, added.Name, f.ID, f.Member, f.Message)
+				}
+			}
+			if r.Partial || r.Matrix == nil || len(r.Matrix.Rows) != 3 {
+				t.Errorf("after replacing %s by %s: partial=%v skipped=%+v", removed.Name, added.Name, r.Partial, r.Skipped)
+			}
+		})
+		if err != nil {
+			t.Fatalf("roll: %v", err)
 		}
 	})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/finding"
+	"github.com/credwatch/credwatch/pkg/report"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -195,6 +196,21 @@ func TestGolden(t *testing.T) {
 		}
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s differs (run go test ./pkg/check -run TestGolden -update):\n%s", name, got)
+		}
+	}
+}
+
+func TestFormats(t *testing.T) {
+	r := Run(snapshot(member("a", issA, kidA), member("b", issA, kidB)), Registry())
+	for _, f := range []report.Format{report.Table, report.JSON, report.YAML, report.SARIF, report.JUnit} {
+		var b bytes.Buffer
+		if err := report.Print(&b, f, r); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		want := map[report.Format]string{report.Table: "TRUST MATRIX", report.JSON: `"kind": "CheckReport"`, report.YAML: "apiVersion: credwatch.dev/v1alpha1",
+			report.SARIF: `"ruleId": "member-key-drift"`, report.JUnit: `<testcase name="key-drift"`}[f]
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%s output lacks %q:\n%s", f, want, b.String())
 		}
 	}
 }

@@ -45,6 +45,9 @@ func (r cnRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
+// WrappedRoundTripper lets client-go reach the inner transport (to cancel requests).
+func (r cnRecorder) WrappedRoundTripper() http.RoundTripper { return r.rt }
+
 func newMemberClient(base *rest.Config, memberURL string, c *Config) (*memberClient, error) {
 	cfg := rest.CopyConfig(base)
 	cfg.Host = memberURL

@@ -110,8 +110,8 @@ func differences(s *Snapshot) []Difference {
 				continue
 			}
 			v := fd.get(m)
-			if v == "unknown" {
-				continue
+			if v == "unknown" || v == "" {
+				continue // not known for this member
 			}
 			vals[m.Name] = v
 			distinct[v] = true
