@@ -17,7 +17,6 @@ type group struct {
 	minutes map[int64]int
 	head    []Event // earliest evidence
 	tail    []Event // latest evidence
-	seq     int     // arrival order for events without a time
 	texts   map[string]int
 	parts   map[string]int
 }

@@ -119,3 +119,19 @@ func TestOptionsConfig(t *testing.T) {
 		t.Fatalf("config %+v", cfg)
 	}
 }
+
+func TestProgressBar(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		read, total int64
+		want        string
+	}{
+		{512 << 20, 1 << 30, "[===============>              ]  50%  512 MB / 1.0 GB  256 MB/s"},
+		{3 << 30, 0, "3.0 GB read  1.5 GB/s"},
+	}
+	for _, tt := range tests {
+		if got := bar(tt.read, tt.total, 2*time.Second); got != tt.want {
+			t.Errorf("bar(%d, %d) = %q, want %q", tt.read, tt.total, got, tt.want)
+		}
+	}
+}
