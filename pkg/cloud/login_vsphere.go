@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
 
 	"github.com/vmware/govmomi/fault"
 	"github.com/vmware/govmomi/session"
@@ -24,8 +25,11 @@ func VSphereURL(c Credential) (*url.URL, error) {
 		}
 		return u, nil
 	}
-	if c.Port != "" && c.Port != "443" {
+	switch {
+	case c.Port != "" && c.Port != "443":
 		host = net.JoinHostPort(c.Server, c.Port)
+	case strings.Contains(c.Server, ":") && net.ParseIP(c.Server) != nil:
+		host = "[" + c.Server + "]" // a bare IPv6 address
 	}
 	u, err := soap.ParseURL(host)
 	if err != nil || u == nil {

@@ -144,3 +144,19 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+func TestVSphereURL(t *testing.T) {
+	for _, tc := range []struct{ server, port, want string }{
+		{"vc.example.com", "", "https://vc.example.com/sdk"},
+		{"vc.example.com", "443", "https://vc.example.com/sdk"},
+		{"10.0.0.1", "8443", "https://10.0.0.1:8443/sdk"},
+		{"fd00::1", "", "https://[fd00::1]/sdk"},
+		{"fd00::1", "8443", "https://[fd00::1]:8443/sdk"},
+		{"https://127.0.0.1:4443/sdk", "", "https://127.0.0.1:4443/sdk"},
+	} {
+		u, err := VSphereURL(Credential{Server: tc.server, Port: tc.port})
+		if err != nil || u.String() != tc.want {
+			t.Errorf("VSphereURL(%q, %q) = %v, %v; want %s", tc.server, tc.port, u, err, tc.want)
+		}
+	}
+}
