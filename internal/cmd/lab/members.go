@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"time"
@@ -30,10 +31,10 @@ func newAddMember(s cli.Streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return o.withProgress(cmd.Context(), func(ctx context.Context, c *supervisor.Client) error {
+			return o.withProgress(cmd.Context(), func(ctx context.Context, c *supervisor.Client, s cli.Streams) error {
 				m, err := c.AddMember(ctx, mo)
 				if err == nil {
-					fmt.Fprintf(o.streams.Out, "added %s (%s) on %s, etcd %s\n", m.Name, m.Version, m.Address, m.EtcdName)
+					fmt.Fprintf(s.Out, "added %s (%s) on %s, etcd %s\n", m.Name, m.Version, m.Address, m.EtcdName)
 				}
 				return err
 			})
@@ -53,10 +54,10 @@ func newRemoveMember(s cli.Streams) *cobra.Command {
 		Short: "Remove a kube-apiserver and its etcd member (optionally etcd first, keeping the apiserver)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.withProgress(cmd.Context(), func(ctx context.Context, c *supervisor.Client) error {
+			return o.withProgress(cmd.Context(), func(ctx context.Context, c *supervisor.Client, s cli.Streams) error {
 				err := c.RemoveMember(ctx, args[0], o.remove)
 				if err == nil {
-					fmt.Fprintf(o.streams.Out, "removed %s\n", args[0])
+					fmt.Fprintf(s.Out, "removed %s\n", args[0])
 				}
 				return err
 			})
@@ -82,10 +83,10 @@ func newRoll(s cli.Streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return o.withProgress(cmd.Context(), func(ctx context.Context, c *supervisor.Client) error {
+			return o.withProgress(cmd.Context(), func(ctx context.Context, c *supervisor.Client, s cli.Streams) error {
 				steps, err := c.Roll(ctx, mo)
 				for _, st := range steps {
-					fmt.Fprintf(o.streams.Out, "%s replaced by %s\n", st.Removed, st.Added)
+					fmt.Fprintf(s.Out, "%s replaced by %s\n", st.Removed, st.Added)
 				}
 				return err
 			})
@@ -99,7 +100,7 @@ func newRoll(s cli.Streams) *cobra.Command {
 }
 
 // withProgress runs op against the supervisor while echoing the supervisor's progress lines.
-func (o *memberOptions) withProgress(ctx context.Context, op func(context.Context, *supervisor.Client) error) error {
+func (o *memberOptions) withProgress(ctx context.Context, op func(context.Context, *supervisor.Client, cli.Streams) error) error {
 	dir, err := o.dir.abs()
 	if err != nil {
 		return err
@@ -112,14 +113,19 @@ func (o *memberOptions) withProgress(ctx context.Context, op func(context.Contex
 	seen := len(st.Log)
 	ctx, cancel := context.WithTimeout(ctx, longOp)
 	defer cancel()
+	// op's results are written to stdout after the last progress line.
+	var out bytes.Buffer
+	results := o.streams
+	results.Out = &out
 	done := make(chan error, 1)
-	go func() { done <- op(ctx, c) }()
+	go func() { done <- op(ctx, c, results) }()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
 		select {
 		case err := <-done:
 			o.echo(ctx, c, &seen)
+			_, _ = o.streams.Out.Write(out.Bytes())
 			if err != nil {
 				return supervisorErr(err)
 			}
