@@ -39,7 +39,7 @@ lab-binaries:
 bench: build
 	hack/bench.sh
 
-demo: build
+demo: build lab-binaries
 	hack/demo.sh
 
 # Fuzz every target for FUZZTIME (default 60s each).
