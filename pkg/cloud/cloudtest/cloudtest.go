@@ -19,6 +19,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
@@ -110,11 +111,8 @@ func StartKeystone(t testing.TB) *Keystone {
 		ServiceUserID: env["SERVICE_USER_ID"], ServicePassword: env["SERVICE_PASSWORD"], ServiceProject: env["SERVICE_PROJECT"]}
 }
 
-// ResetPassword is what the admin does: PATCH /v3/users/{id} as admin, through gophercloud.
-func (k *Keystone) ResetPassword(t testing.TB, newPassword string) {
+func (k *Keystone) admin(ctx context.Context, t testing.TB) *gophercloud.ServiceClient {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	pc, err := openstack.AuthenticatedClient(ctx, gophercloud.AuthOptions{IdentityEndpoint: k.URL,
 		Username: "admin", Password: k.AdminPassword, DomainID: "default",
 		Scope: &gophercloud.AuthScope{ProjectName: "admin", DomainID: "default"}})
@@ -125,7 +123,38 @@ func (k *Keystone) ResetPassword(t testing.TB, newPassword string) {
 	if err != nil {
 		t.Fatalf("identity client: %v", err)
 	}
-	if _, err := users.Update(ctx, id, k.ServiceUserID, users.UpdateOpts{Password: newPassword}).Extract(); err != nil {
+	return id
+}
+
+// ServiceToken issues a token for the service user with its current password.
+func (k *Keystone) ServiceToken(t testing.TB) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pc, err := openstack.AuthenticatedClient(ctx, gophercloud.AuthOptions{IdentityEndpoint: k.URL,
+		Username: k.ServiceUser, Password: k.ServicePassword, DomainID: "default",
+		Scope: &gophercloud.AuthScope{ProjectName: k.ServiceProject, DomainID: "default"}})
+	if err != nil {
+		t.Fatalf("service login: %v", err)
+	}
+	return pc.Token()
+}
+
+// TokenValid asks Keystone (as admin, GET /v3/auth/tokens) whether token is still valid.
+func (k *Keystone) TokenValid(t testing.TB, token string) bool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	_, err := tokens.Get(ctx, k.admin(ctx, t), token).ExtractToken()
+	return err == nil
+}
+
+// ResetPassword is what the admin does: PATCH /v3/users/{id} as admin, through gophercloud.
+func (k *Keystone) ResetPassword(t testing.TB, newPassword string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := users.Update(ctx, k.admin(ctx, t), k.ServiceUserID, users.UpdateOpts{Password: newPassword}).Extract(); err != nil {
 		t.Fatalf("reset password: %v", err)
 	}
 }
