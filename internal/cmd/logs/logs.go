@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -16,6 +17,9 @@ import (
 	"github.com/credwatch/credwatch/pkg/logs"
 	"github.com/credwatch/credwatch/pkg/report"
 )
+
+// heapLimit is the soft memory limit while logs are analysed.
+const heapLimit = 40 << 20
 
 type options struct {
 	streams cli.Streams
@@ -168,6 +172,9 @@ func (o *options) run(ctx context.Context) error {
 			inputs[i].Host = o.host
 		}
 	}
+	// The analysis needs little heap whatever the input size; a soft limit keeps the garbage
+	// collector from letting it grow towards the 100 MB RSS budget.
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(heapLimit))
 	stop := o.startProgress(&cfg, inputs)
 	rep, err := logs.Analyze(ctx, cfg, inputs)
 	stop()
