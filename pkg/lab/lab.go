@@ -362,7 +362,15 @@ func (l *Lab) reserveAddresses() (net.Listener, error) {
 		l.x = x
 		return ln, nil
 	}
-	return nil, fmt.Errorf("no free loopback range for the load balancer (127.0.20-219.1:6443): %w", lastErr)
+	// Port 6443 is taken on every address (something listens on *:6443): any port will do.
+	x := 20 + start
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.%d.1:0", x))
+	if err != nil {
+		return nil, fmt.Errorf("no free address for the load balancer (127.0.20-219.1:6443: %v): %w", lastErr, err)
+	}
+	l.logf("lab: port 6443 is in use on every 127.0.x.1 (%v); load balancer on %s", lastErr, ln.Addr())
+	l.x = x
+	return ln, nil
 }
 
 func (l *Lab) memberIP(name string) string {
