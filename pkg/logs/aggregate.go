@@ -68,7 +68,7 @@ func (a *aggregator) add(ev Event) {
 			g.parts[p.Cause]++
 		}
 	}
-	g.keep(ev, a.evidence)
+	g.keep(&ev, a.evidence)
 }
 
 // order compares events by time, then input and line.
@@ -82,42 +82,38 @@ func earlier(a, b *Event) bool {
 	return a.LineNumber < b.LineNumber
 }
 
-// keep retains ev as evidence if it is among the n earliest or n latest of the group.
-func (g *group) keep(ev Event, n int) {
+// keep retains ev as evidence if it is among the n earliest or n latest of the group. Lines
+// are clipped and redacted only when evidence is read (group.evidence).
+func (g *group) keep(ev *Event, n int) {
 	if n <= 0 {
 		return
 	}
 	half := (n + 1) / 2
-	inHead := len(g.head) < half || earlier(&ev, &g.head[len(g.head)-1])
-	inTail := n-half > 0 && (len(g.tail) < n-half || earlier(&g.tail[len(g.tail)-1], &ev))
-	if !inHead && !inTail {
-		return
+	if len(g.head) < half || earlier(ev, &g.head[len(g.head)-1]) {
+		g.head = insertSorted(g.head, ev, half)
 	}
-	if !ev.kept {
-		ev.Line, ev.kept = evidenceLine(ev.Line), true
-	}
-	if inHead {
-		g.head = insertBounded(g.head, ev, half, func(a, b *Event) bool { return earlier(a, b) })
-	}
-	if inTail {
-		g.tail = insertBounded(g.tail, ev, n-half, func(a, b *Event) bool { return earlier(b, a) })
+	if tn := n - half; tn > 0 && (len(g.tail) < tn || earlier(&g.tail[0], ev)) {
+		g.tail = insertSorted(g.tail, ev, tn+1)
+		if len(g.tail) > tn {
+			g.tail = append(g.tail[:0], g.tail[1:]...) // drop the earliest
+		}
 	}
 }
 
-// insertBounded keeps list sorted by less and at most n long.
-func insertBounded(list []Event, ev Event, n int, less func(a, b *Event) bool) []Event {
-	if n <= 0 {
+// insertSorted inserts ev into list (sorted by earlier), keeping at most n: the earliest.
+func insertSorted(list []Event, ev *Event, n int) []Event {
+	i := len(list)
+	for i > 0 && earlier(ev, &list[i-1]) {
+		i--
+	}
+	if i >= n {
 		return list
 	}
-	if len(list) == n && !less(&ev, &list[n-1]) {
-		return list
-	}
-	i := sort.Search(len(list), func(i int) bool { return less(&ev, &list[i]) })
 	if len(list) < n {
 		list = append(list, Event{})
 	}
 	copy(list[i+1:], list[i:len(list)-1])
-	list[i] = ev
+	list[i] = *ev
 	return list
 }
 
@@ -159,7 +155,7 @@ func (a *aggregator) merge(b *aggregator) {
 			ga.parts[p] += c
 		}
 		for _, ev := range gb.evidence() {
-			ga.keep(ev, a.evidence)
+			ga.keep(&ev, a.evidence)
 		}
 	}
 }
@@ -173,6 +169,7 @@ func (g *group) evidence() []Event {
 		if i > 0 && ev.Input == all[i-1].Input && ev.LineNumber == all[i-1].LineNumber && ev.Line == all[i-1].Line {
 			continue
 		}
+		ev.Line = evidenceLine(ev.Line)
 		out = append(out, ev)
 	}
 	return out

@@ -42,9 +42,8 @@ type Event struct {
 	Truncated  bool       `json:"truncated,omitempty"`
 	Audit      *AuditInfo `json:"audit,omitempty"`
 
-	kept bool        // Line has been clipped and redacted
-	in   *inputState // with seq: LineNumber is relative to block seq of in until fixLineNumbers
-	seq  int
+	in  *inputState // with seq: LineNumber is relative to block seq of in until fixLineNumbers
+	seq int
 }
 
 // Classifier names the cause of log lines from the catalogue's message spellings.

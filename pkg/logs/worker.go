@@ -78,7 +78,7 @@ func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 		ev.Component = "-"
 	}
 	ev.Input, ev.LineNumber, ev.in, ev.seq = st.Name, lineNo, st, seq
-	ev.Line = text // clipped and redacted only if kept as evidence (group.keep)
+	ev.Line = text // clipped and redacted only when read as evidence (group.evidence)
 	w.agg.add(ev)
 }
 
