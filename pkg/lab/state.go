@@ -149,13 +149,22 @@ func (l *Lab) saveState() error {
 
 // ReadState reads <dir>/state.json.
 func ReadState(dir string) (Status, error) {
-	var s Status
 	data, err := os.ReadFile(StateFile(dir))
 	if err != nil {
-		return s, fmt.Errorf("read lab state: %w", err)
+		return Status{}, fmt.Errorf("read lab state: %w", err)
 	}
-	if err := json.Unmarshal(data, &s); err != nil {
+	s, err := ParseState(data)
+	if err != nil {
 		return s, fmt.Errorf("lab state %s: %w", StateFile(dir), err)
+	}
+	return s, nil
+}
+
+// ParseState decodes a state.json document.
+func ParseState(data []byte) (Status, error) {
+	var s Status
+	if err := json.Unmarshal(data, &s); err != nil {
+		return Status{}, err
 	}
 	return s, nil
 }
