@@ -52,7 +52,7 @@ type Tabular interface {
 
 // SARIFer and JUnitter are results that can render themselves for pipelines.
 type (
-	SARIFer interface{ SARIF() any }
+	SARIFer  interface{ SARIF() any }
 	JUnitter interface {
 		WriteJUnit(w io.Writer) error
 	}
