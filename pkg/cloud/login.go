@@ -33,7 +33,9 @@ type TestResult struct {
 	Fault string `json:"fault,omitempty"`
 	// Detail is the provider's message (never containing the password), or why it was not tested.
 	Detail   string        `json:"detail,omitempty"`
-	Duration time.Duration `json:"duration,omitempty"`
+	Duration time.Duration `json:"-"`
+	// DurationMS is Duration in milliseconds, for JSON and YAML.
+	DurationMS int64 `json:"durationMs,omitempty"`
 	// Session is the user the provider says the session belongs to (vSphere), for "valid".
 	Session string `json:"session,omitempty"`
 }
@@ -130,6 +132,7 @@ func (t *Tester) Test(ctx context.Context, c Credential) TestResult {
 		r = TestResult{Verdict: NotTested, Detail: "unknown provider " + string(c.Provider)}
 	}
 	r.Duration = time.Since(start).Round(time.Millisecond)
+	r.DurationMS = r.Duration.Milliseconds()
 	if r.Verdict == Unreachable && actx.Err() != nil && ctx.Err() == nil && r.Fault == "" {
 		r.Fault = "timeout"
 	}
