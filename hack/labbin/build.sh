@@ -5,9 +5,15 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="$(mkdir -p "$1" && cd "$1" && pwd)"
+# A machine-wide copy lets a fresh clone (CI) skip the build: only the first build on a machine pays.
+shared="${CREDWATCH_LAB_SHARED_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/credwatch/lab-bin}"
 build() { # module-dir version package name
   local dst="$out/$2/$4"
   if [[ -x "$dst" ]]; then echo "lab-binaries: $2/$4 cached"; return; fi
+  if [[ -x "$shared/$2/$4" ]]; then
+    mkdir -p "$out/$2" && cp "$shared/$2/$4" "$dst.tmp" && mv "$dst.tmp" "$dst"
+    echo "lab-binaries: $2/$4 copied from $shared"; return
+  fi
   echo "lab-binaries: building $2/$4 (a few minutes the first time)" >&2
   mkdir -p "$out/$2"
   local ld="-s -w"
@@ -17,6 +23,7 @@ build() { # module-dir version package name
     ld="$ld -X k8s.io/client-go/pkg/version.gitVersion=$2"
   fi
   (cd "$here/$1" && go build -trimpath -ldflags "$ld" -o "$dst.tmp" "$3") && mv "$dst.tmp" "$dst"
+  mkdir -p "$shared/$2" && cp "$dst" "$shared/$2/$4.tmp" && mv "$shared/$2/$4.tmp" "$shared/$2/$4" || true
 }
 build etcd etcd-v3.6.16 go.etcd.io/etcd/server/v3 etcd
 build k8s-v1.36.3 v1.36.3 k8s.io/kubernetes/cmd/kube-apiserver kube-apiserver

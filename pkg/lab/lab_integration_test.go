@@ -236,6 +236,9 @@ func TestIntegrationLabNewLine(t *testing.T) {
 }
 
 func TestIntegrationLabOldLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: starts a lab (skipped under -short)")
+	}
 	if _, ok := labBinary(lab.OldVersion, "kube-apiserver"); !ok {
 		t.Fatalf("kube-apiserver %s missing: run make lab-binaries", lab.OldVersion)
 	}
