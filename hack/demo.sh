@@ -46,9 +46,17 @@ newest=$(ls "$dir"/logs/apiserver-*.log | sort -V | tail -1)
 echo "one line as the new member $(basename "$newest" .log) logged it:"
 grep -h -m1 "Unable to authenticate the request" "$newest" | sed 's/^/  /' || true
 
-# (credwatch check goes here once it lands: it diagnoses the lab in $dir while it still runs.)
+say "6. credwatch check: ask every member directly, mint through each, review at each (the trust matrix)"
+echo "(lab members use loopback addresses, which EndpointSlices cannot hold, so they are named with --endpoint;"
+echo " --create-probe-sa creates the probe service account credwatch/credwatch-probe — the only write besides TokenRequests/TokenReviews)"
+eps=$("$cw" lab status --dir "$dir" -o json | python3 -c 'import json,sys; print(" ".join("--endpoint="+m["url"] for m in json.load(sys.stdin)["members"]))')
+# shellcheck disable=SC2086
+"$cw" check --kubeconfig "$dir/admin.kubeconfig" $eps --create-probe-sa || echo "(credwatch check exit code $?: 1 = findings at or above error)"
 
-say "6. Teardown"
+say "7. credwatch logs: the same story read from the members' logs alone"
+"$cw" logs "$dir"/logs/apiserver-*.log || true
+
+say "8. Teardown"
 "$cw" lab down --dir "$dir"
 trap - EXIT
 rm -rf "$dir"
