@@ -49,7 +49,7 @@ grep -h -m1 "Unable to authenticate the request" "$newest" | sed 's/^/  /' || tr
 say "6. credwatch check: ask every member directly, mint through each, review at each (the trust matrix)"
 echo "(lab members use loopback addresses, which EndpointSlices cannot hold, so they are named with --endpoint;"
 echo " --create-probe-sa creates the probe service account credwatch/credwatch-probe — the only write besides TokenRequests/TokenReviews)"
-eps=$("$cw" lab status --dir "$dir" -o json | python3 -c 'import json,sys; print(" ".join("--endpoint="+m["url"] for m in json.load(sys.stdin)["members"]))')
+eps=$("$cw" lab status --dir "$dir" -o json | python3 -c 'import json,sys; print(" ".join("--endpoint="+m["url"] for m in json.load(sys.stdin)["lab"]["members"]))')
 # shellcheck disable=SC2086
 "$cw" check --kubeconfig "$dir/admin.kubeconfig" $eps --create-probe-sa || echo "(credwatch check exit code $?: 1 = findings at or above error)"
 
