@@ -174,6 +174,13 @@ func TestGolden(t *testing.T) {
 	s.Leases = []Lease{{Name: "kube-controller-manager", Found: true, Holder: "cp1", RenewTime: now.Add(-3 * time.Second), Duration: 15 * time.Second}}
 	s.Pods = []Pod{{Namespace: "x", Name: "p", Projected: []ProjectedToken{{ExpirationSeconds: 3607}}}}
 	r := Run(s, Registry())
+	compareGolden(t, "key-drift", r)
+}
+
+// compareGolden renders r as a table and as JSON and compares them with (or with -update
+// rewrites) testdata/<name>.table and .json.
+func compareGolden(t *testing.T, name string, r *Report) {
+	t.Helper()
 	var table bytes.Buffer
 	if err := r.WriteTable(&table); err != nil {
 		t.Fatal(err)
@@ -182,7 +189,8 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, got := range map[string][]byte{"key-drift.table": table.Bytes(), "key-drift.json": append(js, '\n')} {
+	files := map[string][]byte{name + ".table": table.Bytes(), name + ".json": append(js, '\n')}
+	for name, got := range files {
 		path := filepath.Join("testdata", name)
 		if *update {
 			if err := os.WriteFile(path, got, 0o644); err != nil {
@@ -195,7 +203,7 @@ func TestGolden(t *testing.T) {
 			t.Fatalf("%v (run go test -update)", err)
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs (run go test ./pkg/check -run TestGolden -update):\n%s", name, got)
+			t.Errorf("%s differs (run go test ./pkg/check -run Golden -update):\n%s", name, got)
 		}
 	}
 }

@@ -38,6 +38,8 @@ type Config struct {
 	Tokens []NamedToken
 	// PublicIssuerCA is extra PEM roots for fetching a public issuer's documents.
 	PublicIssuerCA []byte
+	// Cloud says whether to look at the cloud-provider credentials, and whether to log in.
+	Cloud CloudConfig
 	// Timeout bounds every call (default 10 s).
 	Timeout time.Duration
 	// Parallel bounds concurrent calls (default 8).

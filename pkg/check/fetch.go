@@ -68,6 +68,15 @@ func Fetch(ctx context.Context, c Config) (*Snapshot, error) {
 	wg.Go(func() {
 		collect(f, SrcNodes, func() ([]Node, error) { return listNodes(ctx, f.c, f.pcs) }, &f.snap.Nodes)
 	})
+	wg.Go(func() {
+		r, skip := FetchCloud(ctx, f.cs, f.c.Cloud, f.snap.Now, f.c.Timeout)
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.snap.Cloud = r
+		if skip != "" {
+			f.snap.Sources[SrcCloud] = skip
+		}
+	})
 	wg.Wait()
 	return f.snap, nil
 }

@@ -30,6 +30,7 @@ func Registry() []Check {
 		{Name: "stale-tokens", Description: "tokens used past their warnafter", Needs: []string{SrcMetrics}, Run: checkStaleTokens},
 		{Name: "controllers", Description: "control-plane controllers renew their leases", Needs: []string{SrcLeases}, Run: checkControllers},
 		{Name: "nodes", Description: "nodes initialized by the cloud provider", Needs: []string{SrcNodes}, Run: checkNodes},
+		{Name: "cloud-credentials", Description: "cloud-provider credentials found, judged and (with --cloud-login) tested; their symptoms", Needs: []string{SrcCloud}, Run: checkCloud},
 	}
 }
 
@@ -46,6 +47,7 @@ func Run(s *Snapshot, checks []Check) *Report {
 		Members: s.Members, Matrix: s.Matrix, Tokens: s.Tokens, PublicIssuer: s.Public, Sources: s.Sources}
 	r.Unreachable = !anyReachable(s)
 	r.byCheck = map[string][]finding.Finding{}
+	seen := map[string]bool{}
 	for _, c := range checks {
 		r.order = append(r.order, c.Name)
 		reason := ""
@@ -69,7 +71,7 @@ func Run(s *Snapshot, checks []Check) *Report {
 			}
 			continue
 		}
-		fs := c.Run(s)
+		fs := dedupe(seen, c.Run(s))
 		r.byCheck[c.Name] = fs
 		r.Findings = append(r.Findings, fs...)
 	}
@@ -79,6 +81,7 @@ func Run(s *Snapshot, checks []Check) *Report {
 	r.Differences = differences(s)
 	r.Inventory = inventory(s)
 	r.Liveness = livenessOf(s)
+	r.Cloud = cloudOf(s)
 	finding.Sort(r.Findings)
 	if r.Findings == nil {
 		r.Findings = []finding.Finding{}

@@ -32,6 +32,7 @@ type Report struct {
 	Differences  []Difference       `json:"differences"`
 	Inventory    Inventory          `json:"inventory"`
 	Liveness     Liveness           `json:"liveness"`
+	Cloud        *Cloud             `json:"cloud,omitempty"`
 	Findings     []finding.Finding  `json:"findings"`
 	Skipped      []Skipped          `json:"skipped"`
 	Sources      map[string]string  `json:"unavailable,omitempty"`

@@ -3,6 +3,7 @@ package check
 import (
 	"time"
 
+	"github.com/credwatch/credwatch/pkg/cloud"
 	"github.com/credwatch/credwatch/pkg/liveness"
 )
 
@@ -20,6 +21,7 @@ const (
 	SrcNodes           = "nodes"
 	SrcMetrics         = "metrics"
 	SrcPublicIssuer    = "public-issuer"
+	// SrcCloud: see cloud.go.
 )
 
 // Snapshot is everything one run fetched. Checks read it and never do I/O.
@@ -39,6 +41,8 @@ type Snapshot struct {
 	LegacySecrets   []LegacySecret
 	Leases          []Lease
 	Nodes           []Node
+	// Cloud is pkg/cloud's report on the cloud-provider credentials (nil: see Sources[SrcCloud]).
+	Cloud *cloud.Report
 
 	// Sources maps a source name to the reason it is unavailable ("" or absent: fetched).
 	Sources map[string]string

@@ -89,6 +89,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "  lease %s: held by %s, renewed %s\n", l.Name, orDash(l.Holder), report.Relative(l.RenewTime, r.CheckedAt))
 	}
 	fmt.Fprintf(w, "  nodes: %d (%d uninitialized)\n", r.Liveness.Nodes, len(r.Liveness.UninitializedNodes))
+	if err := writeCloud(w, r.Cloud); err != nil {
+		return err
+	}
 
 	fmt.Fprintln(w, "\nFINDINGS")
 	if len(r.Findings) == 0 {

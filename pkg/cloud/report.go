@@ -25,7 +25,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 			if it.Insecure {
 				verdict += " [tls not verified]"
 			}
-			report.Row(tw, string(it.Provider), it.Account(), it.Source.String(), verdict, consumerList(it.Consumers), it.Action)
+			report.Row(tw, string(it.Provider), it.Account(), it.Source.String(), verdict, ConsumerList(it.Consumers), it.Action)
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -58,7 +58,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 	return nil
 }
 
-func consumerList(cs []Consumer) string {
+// ConsumerList names consumers for a table cell: "component namespace/pod (stale)", comma-separated.
+func ConsumerList(cs []Consumer) string {
 	if len(cs) == 0 {
 		return "-"
 	}
