@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/check"
+	"github.com/credwatch/credwatch/pkg/cloud"
 	"github.com/credwatch/credwatch/pkg/finding"
 	"github.com/credwatch/credwatch/pkg/report"
 )
@@ -29,6 +31,9 @@ type options struct {
 	failOnRaw     string
 	publicCAFile  string
 	serverName    string
+	noCloud       bool
+	cloudLogin    bool
+	cloudLoginTO  time.Duration
 
 	cfg    check.Config
 	failOn catalogue.Severity
@@ -49,7 +54,10 @@ as kubernetes.default.svc), and report:
   - differences in issuers, keys, audiences and token lifetimes between members;
   - a public issuer's discovery document and JWKS (IRSA, workload identity);
   - tokens in use: projected tokens, legacy secret-based tokens, per-member token metrics;
-  - control-plane liveness: controller leases, uninitialized nodes.
+  - control-plane liveness: controller leases, uninitialized nodes;
+  - cloud-provider credentials (vSphere, OpenStack) the cluster runs on, who consumes them, which
+    consumers must restart, and their symptoms (as credwatch cloud; no live login unless
+    --cloud-login is given; --no-cloud leaves them out).
 
 It writes only TokenRequests and TokenReviews (and the probe service account with
 --create-probe-sa). With less RBAC it skips what it cannot see and lists the skipped checks.
@@ -79,6 +87,9 @@ reachable, or nothing at or above --fail-on but a core check was skipped (partia
 	fs.StringVar(&o.failOnRaw, "fail-on", string(catalogue.Error), "exit 1 when a finding is at or above this severity: info|warning|error|critical")
 	fs.StringVar(&o.publicCAFile, "public-issuer-ca", "", "PEM bundle trusted (with the system roots) when fetching a public issuer")
 	fs.StringVar(&o.serverName, "server-name", check.DefaultServerName, "name members' serving certificates are verified against")
+	fs.BoolVar(&o.noCloud, "no-cloud", false, "leave out the cloud-provider credentials (the cloud-credentials check is skipped)")
+	fs.BoolVar(&o.cloudLogin, "cloud-login", false, "log in to vCenter/Keystone with each cloud credential found (off: repeated failed logins can lock accounts)")
+	fs.DurationVar(&o.cloudLoginTO, "cloud-login-timeout", 15*time.Second, "bound of each cloud login attempt (with --cloud-login)")
 	return cmd
 }
 
@@ -91,6 +102,12 @@ func (o *options) complete() error {
 		return cli.Usagef("--fail-on: %w", err)
 	}
 	o.failOn = sev
+	if o.noCloud && o.cloudLogin {
+		return cli.Usagef("--no-cloud and --cloud-login contradict each other")
+	}
+	if o.cloudLoginTO <= 0 {
+		return cli.Usagef("--cloud-login-timeout must be positive")
+	}
 	ns, name, ok := strings.Cut(o.probeSA, "/")
 	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
 		return cli.Usagef("--probe-serviceaccount %q: want NAMESPACE/NAME", o.probeSA)
@@ -125,7 +142,8 @@ func (o *options) complete() error {
 		return err
 	}
 	o.cfg = check.Config{REST: rc, Endpoints: o.endpoints, ServerName: o.serverName, ProbeNamespace: ns, ProbeName: name,
-		CreateProbeSA: o.createProbeSA, Tokens: tokens, PublicIssuerCA: ca, Timeout: o.kube.Timeout}
+		CreateProbeSA: o.createProbeSA, Tokens: tokens, PublicIssuerCA: ca, Timeout: o.kube.Timeout,
+		Cloud: check.CloudConfig{Skip: o.noCloud, Login: o.cloudLogin, LoginOptions: cloud.LoginOptions{Timeout: o.cloudLoginTO}}}
 	return nil
 }
 

@@ -30,6 +30,8 @@ func TestUsageErrors(t *testing.T) {
 		{"token file missing", []string{"--token-file", "/nonexistent/token"}, "--token-file /nonexistent/token"},
 		{"token file empty", []string{"--token-file", empty}, "empty"},
 		{"output", []string{"-o", "csv"}, "output format"},
+		{"no-cloud with cloud-login", []string{"--no-cloud", "--cloud-login"}, "--no-cloud and --cloud-login"},
+		{"cloud-login-timeout", []string{"--cloud-login", "--cloud-login-timeout", "0s"}, "--cloud-login-timeout"},
 		{"args", []string{"extra"}, "unknown command"},
 	}
 	for _, tt := range tests {
