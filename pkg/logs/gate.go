@@ -18,6 +18,7 @@ type gate struct {
 	anchors []string
 	m       int                 // window length
 	shift   [gateHash]uint8     // jump for a window ending in a pair with this hash
+	jump    [gateHash]uint8     // max(shift, 1), marked gateCand where shift is 0
 	cands   [gateHash][]gateRef // anchors whose window ends in a pair with this hash
 }
 
@@ -86,7 +87,7 @@ func newGate(m *matchers) *gate {
 		g.m = min(g.m, len(a))
 	}
 	for i := range g.shift {
-		g.shift[i] = uint8(min(g.m-1, 255))
+		g.shift[i] = uint8(min(g.m-1, gateCand-1))
 	}
 	for _, a := range kept {
 		off := rarestWindow(a, g.m)
@@ -97,6 +98,12 @@ func newGate(m *matchers) *gate {
 		}
 		h := pairHash(w[g.m-2], w[g.m-1])
 		g.cands[h] = append(g.cands[h], gateRef{anchor: []byte(a), off: off})
+	}
+	for h, s := range g.shift {
+		g.jump[h] = max(s, 1)
+		if s == 0 {
+			g.jump[h] = gateCand | 1
+		}
 	}
 	return g
 }
@@ -144,52 +151,69 @@ func rarestWindow(a string, m int) int {
 // a table load, so one scan is bound by load latency; several keep the core busy.
 const gateStreams = 4
 
+// gateBatch is how many jumps each stream makes before its candidates are verified.
+const gateBatch = 512
+
+// gateCand marks a jump-table entry whose pair ends some anchor's window: the window there is a
+// candidate to verify. The low bits are the jump.
+const gateCand = 0x80
+
 // lines appends to starts the offsets of the lines of b that contain an anchor, sorted and
 // without duplicates.
+//
+// The scan is branch-free: every stream looks up its jump, records its position as a candidate
+// (the record counts only where the entry is marked) and jumps by at least one byte. Candidates
+// are verified in batches, so the hot loop never mispredicts on a rare pair.
 func (g *gate) lines(b []byte, starts []int) []int {
 	starts = starts[:0]
 	m := g.m
 	if len(b) < m {
 		return starts
 	}
-	// Stream k handles the windows whose pair starts in [lo[k], hi[k]).
-	var pos, hi [gateStreams]int
-	var found [gateStreams][]int
+	var lo, hi [gateStreams]int
 	seg := (len(b) + gateStreams - 1) / gateStreams
 	for k := range gateStreams {
-		pos[k] = max(k*seg, m-2)
+		lo[k] = max(k*seg, m-2)
 		hi[k] = min((k+1)*seg, len(b)-1)
 	}
-	shift := &g.shift
-	for {
-		// The common case: every stream has room for a full jump.
-		if pos[0]+m < hi[0] && pos[1]+m < hi[1] && pos[2]+m < hi[2] && pos[3]+m < hi[3] {
-			s0 := shift[pairHash(b[pos[0]], b[pos[0]+1])]
-			s1 := shift[pairHash(b[pos[1]], b[pos[1]+1])]
-			s2 := shift[pairHash(b[pos[2]], b[pos[2]+1])]
-			s3 := shift[pairHash(b[pos[3]], b[pos[3]+1])]
-			if s0 != 0 && s1 != 0 && s2 != 0 && s3 != 0 {
-				pos[0] += int(s0)
-				pos[1] += int(s1)
-				pos[2] += int(s2)
-				pos[3] += int(s3)
-				continue
-			}
+	tbl := &g.jump
+	var cand [gateStreams][gateBatch]int
+	p0, p1, p2, p3 := lo[0], lo[1], lo[2], lo[3]
+	h0, h1, h2, h3 := hi[0], hi[1], hi[2], hi[3]
+	for p0 < h0 && p1 < h1 && p2 < h2 && p3 < h3 {
+		n0, n1, n2, n3 := 0, 0, 0, 0
+		for it := 0; it < gateBatch && p0 < h0 && p1 < h1 && p2 < h2 && p3 < h3; it++ {
+			v0 := tbl[pairHash(b[p0], b[p0+1])]
+			v1 := tbl[pairHash(b[p1], b[p1+1])]
+			v2 := tbl[pairHash(b[p2], b[p2+1])]
+			v3 := tbl[pairHash(b[p3], b[p3+1])]
+			cand[0][n0], cand[1][n1], cand[2][n2], cand[3][n3] = p0, p1, p2, p3
+			n0 += int(v0 >> 7)
+			n1 += int(v1 >> 7)
+			n2 += int(v2 >> 7)
+			n3 += int(v3 >> 7)
+			p0 += int(v0 & (gateCand - 1))
+			p1 += int(v1 & (gateCand - 1))
+			p2 += int(v2 & (gateCand - 1))
+			p3 += int(v3 & (gateCand - 1))
 		}
-		active := false
-		for k := range gateStreams {
-			if pos[k] >= hi[k] {
-				continue
-			}
-			active = true
-			pos[k], found[k] = g.step(b, pos[k], found[k])
-		}
-		if !active {
-			break
-		}
+		starts = g.verify(b, cand[0][:n0], starts)
+		starts = g.verify(b, cand[1][:n1], starts)
+		starts = g.verify(b, cand[2][:n2], starts)
+		starts = g.verify(b, cand[3][:n3], starts)
 	}
+	// Finish each stream alone.
+	pos := [gateStreams]int{p0, p1, p2, p3}
 	for k := range gateStreams {
-		starts = append(starts, found[k]...)
+		p, h := pos[k], hi[k]
+		for p < h {
+			n := 0
+			for ; n < gateBatch && p < h; p += int(tbl[pairHash(b[p], b[p+1])] & (gateCand - 1)) {
+				cand[0][n] = p
+				n += int(tbl[pairHash(b[p], b[p+1])] >> 7)
+			}
+			starts = g.verify(b, cand[0][:n], starts)
+		}
 	}
 	sort.Ints(starts) // streams meet inside lines: a line may come twice
 	out := starts[:0]
@@ -201,26 +225,26 @@ func (g *gate) lines(b []byte, starts []int) []int {
 	return out
 }
 
-// step examines the window whose last pair starts at i and returns where to look next.
-func (g *gate) step(b []byte, i int, found []int) (int, []int) {
-	h := pairHash(b[i], b[i+1])
-	if s := g.shift[h]; s > 0 {
-		return i + int(s), found
-	}
-	end := i + 2 // the window is b[end-m:end]
-	for _, r := range g.cands[h] {
-		s := end - g.m - r.off
-		if s >= 0 && s+len(r.anchor) <= len(b) && bytes.Equal(b[s:s+len(r.anchor)], r.anchor) {
-			ls := bytes.LastIndexByte(b[:s], '\n') + 1
-			if n := len(found); n == 0 || found[n-1] != ls {
-				found = append(found, ls)
+// verify compares the anchors whose window ends at each candidate (the position of the window's
+// last pair, ascending) and appends the starts of the lines that hold one.
+func (g *gate) verify(b []byte, cands []int, found []int) []int {
+	lineEnd := -1 // candidates before here are on a line already found
+	for _, i := range cands {
+		if i < lineEnd {
+			continue
+		}
+		end := i + 2 // the window is b[end-m:end]
+		for _, r := range g.cands[pairHash(b[i], b[i+1])] {
+			s := end - g.m - r.off
+			if s >= 0 && s+len(r.anchor) <= len(b) && bytes.Equal(b[s:s+len(r.anchor)], r.anchor) {
+				found = append(found, bytes.LastIndexByte(b[:s], '\n')+1)
+				lineEnd = len(b)
+				if nl := bytes.IndexByte(b[end:], '\n'); nl >= 0 {
+					lineEnd = end + nl
+				}
+				break
 			}
-			// Nothing more to find on this line.
-			if nl := bytes.IndexByte(b[end:], '\n'); nl >= 0 {
-				return end + nl + g.m - 1, found
-			}
-			return len(b), found
 		}
 	}
-	return i + 1, found
+	return found
 }
