@@ -116,10 +116,7 @@ func Analyze(ctx context.Context, cfg Config, inputs []Input) (*Report, error) {
 	m := newMatchers(cfg.Catalogue)
 	g := newGate(m)
 	bufSize := cfg.BlockSize + cfg.MaxLineBytes
-	pool := make(chan []byte, 2*cfg.Workers+2)
-	for i := 0; i < cap(pool); i++ {
-		pool <- make([]byte, bufSize)
-	}
+	pool := &bufPool{ch: make(chan []byte, 2*cfg.Workers+2), size: bufSize}
 	work := make(chan chunk, cfg.Workers)
 	var read atomic.Int64
 
@@ -134,7 +131,7 @@ func Analyze(ctx context.Context, cfg Config, inputs []Input) (*Report, error) {
 			for ch := range work {
 				wk.process(ch)
 				if ch.buf != nil {
-					pool <- ch.buf
+					pool.put(ch.buf)
 				}
 				if ch.release != nil {
 					ch.release()
@@ -194,7 +191,7 @@ func Analyze(ctx context.Context, cfg Config, inputs []Input) (*Report, error) {
 }
 
 // produce reads one input into blocks of whole lines.
-func produce(ctx context.Context, st *inputState, bufSize int, pool chan []byte, work chan<- chunk,
+func produce(ctx context.Context, st *inputState, bufSize int, pool *bufPool, work chan<- chunk,
 	read *atomic.Int64, progress func(int64)) InputStatus {
 	status := InputStatus{Name: st.Name, Host: st.Host}
 	rc, err := st.Open()
@@ -231,7 +228,7 @@ func produce(ctx context.Context, st *inputState, bufSize int, pool chan []byte,
 			return status
 		}
 		if buf == nil {
-			buf = <-pool
+			buf = pool.get()
 		}
 		n, rerr := fill(r, buf[carry:])
 		status.Bytes += int64(n)
@@ -245,7 +242,7 @@ func produce(ctx context.Context, st *inputState, bufSize int, pool chan []byte,
 			if looksBinary(data) {
 				status.Problems = append(status.Problems, "binary data, not a text log: skipped")
 				status.Read = false
-				pool <- buf
+				pool.put(buf)
 				return status
 			}
 		}
@@ -285,7 +282,7 @@ func produce(ctx context.Context, st *inputState, bufSize int, pool chan []byte,
 			}
 		}
 		if cut > 0 {
-			next := <-pool
+			next := pool.get()
 			rest := copy(next, data[cut:])
 			work <- chunk{in: st, data: data[:cut], buf: buf, seq: seq, extra: extra}
 			seq++
@@ -297,13 +294,35 @@ func produce(ctx context.Context, st *inputState, bufSize int, pool chan []byte,
 		}
 	}
 	if buf != nil {
-		pool <- buf
+		pool.put(buf)
 	}
 	if status.Bytes == 0 && len(status.Problems) == 0 {
 		status.Problems = append(status.Problems, "empty")
 	}
 	return status
 }
+
+// bufPool hands out at most cap(ch) read buffers, made only when first needed: a memory-mapped
+// input needs none.
+type bufPool struct {
+	ch   chan []byte
+	made atomic.Int32
+	size int
+}
+
+func (p *bufPool) get() []byte {
+	select {
+	case b := <-p.ch:
+		return b
+	default:
+	}
+	if p.made.Add(1) <= int32(cap(p.ch)) {
+		return make([]byte, p.size)
+	}
+	return <-p.ch
+}
+
+func (p *bufPool) put(b []byte) { p.ch <- b }
 
 func appendLimited(list []string, s string) []string {
 	if len(list) < 20 {
