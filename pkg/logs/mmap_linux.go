@@ -14,10 +14,6 @@ import (
 // saves copying every byte through read(2).
 const mmapMinimum = 8 << 20
 
-// madvPopulateRead (Linux 5.14) maps a range's pages ahead of use; older kernels refuse it
-// and the pages are then faulted in as they are read.
-const madvPopulateRead = 22
-
 // produceMapped reads a large plain (not gzip) regular file through a read-only mapping, handing
 // the workers blocks that are slices of the mapping. Pages are dropped from the process as soon
 // as their block is done, so resident memory stays bounded by the blocks in flight. ok is false
@@ -55,10 +51,6 @@ func produceMapped(ctx context.Context, st *inputState, f *os.File, bufSize int,
 	block := max(bufSize/2, 1)
 	seq, extra := 0, int64(0)
 	emit := func(lo, hi int) {
-		// Map the block's pages in one call rather than one fault per few pages in the worker.
-		if a, b := lo/page*page, (hi+page-1)/page*page; b > a {
-			_ = syscall.Madvise(data[a:min(b, size)], madvPopulateRead)
-		}
 		inFlight.Add(1)
 		work <- chunk{in: st, data: data[lo:hi], seq: seq, extra: extra, release: func() {
 			// Drop the block's whole pages from the process (they stay in the page cache).
