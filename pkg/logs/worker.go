@@ -17,6 +17,14 @@ type worker struct {
 	agg    *aggregator
 	since  time.Time
 	starts []int
+
+	// The last format and host seen: consecutive lines mostly repeat them, so the shared
+	// format set and the host map are only touched when they change.
+	lastIn        *inputState
+	lastFormat    string
+	lastHost      string
+	lastComponent string
+	seenHost      bool
 }
 
 func (w *worker) process(ch chunk) {
@@ -58,8 +66,14 @@ func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 		text = strings.ToValidUTF8(string(raw), "\uFFFD")
 	}
 	rec := parseRecord(text, st.lc)
-	st.formats.LoadOrStore(rec.Format, true)
-	w.agg.seeHost(rec.Host, rec.Component)
+	if st != w.lastIn || rec.Format != w.lastFormat {
+		st.formats.LoadOrStore(rec.Format, true)
+		w.lastIn, w.lastFormat = st, rec.Format
+	}
+	if !w.seenHost || rec.Host != w.lastHost || rec.Component != w.lastComponent {
+		w.agg.seeHost(rec.Host, rec.Component)
+		w.seenHost, w.lastHost, w.lastComponent = true, rec.Host, rec.Component
+	}
 	if rec.Host != st.lc.host {
 		st.ownHosts.Store(true)
 	}
