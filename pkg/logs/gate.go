@@ -10,16 +10,16 @@ import (
 // a catalogue message that may stand on its own (plus the authentication and audit markers).
 //
 // It is a Wu-Manber multi-pattern scan: every anchor contributes a window of m bytes (m is the
-// shortest anchor's length), and a table keyed by the hash of a byte pair says how far the scan
-// may jump when that pair ends the current window. Ordinary log text rarely ends a window with a
-// pair from the anchors, so the scan mostly jumps m-1 bytes at a time; only where the shift is 0
-// are the anchors that end in that pair compared.
+// shortest anchor's length), and a table keyed by the hash of a byte triple says how far the
+// scan may jump when that triple ends the current window. Ordinary log text rarely ends a window
+// with a triple from the anchors, so the scan mostly jumps m-2 bytes at a time; only where the
+// shift is 0 are the anchors that end in that triple compared.
 type gate struct {
 	anchors []string
 	m       int                 // window length
-	shift   [gateHash]uint8     // jump for a window ending in a pair with this hash
+	shift   [gateHash]uint8     // jump for a window ending in a triple with this hash
 	jump    [gateHash]uint8     // max(shift, 1), marked gateCand where shift is 0
-	cands   [gateHash][]gateRef // anchors whose window ends in a pair with this hash
+	cands   [gateHash][]gateRef // anchors whose window ends in a triple with this hash
 }
 
 type gateRef struct {
@@ -27,9 +27,9 @@ type gateRef struct {
 	off    int // where the window starts inside the anchor
 }
 
-const gateHash = 1 << 13
+const gateHash = 1 << 15
 
-func pairHash(a, b byte) int { return (int(a)<<5 ^ int(b)) & (gateHash - 1) }
+func tripleHash(a, b, c byte) int { return (int(a)<<10 ^ int(b)<<5 ^ int(c)) & (gateHash - 1) }
 
 // Markers that put a line through the gate besides the catalogue's own texts.
 var gateMarkers = []string{"Unable to authenticate", `"code":401`}
@@ -87,16 +87,16 @@ func newGate(m *matchers) *gate {
 		g.m = min(g.m, len(a))
 	}
 	for i := range g.shift {
-		g.shift[i] = uint8(min(g.m-1, gateCand-1))
+		g.shift[i] = uint8(min(g.m-2, gateCand-1))
 	}
 	for _, a := range kept {
 		off := rarestWindow(a, g.m)
 		w := a[off : off+g.m]
-		for j := 0; j+1 < g.m; j++ {
-			h := pairHash(w[j], w[j+1])
-			g.shift[h] = min(g.shift[h], uint8(g.m-2-j))
+		for j := 0; j+2 < g.m; j++ {
+			h := tripleHash(w[j], w[j+1], w[j+2])
+			g.shift[h] = min(g.shift[h], uint8(g.m-3-j))
 		}
-		h := pairHash(w[g.m-2], w[g.m-1])
+		h := tripleHash(w[g.m-3], w[g.m-2], w[g.m-1])
 		g.cands[h] = append(g.cands[h], gateRef{anchor: []byte(a), off: off})
 	}
 	for h, s := range g.shift {
@@ -131,7 +131,8 @@ func byteFrequency(c byte) float64 {
 	return 0.002
 }
 
-// rarestWindow picks the window of a whose byte pairs are rarest in ordinary text, so that the
+// rarestWindow picks the window of a whose byte pairs (a fair proxy for its triples) are rarest in
+// ordinary text, so that the
 // scan jumps far over ordinary text.
 func rarestWindow(a string, m int) int {
 	best, score := 0, 2.0
@@ -154,7 +155,7 @@ const gateStreams = 4
 // gateBatch is how many jumps each stream makes before its candidates are verified.
 const gateBatch = 512
 
-// gateCand marks a jump-table entry whose pair ends some anchor's window: the window there is a
+// gateCand marks a jump-table entry whose triple ends some anchor's window: the window there is a
 // candidate to verify. The low bits are the jump.
 const gateCand = 0x80
 
@@ -163,7 +164,7 @@ const gateCand = 0x80
 //
 // The scan is branch-free: every stream looks up its jump, records its position as a candidate
 // (the record counts only where the entry is marked) and jumps by at least one byte. Candidates
-// are verified in batches, so the hot loop never mispredicts on a rare pair.
+// are verified in batches, so the hot loop never mispredicts on a rare triple.
 func (g *gate) lines(b []byte, starts []int) []int {
 	starts = starts[:0]
 	m := g.m
@@ -173,8 +174,8 @@ func (g *gate) lines(b []byte, starts []int) []int {
 	var lo, hi [gateStreams]int
 	seg := (len(b) + gateStreams - 1) / gateStreams
 	for k := range gateStreams {
-		lo[k] = max(k*seg, m-2)
-		hi[k] = min((k+1)*seg, len(b)-1)
+		lo[k] = max(k*seg, m-3)
+		hi[k] = min((k+1)*seg, len(b)-2)
 	}
 	tbl := &g.jump
 	var cand [gateStreams][gateBatch]int
@@ -183,10 +184,10 @@ func (g *gate) lines(b []byte, starts []int) []int {
 	for p0 < h0 && p1 < h1 && p2 < h2 && p3 < h3 {
 		n0, n1, n2, n3 := 0, 0, 0, 0
 		for it := 0; it < gateBatch && p0 < h0 && p1 < h1 && p2 < h2 && p3 < h3; it++ {
-			v0 := tbl[pairHash(b[p0], b[p0+1])]
-			v1 := tbl[pairHash(b[p1], b[p1+1])]
-			v2 := tbl[pairHash(b[p2], b[p2+1])]
-			v3 := tbl[pairHash(b[p3], b[p3+1])]
+			v0 := tbl[tripleHash(b[p0], b[p0+1], b[p0+2])]
+			v1 := tbl[tripleHash(b[p1], b[p1+1], b[p1+2])]
+			v2 := tbl[tripleHash(b[p2], b[p2+1], b[p2+2])]
+			v3 := tbl[tripleHash(b[p3], b[p3+1], b[p3+2])]
 			cand[0][n0], cand[1][n1], cand[2][n2], cand[3][n3] = p0, p1, p2, p3
 			n0 += int(v0 >> 7)
 			n1 += int(v1 >> 7)
@@ -208,9 +209,9 @@ func (g *gate) lines(b []byte, starts []int) []int {
 		p, h := pos[k], hi[k]
 		for p < h {
 			n := 0
-			for ; n < gateBatch && p < h; p += int(tbl[pairHash(b[p], b[p+1])] & (gateCand - 1)) {
+			for ; n < gateBatch && p < h; p += int(tbl[tripleHash(b[p], b[p+1], b[p+2])] & (gateCand - 1)) {
 				cand[0][n] = p
-				n += int(tbl[pairHash(b[p], b[p+1])] >> 7)
+				n += int(tbl[tripleHash(b[p], b[p+1], b[p+2])] >> 7)
 			}
 			starts = g.verify(b, cand[0][:n], starts)
 		}
@@ -226,15 +227,15 @@ func (g *gate) lines(b []byte, starts []int) []int {
 }
 
 // verify compares the anchors whose window ends at each candidate (the position of the window's
-// last pair, ascending) and appends the starts of the lines that hold one.
+// last triple, ascending) and appends the starts of the lines that hold one.
 func (g *gate) verify(b []byte, cands []int, found []int) []int {
 	lineEnd := -1 // candidates before here are on a line already found
 	for _, i := range cands {
 		if i < lineEnd {
 			continue
 		}
-		end := i + 2 // the window is b[end-m:end]
-		for _, r := range g.cands[pairHash(b[i], b[i+1])] {
+		end := i + 3 // the window is b[end-m:end]
+		for _, r := range g.cands[tripleHash(b[i], b[i+1], b[i+2])] {
 			s := end - g.m - r.off
 			if s >= 0 && s+len(r.anchor) <= len(b) && bytes.Equal(b[s:s+len(r.anchor)], r.anchor) {
 				found = append(found, bytes.LastIndexByte(b[:s], '\n')+1)
