@@ -131,9 +131,8 @@ func byteFrequency(c byte) float64 {
 	return 0.002
 }
 
-// rarestWindow picks the window of a whose byte pairs (a fair proxy for its triples) are rarest in
-// ordinary text, so that the
-// scan jumps far over ordinary text.
+// rarestWindow picks the window of a whose byte pairs (a fair proxy for its triples) are rarest
+// in ordinary text, so that the scan jumps far over ordinary text.
 func rarestWindow(a string, m int) int {
 	best, score := 0, 2.0
 	for off := 0; off+m <= len(a); off++ {
