@@ -18,13 +18,17 @@ type worker struct {
 	since  time.Time
 	starts []int
 
-	// The last format and host seen: consecutive lines mostly repeat them, so the shared
-	// format set and the host map are only touched when they change.
-	lastIn        *inputState
-	lastFormat    string
+	// The formats this worker has recorded, and the last host seen: the shared format set and
+	// the host map are only touched when a line brings something new.
+	formats       map[formatKey]bool
 	lastHost      string
 	lastComponent string
 	seenHost      bool
+}
+
+type formatKey struct {
+	in     *inputState
+	format string
 }
 
 func (w *worker) process(ch chunk) {
@@ -66,9 +70,12 @@ func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 		text = strings.ToValidUTF8(string(raw), "\uFFFD")
 	}
 	rec := parseRecord(text, st.lc)
-	if st != w.lastIn || rec.Format != w.lastFormat {
+	if k := (formatKey{st, rec.Format}); !w.formats[k] {
+		if w.formats == nil {
+			w.formats = map[formatKey]bool{}
+		}
+		w.formats[k] = true
 		st.formats.LoadOrStore(rec.Format, true)
-		w.lastIn, w.lastFormat = st, rec.Format
 	}
 	if !w.seenHost || rec.Host != w.lastHost || rec.Component != w.lastComponent {
 		w.agg.seeHost(rec.Host, rec.Component)
