@@ -12,10 +12,10 @@ GOTEST_FLAGS ?=
 all: build
 
 build:
-	$(GO) build -o $(BIN) ./cmd/credwatch
+	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/credwatch
 
 install:
-	$(GO) install ./cmd/credwatch
+	CGO_ENABLED=0 $(GO) install ./cmd/credwatch
 
 lint:
 	@out="$$(gofmt -l $$(git ls-files '*.go' | grep -v '^hack/labbin/'))"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -13,7 +13,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/credwatch-bench-logs.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 bin=$tmp/credwatch
-go build -o "$bin" ./cmd/credwatch
+CGO_ENABLED=0 go build -o "$bin" ./cmd/credwatch
 go build -o "$tmp/loggen" ./pkg/logs/internal/loggen/cmd/loggen
 log=$tmp/apiserver.log
 read -r lines auth < <("$tmp/loggen" -size "$size" -o "$log")
