@@ -6,16 +6,19 @@ LAB_CACHE ?= $(CURDIR)/.lab-cache
 export CREDWATCH_LAB_BIN := $(LAB_CACHE)/bin
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOTEST_FLAGS ?=
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -X github.com/credwatch/credwatch/internal/cli.version=$(VERSION) -X github.com/credwatch/credwatch/internal/cli.commit=$(COMMIT)
 
 .PHONY: deps all build install test lint unit integration lab-binaries bench demo fuzz clean
 
 all: build
 
 build:
-	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/credwatch
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/credwatch
 
 install:
-	CGO_ENABLED=0 $(GO) install ./cmd/credwatch
+	CGO_ENABLED=0 $(GO) install -ldflags "$(LDFLAGS)" ./cmd/credwatch
 
 lint:
 	@out="$$(gofmt -l $$(git ls-files '*.go' | grep -v '^hack/labbin/'))"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
