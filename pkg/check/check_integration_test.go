@@ -431,7 +431,7 @@ func TestIntegrationCheck(t *testing.T) {
 
 	t.Run("controllers-not-running", func(t *testing.T) {
 		if haveKCM != nil {
-			t.Skipf("no kube-controller-manager binary: %v (run make lab-binaries)", haveKCM)
+			t.Fatalf("no kube-controller-manager binary: %v (run make lab-binaries)", haveKCM)
 		}
 		deadline := time.Now().Add(90 * time.Second)
 		for {
