@@ -6,16 +6,16 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/base64"
 	"encoding/pem"
 	"fmt"
 	"math/big"
 	"net"
 	"os"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/keys"
 )
 
 // ca is the lab's certificate authority.
@@ -191,27 +191,14 @@ func parsePrivateKey(data []byte) (crypto.Signer, error) {
 	}
 }
 
-// KeyIDFromPublicKeyFile computes the "kid" kube-apiserver puts in the tokens it signs with the
-// key whose public half is in the PEM file: unpadded base64url of SHA-256 over the PKIX DER.
+// KeyIDFromPublicKeyFile is the "kid" kube-apiserver puts in the tokens it signs with the key
+// whose public half is the first key in the PEM file (keys.KeyID).
 func KeyIDFromPublicKeyFile(pubFile string) (string, error) {
-	data, err := os.ReadFile(pubFile)
+	ks, err := keys.LoadPEMFile(pubFile)
 	if err != nil {
-		return "", fmt.Errorf("read public key: %w", err)
+		return "", fmt.Errorf("public key: %w", err)
 	}
-	b, _ := pem.Decode(data)
-	if b == nil {
-		return "", fmt.Errorf("public key %s: no PEM block", pubFile)
-	}
-	pub, err := x509.ParsePKIXPublicKey(b.Bytes)
-	if err != nil {
-		return "", fmt.Errorf("public key %s: %w", pubFile, err)
-	}
-	der, err := x509.MarshalPKIXPublicKey(pub)
-	if err != nil {
-		return "", fmt.Errorf("public key %s: %w", pubFile, err)
-	}
-	sum := sha256.Sum256(der)
-	return base64.RawURLEncoding.EncodeToString(sum[:]), nil
+	return ks[0].KeyID, nil
 }
 
 func writePair(certFile, keyFile string, certPEM, keyPEM []byte) error {
