@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # build.sh OUTDIR: build the lab's binaries into OUTDIR/<version>/<name>, skipping any already there.
-#   OUTDIR/v1.36.3/{kube-apiserver,kube-controller-manager}, OUTDIR/v1.30.14/kube-apiserver, OUTDIR/etcd-v3.6.16/etcd
+#   OUTDIR/v1.36.3/{kube-apiserver,kube-controller-manager,kube-scheduler,kubelet,kube-proxy}, OUTDIR/v1.30.14/kube-apiserver, OUTDIR/etcd-v3.6.16/etcd
 # Each comes from its own module under hack/labbin, so the tool's go.mod stays light.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -29,3 +29,7 @@ build etcd etcd-v3.6.16 go.etcd.io/etcd/server/v3 etcd
 build k8s-v1.36.3 v1.36.3 k8s.io/kubernetes/cmd/kube-apiserver kube-apiserver
 build k8s-v1.30.14 v1.30.14 k8s.io/kubernetes/cmd/kube-apiserver kube-apiserver
 build k8s-v1.36.3 v1.36.3 k8s.io/kubernetes/cmd/kube-controller-manager kube-controller-manager
+# Nodes (lab up --nodes): kubelet, kube-proxy and kube-scheduler from the same line.
+build k8s-v1.36.3 v1.36.3 k8s.io/kubernetes/cmd/kube-scheduler kube-scheduler
+build k8s-v1.36.3 v1.36.3 k8s.io/kubernetes/cmd/kubelet kubelet
+build k8s-v1.36.3 v1.36.3 k8s.io/kubernetes/cmd/kube-proxy kube-proxy
