@@ -4,8 +4,10 @@
 #   ripgrep   — the `make bench` throughput comparison
 #   python3-keystone, uwsgi-plugin-python3 — a real Keystone for `credwatch cloud` tests
 #   curl, jq  — hack/keystone/start.sh creates the service user through the Keystone API
+#   iproute2, iptables — the lab's network hosts (network namespaces, veths, partitions)
+#   containerd, runc, containernetworking-plugins — the lab's nodes (lab up --nodes N)
 set -euo pipefail
-want=(chromium ripgrep python3-keystone uwsgi-plugin-python3 curl jq)
+want=(chromium ripgrep python3-keystone uwsgi-plugin-python3 curl jq iproute2 iptables containerd runc containernetworking-plugins)
 missing=()
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -13,7 +13,7 @@ import (
 
 // startMember allocates the next apiserver name, writes its certificate and key files and starts
 // it against etcd member etcdName. It does not wait for readiness.
-func (l *Lab) startMember(o MemberOptions, etcdName string) (*memberProc, error) {
+func (l *Lab) startMember(ctx context.Context, o MemberOptions, etcdName string) (*memberProc, error) {
 	if o.Version == "" {
 		o.Version = l.o.Version
 	}
@@ -37,7 +37,10 @@ func (l *Lab) startMember(o MemberOptions, etcdName string) (*memberProc, error)
 	if etcdURL == "" {
 		return nil, fmt.Errorf("%s: no etcd member %q", name, etcdName)
 	}
-	ip := l.memberIP(name)
+	ip, netns, err := l.placeOn(ctx, memberNumber(name), l.memberIP(name))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	port, err := l.freePort(ip, 6443, name)
 	if err != nil {
 		return nil, err
@@ -83,7 +86,7 @@ func (l *Lab) startMember(o MemberOptions, etcdName string) (*memberProc, error)
 	if err := writeKubeconfig(l.MemberKubeconfig(name), m.URL, "credwatch-lab-admin", l.ca.certPEM, l.adminCert, l.adminKey); err != nil {
 		return nil, err
 	}
-	p, err := startProc(name, bin, args, m.LogFile)
+	p, err := startProc(name, netns, bin, args, m.LogFile)
 	if err != nil {
 		return nil, err
 	}

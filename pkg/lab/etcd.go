@@ -18,6 +18,7 @@ import (
 // etcdProc is one etcd member.
 type etcdProc struct {
 	name      string
+	n         int // its control-plane host's number
 	clientURL string
 	peerURL   string
 	dataDir   string
@@ -35,6 +36,7 @@ func (l *Lab) newEtcd() *etcdProc {
 	ip := l.etcdIP(n)
 	name := fmt.Sprintf("etcd-%d", n)
 	return &etcdProc{
+		n:         n,
 		name:      name,
 		clientURL: fmt.Sprintf("http://%s:2379", ip),
 		peerURL:   fmt.Sprintf("http://%s:2380", ip),
@@ -51,7 +53,7 @@ func initialCluster(es []*etcdProc) string {
 	return strings.Join(parts, ",")
 }
 
-func (l *Lab) startEtcd(e *etcdProc, cluster, state string) error {
+func (l *Lab) startEtcd(ctx context.Context, e *etcdProc, cluster, state string) error {
 	bin, err := Binary(l.o.BinDir, "", "etcd")
 	if err != nil {
 		return err
@@ -76,7 +78,11 @@ func (l *Lab) startEtcd(e *etcdProc, cluster, state string) error {
 		"--snapshot-count=10000",
 		"--quota-backend-bytes=1073741824",
 	}
-	p, err := startProc(e.name, bin, args, e.logFile)
+	_, netns, err := l.placeOn(ctx, e.n, "")
+	if err != nil {
+		return fmt.Errorf("%s: %w", e.name, err)
+	}
+	p, err := startProc(e.name, netns, bin, args, e.logFile)
 	if err != nil {
 		return err
 	}
@@ -186,7 +192,7 @@ func (l *Lab) addEtcd(ctx context.Context) (*etcdProc, error) {
 		}
 		parts = append(parts, name+"="+m.PeerURLs[0])
 	}
-	if err := l.startEtcd(e, strings.Join(parts, ","), "existing"); err == nil {
+	if err := l.startEtcd(ctx, e, strings.Join(parts, ","), "existing"); err == nil {
 		err = l.waitEtcd(ctx, e)
 		if err == nil {
 			return e, nil

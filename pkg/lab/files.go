@@ -66,7 +66,7 @@ func writeCAKey(c *ca, certFile, keyFile string) error {
 // servingCert issues a member's serving certificate: CN = member name, SANs = its IP, the load
 // balancer's IP, the kubernetes service IP and names.
 func (l *Lab) servingCert(name, ip string) (certFile, keyFile string, err error) {
-	lbIP := fmt.Sprintf("127.0.%d.1", l.x)
+	lbIP := l.lbIP()
 	ips := []net.IP{net.ParseIP(ip), net.ParseIP(lbIP), net.ParseIP("10.96.0.1")}
 	dns := []string{"kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"}
 	c, k, err := l.ca.issue(name, nil, ips, dns, true)

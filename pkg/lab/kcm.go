@@ -32,7 +32,7 @@ func (l *Lab) StartControllerManager(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ip := fmt.Sprintf("127.0.%d.2", l.x)
+	ip := l.controllerIP()
 	port, err := l.freePort(ip, 10257, "kube-controller-manager")
 	if err != nil {
 		return err
@@ -52,7 +52,7 @@ func (l *Lab) StartControllerManager(ctx context.Context) error {
 		"--service-cluster-ip-range=" + ServiceCIDR,
 		"--profiling=false",
 	}
-	p, err := startProc("kube-controller-manager", bin, args, l.ControllerManagerLogFile())
+	p, err := startProc("kube-controller-manager", "", bin, args, l.ControllerManagerLogFile())
 	if err != nil {
 		return err
 	}

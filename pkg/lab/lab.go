@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/credwatch/credwatch/pkg/lab/hostnet"
 )
 
 // stopGrace is how long a child gets between SIGTERM and SIGKILL.
@@ -27,7 +29,11 @@ const stopGrace = 10 * time.Second
 // Lab is a running control plane. Its methods are safe for concurrent use.
 type Lab struct {
 	o    Options
-	x    int // third octet of every address: 127.0.x.y
+	x    int // third octet of every address: 127.0.x.y, or 10.200.x.y on the lab network
+	// reservation holds 127.0.x.1:6443 for the lab's lifetime on the hosts network (x names the
+	// lab network too, so concurrent labs must not share it).
+	reservation net.Listener
+	hosts       *hostnet.Network // nil on the loopback network
 	ca   *ca
 	lb   *loadBalancer
 	tlsc *tls.Config // admin client TLS config (CA + admin cert)
@@ -79,6 +85,13 @@ func Up(ctx context.Context, o Options) (*Lab, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Network == NetworkHosts {
+		l.reservation = ln
+		if ln, err = l.openNetwork(ctx); err != nil {
+			_ = l.reservation.Close()
+			return nil, err
+		}
+	}
 	l.lb = newLoadBalancer(ln, o.LBMode, l.tlsc)
 	l.logf("lab: load balancer on %s (mode %s), directory %s", l.LBAddress(), o.LBMode, o.Dir)
 	if err := l.writeKubeconfigs(); err != nil {
@@ -100,7 +113,7 @@ func (l *Lab) start(ctx context.Context) error {
 	}
 	cluster := initialCluster(initial)
 	for _, e := range initial {
-		if err := l.startEtcd(e, cluster, "new"); err != nil {
+		if err := l.startEtcd(ctx, e, cluster, "new"); err != nil {
 			return err
 		}
 	}
@@ -112,7 +125,7 @@ func (l *Lab) start(ctx context.Context) error {
 	l.logf("lab: %d etcd members healthy after %s", len(initial), time.Since(t0).Round(time.Millisecond))
 	var mems []*memberProc
 	for i := 0; i < l.o.Members; i++ {
-		m, err := l.startMember(MemberOptions{}, initial[i%len(initial)].name)
+		m, err := l.startMember(ctx, MemberOptions{}, initial[i%len(initial)].name)
 		if err != nil {
 			return err
 		}
@@ -168,8 +181,9 @@ func (l *Lab) Down(ctx context.Context) error {
 	l.mu.Lock()
 	l.mems, l.etcd, l.kcm = nil, nil, nil
 	l.mu.Unlock()
+	netErr := l.closeNetwork(ctx)
 	l.logf("lab: down")
-	return l.saveState()
+	return errors.Join(netErr, l.saveState())
 }
 
 // Dir is the lab's state directory.
@@ -245,7 +259,7 @@ func (l *Lab) MemberRESTConfig(name string) *rest.Config {
 	if !ok {
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		return l.restConfig("https://" + l.memberIP(name) + ":6443")
+		return l.restConfig("https://" + net.JoinHostPort(l.memberIP(name), "6443"))
 	}
 	return l.restConfig(m.URL)
 }
@@ -374,15 +388,25 @@ func (l *Lab) reserveAddresses() (net.Listener, error) {
 }
 
 func (l *Lab) memberIP(name string) string {
-	var n int
-	_, _ = fmt.Sscanf(name, "apiserver-%d", &n)
+	n := memberNumber(name)
+	if l.hosts != nil {
+		return l.hostAddr(n)
+	}
 	return fmt.Sprintf("127.0.%d.%d", l.x, 10+n)
 }
 
-func (l *Lab) etcdIP(n int) string { return fmt.Sprintf("127.0.%d.%d", l.x, 100+n) }
+func (l *Lab) etcdIP(n int) string {
+	if l.hosts != nil {
+		return l.hostAddr(n)
+	}
+	return fmt.Sprintf("127.0.%d.%d", l.x, 100+n)
+}
 
 // freePort returns port if ip:port can be bound, else another free port on ip.
 func (l *Lab) freePort(ip string, port int, what string) (int, error) {
+	if l.hosts != nil {
+		return port, nil // a host's namespace is new: every port is free
+	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(port)))
 	if err == nil {
 		_ = ln.Close()

@@ -26,7 +26,7 @@ func (l *Lab) AddMember(ctx context.Context, o MemberOptions) (Member, error) {
 	if err != nil {
 		return Member{}, err
 	}
-	m, err := l.startMember(o, e.name)
+	m, err := l.startMember(ctx, o, e.name)
 	if err == nil {
 		err = l.waitMember(ctx, m)
 		if err != nil {

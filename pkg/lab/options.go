@@ -55,6 +55,7 @@ type Options struct {
 	Issuers               []string      `json:"issuers,omitempty"`
 	WithControllerManager bool          `json:"withControllerManager,omitempty"`
 	LBMode                LBMode        `json:"lbMode,omitempty"`
+	Network               NetworkMode   `json:"network,omitempty"` // default NetworkHosts
 	Wait                  time.Duration `json:"wait,omitempty"`
 	Log                   io.Writer     `json:"-"`
 }
@@ -125,6 +126,12 @@ func (o *Options) complete() error {
 		o.LBMode = LBReady
 	}
 	if err := ValidateLBMode(o.LBMode); err != nil {
+		return err
+	}
+	if o.Network == "" {
+		o.Network = NetworkHosts
+	}
+	if err := ValidateNetworkMode(o.Network); err != nil {
 		return err
 	}
 	if o.Wait <= 0 {

@@ -22,12 +22,17 @@ type proc struct {
 
 // startProc starts bin with args as a child in its own process group that dies with us, its
 // stdout and stderr appended to logFile.
-func startProc(name, bin string, args []string, logFile string) (*proc, error) {
+// With netns set, it runs inside that network namespace (through nsenter, which execs bin, so
+// the pid is bin's).
+func startProc(name, netns, bin string, args []string, logFile string) (*proc, error) {
 	f, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open log of %s: %w", name, err)
 	}
 	cmd := exec.Command(bin, args...)
+	if netns != "" {
+		cmd = exec.Command("nsenter", append([]string{"--net=" + netns, "--", bin}, args...)...)
+	}
 	cmd.Stdout = f
 	cmd.Stderr = f
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=2")

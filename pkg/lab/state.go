@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/lab/hostnet"
 )
 
 // Status is a snapshot of a lab, also written to <dir>/state.json after every change.
@@ -19,6 +21,11 @@ type Status struct {
 	Version           string         `json:"version"`
 	LBAddress         string         `json:"lbAddress"`
 	LBMode            LBMode         `json:"lbMode"`
+	Network           NetworkMode    `json:"network,omitempty"`
+	// NetworkPrefix names the lab's network namespaces (<prefix>-cp-1, ...; hosts network only).
+	NetworkPrefix string `json:"networkPrefix,omitempty"`
+	// Hosts are the lab network's hosts (hosts network only).
+	Hosts []hostnet.Host `json:"hosts,omitempty"`
 	AdminKubeconfig   string         `json:"adminKubeconfig"`
 	SharedSAKeyID     string         `json:"sharedSAKeyID,omitempty"`
 	Members           []MemberStatus `json:"members"`
@@ -76,7 +83,10 @@ func (l *Lab) Status(ctx context.Context, probe bool) Status {
 	l.mu.Lock()
 	s := Status{
 		Dir: l.o.Dir, Version: l.o.Version, LBAddress: l.LBAddress(), LBMode: l.lb.getMode(),
-		AdminKubeconfig: l.AdminKubeconfig(), Down: l.down,
+		AdminKubeconfig: l.AdminKubeconfig(), Down: l.down, Network: l.o.Network,
+	}
+	if l.hosts != nil {
+		s.NetworkPrefix, s.Hosts = l.hosts.Prefix(), l.hosts.Hosts()
 	}
 	for _, m := range l.mems {
 		s.Members = append(s.Members, MemberStatus{Member: cloneMember(m.Member), PID: m.proc.pid(), EtcdRemoved: m.etcdRemoved})
@@ -184,6 +194,12 @@ func KillLeftovers(dir string) ([]int, error) {
 		}
 		KillPIDs([]int{pid})
 		killed = append(killed, pid)
+	}
+	if s.NetworkPrefix != "" {
+		time.Sleep(200 * time.Millisecond) // let the killed processes leave their namespaces
+		if err := hostnet.Cleanup(context.Background(), s.NetworkPrefix); err != nil {
+			return killed, err
+		}
 	}
 	return killed, nil
 }

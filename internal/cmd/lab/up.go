@@ -24,6 +24,7 @@ type upOptions struct {
 	dir     dirFlag
 	opts    lab.Options
 	lbMode  string
+	network string
 	issuers []string
 }
 
@@ -51,6 +52,7 @@ func newUp(s cli.Streams) *cobra.Command {
 	f.StringArrayVar(&o.issuers, "issuer", nil, "the lab's --service-account-issuer, repeatable (default "+lab.DefaultIssuer+")")
 	f.BoolVar(&o.opts.WithControllerManager, "with-controller-manager", false, "also run a kube-controller-manager against the load balancer")
 	f.StringVar(&o.lbMode, "lb-mode", string(lab.LBReady), "load balancer: ready (skip members whose /readyz fails) or all")
+	f.StringVar(&o.network, "network", string(lab.NetworkHosts), "hosts (each member in its own network namespace on 10.200.x.0/24; needs root) or loopback (127.0.x.y)")
 	f.DurationVar(&o.opts.Wait, "wait", 90*time.Second, "how long each member may take to become ready")
 	return cmd
 }
@@ -63,6 +65,10 @@ func (o *upOptions) complete() error {
 	o.opts.Dir = dir
 	o.opts.LBMode = lab.LBMode(o.lbMode)
 	o.opts.Issuers = o.issuers
+	o.opts.Network = lab.NetworkMode(o.network)
+	if err := lab.ValidateNetworkMode(o.opts.Network); err != nil {
+		return cli.Usagef("--network: %v", err)
+	}
 	if err := lab.ValidateLBMode(o.opts.LBMode); err != nil {
 		return cli.Usagef("--lb-mode: %v", err)
 	}

@@ -115,6 +115,16 @@ func (c *Client) Roll(ctx context.Context, o lab.MemberOptions) ([]RollStep, err
 	return steps, err
 }
 
+// Partition cuts member off from what from names (iptables inside its host).
+func (c *Client) Partition(ctx context.Context, member string, from lab.PartitionFrom) error {
+	return c.Do(ctx, http.MethodPost, "/v1/members/"+url.PathEscape(member)+"/partition", map[string]lab.PartitionFrom{"from": from}, nil)
+}
+
+// Heal removes every partition of member.
+func (c *Client) Heal(ctx context.Context, member string) error {
+	return c.Do(ctx, http.MethodPost, "/v1/members/"+url.PathEscape(member)+"/heal", nil, nil)
+}
+
 // SetLBMode switches the load balancer's mode.
 func (c *Client) SetLBMode(ctx context.Context, m lab.LBMode) error {
 	return c.Do(ctx, http.MethodPut, "/v1/lbmode", map[string]lab.LBMode{"mode": m}, nil)

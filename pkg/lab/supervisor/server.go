@@ -294,6 +294,35 @@ func (s *Server) routes() http.Handler {
 		}
 		writeJSON(w, http.StatusOK, steps)
 	})
+	mux.HandleFunc("POST /v1/members/{name}/partition", func(w http.ResponseWriter, r *http.Request) {
+		l := s.readyLab(w)
+		var body struct {
+			From lab.PartitionFrom `json:"from"`
+		}
+		if l == nil || !readJSON(w, r, &body) {
+			return
+		}
+		if err := lab.ValidatePartitionFrom(body.From); err != nil {
+			writeError(w, http.StatusBadRequest, err)
+			return
+		}
+		if err := l.Partition(r.Context(), r.PathValue("name"), body.From); err != nil {
+			writeError(w, http.StatusBadRequest, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, body)
+	})
+	mux.HandleFunc("POST /v1/members/{name}/heal", func(w http.ResponseWriter, r *http.Request) {
+		l := s.readyLab(w)
+		if l == nil {
+			return
+		}
+		if err := l.Heal(r.Context(), r.PathValue("name")); err != nil {
+			writeError(w, http.StatusBadRequest, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"healed": r.PathValue("name")})
+	})
 	mux.HandleFunc("PUT /v1/lbmode", func(w http.ResponseWriter, r *http.Request) {
 		l := s.readyLab(w)
 		var body struct {
