@@ -16,7 +16,7 @@ import (
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/finding"
 	"github.com/credwatch/credwatch/pkg/liveness"
-	"github.com/credwatch/credwatch/pkg/logs"
+	"github.com/credwatch/credwatch/pkg/logs/cause"
 )
 
 // Catalogue IDs this package reports.
@@ -68,7 +68,7 @@ func Symptoms(ctx context.Context, cs kubernetes.Interface, comps []Component, n
 			finding.Evidence{Object: obj, Key: "renewTime", Value: st.RenewTime.UTC().Format(time.RFC3339)},
 			finding.Evidence{Object: obj, Key: "holderIdentity", Value: orDash(st.Holder)}).On("", obj))
 	}
-	cl := logs.NewClassifier(catalogue.Default())
+	cl := cause.NewClassifier(catalogue.Default())
 	for _, c := range comps {
 		if c.Kind != KubeControllerManager && c.Kind != CloudControllerManager {
 			continue
@@ -100,8 +100,8 @@ func Symptoms(ctx context.Context, cs kubernetes.Interface, comps []Component, n
 }
 
 // controllerCloudLines returns the last few cloud-error lines of a controller's current and
-// previous log: catalogue matches (the logs classifier) and node-lifecycle's existence check.
-func controllerCloudLines(ctx context.Context, cs kubernetes.Interface, c Component, cl *logs.Classifier, timeout time.Duration) []string {
+// previous log: catalogue matches (the cause classifier) and node-lifecycle's existence check.
+func controllerCloudLines(ctx context.Context, cs kubernetes.Interface, c Component, cl *cause.Classifier, timeout time.Duration) []string {
 	var found []string
 	for _, previous := range []bool{false, true} {
 		if previous && c.Restarts == 0 {
@@ -128,13 +128,13 @@ func controllerCloudLines(ctx context.Context, cs kubernetes.Interface, c Compon
 	return found
 }
 
-// isCloudErrorLine: a catalogue cloud login/initialisation spelling (the logs classifier), or
+// isCloudErrorLine: a catalogue cloud login/initialisation spelling (the cause classifier), or
 // node-lifecycle's "error checking if node %s exists".
-func isCloudErrorLine(cl *logs.Classifier, line string) bool {
+func isCloudErrorLine(cl *cause.Classifier, line string) bool {
 	if strings.Contains(line, "error checking if node") {
 		return true
 	}
-	ev, ok := cl.Classify(logs.Record{Msg: line})
+	ev, ok := cl.Classify(cause.Line{Msg: line})
 	return ok && (ev.Cause == IDLoginFailed || ev.Cause == "cloud-provider-not-initialized")
 }
 

@@ -11,11 +11,11 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
-	"github.com/credwatch/credwatch/pkg/logs"
+	"github.com/credwatch/credwatch/pkg/logs/cause"
 )
 
 func TestIsCloudErrorLine(t *testing.T) {
-	cl := logs.NewClassifier(catalogue.Default())
+	cl := cause.NewClassifier(catalogue.Default())
 	for line, want := range map[string]bool{
 		`E1129 10:00:00.000000 1 vsphere.go:123] Cannot connect to vCenter with err: ServerFaultCode: Cannot complete login due to an incorrect user name or password.`: true,
 		`E1129 10:00:00.000000 1 connection.go:60] vCenter vc1 failed. Err: "ServerFaultCode: Login failure"`:                                                           true,

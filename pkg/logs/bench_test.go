@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/logs/cause"
 	"github.com/credwatch/credwatch/pkg/logs/internal/loggen"
 )
 
@@ -34,7 +35,7 @@ func BenchmarkAnalyze(b *testing.B) {
 // BenchmarkGate is the anchor scan alone, one core.
 func BenchmarkGate(b *testing.B) {
 	data := benchLog()
-	g := newGate(newMatchers(catalogue.Default()))
+	g := newGate(cause.Standalone(catalogue.Default()))
 	var starts []int
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
@@ -53,17 +54,6 @@ var benchLines = []string{
 func BenchmarkClassify(b *testing.B) {
 	cl := NewClassifier(catalogue.Default())
 	for b.Loop() {
-		for _, l := range benchLines {
-			cl.Classify(parseRecord(l, lineContext{}))
-		}
-	}
-}
-
-// BenchmarkClassifyUncached is BenchmarkClassify without the aggregate cache.
-func BenchmarkClassifyUncached(b *testing.B) {
-	cl := NewClassifier(catalogue.Default())
-	for b.Loop() {
-		clear(cl.cache)
 		for _, l := range benchLines {
 			cl.Classify(parseRecord(l, lineContext{}))
 		}

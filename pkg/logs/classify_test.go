@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/logs/cause"
 )
 
 func TestClassifyFormats(t *testing.T) {
@@ -136,58 +137,17 @@ func TestClassifyFormats(t *testing.T) {
 	}
 }
 
-func TestSplitAggregate(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in     string
-		want   []string
-		closed bool
-	}{
-		{"invalid bearer token", []string{"invalid bearer token"}, true},
-		{"[a, b]", []string{"a", "b"}, true},
-		{"[a, [b, c]]", []string{"a", "b", "c"}, true},
-		{"[a, b", []string{"a", "b"}, false},
-		{`[a, x ["p" "q"] y]`, []string{"a", `x ["p" "q"] y`}, true},
-		{"", nil, true},
-	}
-	for _, tt := range tests {
-		got, closed := splitAggregate(tt.in)
-		if len(got) != len(tt.want) || closed != tt.closed {
-			t.Errorf("%q: got %q closed=%v, want %q closed=%v", tt.in, got, closed, tt.want, tt.closed)
-			continue
-		}
-		for i := range got {
-			if got[i] != tt.want[i] {
-				t.Errorf("%q: got %q, want %q", tt.in, got, tt.want)
-			}
-		}
-	}
-}
-
-func TestPrimaryPartIsNotLoopback(t *testing.T) {
-	t.Parallel()
-	cl := NewClassifier(catalogue.Default())
-	c := cl.classifyAggregate("[invalid bearer token, invalid signature, no keys found]", false)
-	if len(c.parts) != 2 || !c.parts[0].Loopback || c.parts[1].Cause != "signing-key-unknown" || c.primary != 1 {
-		t.Fatalf("got %+v", c)
-	}
-}
-
 func TestGateFindsEveryStandaloneMessage(t *testing.T) {
 	t.Parallel()
-	m := newMatchers(catalogue.Default())
-	g := newGate(m)
-	for i := range m.all {
-		p := &m.all[i]
-		if !standalone(p) {
-			continue
-		}
-		line := []byte("I0101 00:00:00.000000 1 x.go:1] prefix " + p.text + " suffix\n")
+	msgs := cause.Standalone(catalogue.Default())
+	g := newGate(msgs)
+	for _, p := range msgs {
+		line := []byte("I0101 00:00:00.000000 1 x.go:1] prefix " + p.Text + " suffix\n")
 		if starts := g.lines(line, nil); len(starts) != 1 {
-			t.Errorf("%s/%s %q: gate does not let it through", p.cause, p.key, p.text)
+			t.Errorf("%s/%s %q: gate does not let it through", p.Cause, p.Key, p.Text)
 		}
 	}
-	for _, mk := range gateMarkers {
+	for _, mk := range cause.Markers {
 		if starts := g.lines([]byte("x "+mk+" y"), nil); len(starts) != 1 {
 			t.Errorf("marker %q not found", mk)
 		}

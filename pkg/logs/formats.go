@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/logs/internal/quoted"
 )
 
 // parseCRI reads the CRI log envelope: "<RFC3339Nano> stdout|stderr F|P <line>".
@@ -221,7 +223,7 @@ func parseKlogBody(body string, r *Record) {
 		r.Msg = body
 		return
 	}
-	msg, rest, complete := unquotePrefix(body)
+	msg, rest, complete := quoted.Prefix(body)
 	r.Msg = msg
 	if !complete {
 		r.Truncated = true
@@ -237,7 +239,7 @@ func parseKlogBody(body string, r *Record) {
 		rest = rest[eq+1:]
 		var val string
 		if strings.HasPrefix(rest, `"`) {
-			val, rest, complete = unquotePrefix(rest)
+			val, rest, complete = quoted.Prefix(rest)
 			if !complete {
 				r.Truncated = true
 			}
@@ -253,62 +255,4 @@ func parseKlogBody(body string, r *Record) {
 			r.Err = val
 		}
 	}
-}
-
-// unquotePrefix reads a Go-quoted string at the start of s. A string cut off before its closing
-// quote is unescaped as far as it goes and reported incomplete.
-func unquotePrefix(s string) (val, rest string, complete bool) {
-	if q, err := strconv.QuotedPrefix(s); err == nil {
-		if v, err := strconv.Unquote(q); err == nil {
-			return v, s[len(q):], true
-		}
-	}
-	return decodeQuoted(s[1:])
-}
-
-// decodeQuoted unescapes the body of a quoted string (Go or JSON escapes) up to its closing
-// quote; a body cut off before the quote is decoded as far as it goes and reported incomplete.
-func decodeQuoted(s string) (val, rest string, complete bool) {
-	// Fast path: no escape before the closing quote.
-	if i := strings.IndexAny(s, `"\\`); i >= 0 && s[i] == '"' {
-		return s[:i], s[i+1:], true
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); i++ {
-		j := strings.IndexAny(s[i:], `"\\`)
-		if j < 0 {
-			b.WriteString(s[i:])
-			break
-		}
-		b.WriteString(s[i : i+j])
-		i += j
-		c := s[i]
-		if c == '"' {
-			return b.String(), s[i+1:], true
-		}
-		if i+1 == len(s) {
-			b.WriteByte(c)
-			continue
-		}
-		i++
-		switch s[i] {
-		case 'n':
-			b.WriteByte('\n')
-		case 't':
-			b.WriteByte('\t')
-		case 'u':
-			if i+4 < len(s) {
-				if n, err := strconv.ParseUint(s[i+1:i+5], 16, 32); err == nil {
-					b.WriteRune(rune(n))
-					i += 4
-					continue
-				}
-			}
-			b.WriteByte('u')
-		default:
-			b.WriteByte(s[i])
-		}
-	}
-	return b.String(), "", false
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/logs/cause"
 )
 
 // Seed corpora live in testdata/fuzz/FuzzXxx/; `make fuzz` (hack/fuzz.sh) runs each target.
@@ -74,31 +75,6 @@ func FuzzJSONLine(f *testing.F) {
 	})
 }
 
-func FuzzAggregate(f *testing.F) {
-	f.Add("[invalid bearer token, invalid signature, no keys found]")
-	f.Add("[invalid bearer token, [invalid bearer token, square/go-jose: error in cryptographic primitive]]")
-	f.Add(`[invalid bearer token, token audiences ["a"] is invalid for the target audiences ["b"]]`)
-	cl := NewClassifier(catalogue.Default())
-	f.Fuzz(func(t *testing.T, s string) {
-		c := cl.classifyAggregate(s, len(s)%2 == 0)
-		if c.primary >= len(c.parts) {
-			t.Fatalf("primary %d of %d parts", c.primary, len(c.parts))
-		}
-		if len(c.parts) > 0 && c.primary < 0 && !allLoopback(c.parts) {
-			t.Fatalf("no primary part in %+v", c.parts)
-		}
-	})
-}
-
-func allLoopback(ps []Part) bool {
-	for _, p := range ps {
-		if !p.Loopback {
-			return false
-		}
-	}
-	return true
-}
-
 // FuzzLine runs a whole line through every format and the classifier.
 func FuzzLine(f *testing.F) {
 	for _, l := range benchLines {
@@ -117,7 +93,7 @@ func FuzzLine(f *testing.F) {
 // FuzzGate checks the gate against a plain search: every line holding an anchor is found.
 func FuzzGate(f *testing.F) {
 	f.Add([]byte("a\nxx Unable to authenticate yy\nUnauthorized\n\nfailed to renew lease z"))
-	g := newGate(newMatchers(catalogue.Default()))
+	g := newGate(cause.Standalone(catalogue.Default()))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got := map[int]bool{}
 		for _, s := range g.lines(b, nil) {

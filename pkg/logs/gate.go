@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"sort"
 	"strings"
+
+	"github.com/credwatch/credwatch/pkg/logs/cause"
 )
 
 // gate finds lines worth parsing: those that contain an anchor, the most distinctive literal of
@@ -31,14 +33,11 @@ const gateHash = 1 << 15
 
 func tripleHash(a, b, c byte) int { return (int(a)<<10 ^ int(b)<<5 ^ int(c)) & (gateHash - 1) }
 
-// Markers that put a line through the gate besides the catalogue's own texts.
-var gateMarkers = []string{"Unable to authenticate", `"code":401`}
-
 // anchorOf picks the longest run of a pattern's literal text that survives any envelope's
 // escaping (no quotes, backslashes or HTML-escaped characters).
-func anchorOf(p *pattern) string {
+func anchorOf(literals []string) string {
 	best := ""
-	for _, s := range p.segs {
+	for _, s := range literals {
 		for _, run := range strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune("\"\\<>&\n\t", r) || r > 127 }) {
 			if len(run) > len(best) {
 				best = run
@@ -48,7 +47,7 @@ func anchorOf(p *pattern) string {
 	return best
 }
 
-func newGate(m *matchers) *gate {
+func newGate(msgs []cause.Message) *gate {
 	seen := map[string]bool{}
 	var anchors []string
 	add := func(a string) {
@@ -57,13 +56,11 @@ func newGate(m *matchers) *gate {
 			anchors = append(anchors, a)
 		}
 	}
-	for _, a := range gateMarkers {
+	for _, a := range cause.Markers {
 		add(a)
 	}
-	for i := range m.all {
-		if standalone(&m.all[i]) { // the others only occur inside "Unable to authenticate" lines
-			add(anchorOf(&m.all[i]))
-		}
+	for _, msg := range msgs {
+		add(anchorOf(msg.Literals))
 	}
 	// An anchor that contains another is redundant.
 	sort.Slice(anchors, func(i, j int) bool {

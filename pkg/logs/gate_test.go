@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/logs/cause"
 	"github.com/credwatch/credwatch/pkg/logs/internal/loggen"
 )
 
@@ -28,7 +29,7 @@ func naiveGate(g *gate, b []byte) []int {
 // TestGateExact checks that the gate passes exactly the lines holding an anchor, on edge cases
 // and on every short slice and a 1 MiB stretch of a generated log.
 func TestGateExact(t *testing.T) {
-	g := newGate(newMatchers(catalogue.Default()))
+	g := newGate(cause.Standalone(catalogue.Default()))
 	var log bytes.Buffer
 	if _, _, err := loggen.Write(&log, loggen.Options{Bytes: 1 << 20, Seed: 3}); err != nil {
 		t.Fatal(err)

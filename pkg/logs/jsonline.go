@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/logs/internal/quoted"
 )
 
 // jsonLine is the union of the JSON line formats credwatch reads: Docker json-file ("log"),
@@ -47,10 +49,10 @@ type jsonLine struct {
 func parseJSONLine(line string, r *Record) (inner string, t time.Time, done bool) {
 	if strings.HasPrefix(line, `{"log":"`) {
 		// Docker json-file, the commonest JSON line: read it without reflection.
-		v, rest, complete := decodeQuoted(line[len(`{"log":"`):])
+		v, rest, complete := quoted.Body(line[len(`{"log":"`):])
 		if complete {
 			r.addFormat("docker")
-			if ts, ok := jsonStringField(rest, "time"); ok {
+			if ts, ok := quoted.JSONField(rest, "time"); ok {
 				t, _ = time.Parse(time.RFC3339Nano, ts)
 			}
 			return v, t, false
@@ -124,9 +126,9 @@ func jsonTime(raw json.RawMessage) time.Time {
 // values of "log", "msg" and "err" as far as they go.
 func parseJSONFragment(line string, r *Record) (inner string, t time.Time, done bool) {
 	r.Truncated = true
-	if v, ok := jsonStringField(line, "log"); ok {
+	if v, ok := quoted.JSONField(line, "log"); ok {
 		r.addFormat("docker")
-		if ts, ok := jsonStringField(line, "time"); ok {
+		if ts, ok := quoted.JSONField(line, "time"); ok {
 			t, _ = time.Parse(time.RFC3339Nano, ts)
 		}
 		return v, t, false
@@ -138,33 +140,18 @@ func parseJSONFragment(line string, r *Record) (inner string, t time.Time, done 
 		if strings.Contains(line, `"code":401`) {
 			a.Code = 401
 		}
-		a.UserAgent, _ = jsonStringField(line, "userAgent")
-		a.AuditID, _ = jsonStringField(line, "auditID")
+		a.UserAgent, _ = quoted.JSONField(line, "userAgent")
+		a.AuditID, _ = quoted.JSONField(line, "auditID")
 		r.Audit = a
 		return "", t, true
 	}
 	r.addFormat("json")
-	r.Msg, _ = jsonStringField(line, "msg")
-	r.Err, _ = jsonStringField(line, "err")
+	r.Msg, _ = quoted.JSONField(line, "msg")
+	r.Err, _ = quoted.JSONField(line, "err")
 	if r.Msg == "" && r.Err == "" {
 		r.Msg = line
 	}
 	return "", t, true
-}
-
-// jsonStringField finds "key":"value" and returns value unescaped, possibly cut off.
-func jsonStringField(line, key string) (string, bool) {
-	k := `"` + key + `":`
-	i := strings.Index(line, k)
-	if i < 0 {
-		return "", false
-	}
-	s := strings.TrimLeft(line[i+len(k):], " ")
-	if !strings.HasPrefix(s, `"`) {
-		return "", false
-	}
-	v, _, _ := decodeQuoted(s[1:])
-	return v, true
 }
 
 func firstNonEmpty(ss ...string) string {
@@ -184,7 +171,7 @@ func parseFlatJSON(line string, r *Record) (inner string, t time.Time, done bool
 	r.addFormat("json")
 	get := func(keys ...string) string {
 		for _, k := range keys {
-			if v, ok := jsonStringField(line, k); ok && v != "" {
+			if v, ok := quoted.JSONField(line, k); ok && v != "" {
 				return v
 			}
 		}

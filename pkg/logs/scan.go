@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/logs/cause"
 )
 
 // Config tunes an analysis. The zero value of every field but Catalogue means the default.
@@ -113,8 +114,7 @@ func (st *inputState) firstLines() ([]int64, int64) {
 // problems with single inputs are in Report.Inputs.
 func Analyze(ctx context.Context, cfg Config, inputs []Input) (*Report, error) {
 	cfg = cfg.withDefaults()
-	m := newMatchers(cfg.Catalogue)
-	g := newGate(m)
+	g := newGate(cause.Standalone(cfg.Catalogue))
 	bufSize := cfg.BlockSize + cfg.MaxLineBytes
 	pool := &bufPool{ch: make(chan []byte, 2*cfg.Workers+2), size: bufSize}
 	work := make(chan chunk, cfg.Workers)

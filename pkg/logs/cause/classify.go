@@ -1,0 +1,164 @@
+// Package cause names the cause of a log message from the catalogue's message spellings: it maps
+// one log line's message (an authentication failure, possibly an aggregate of several errors, or
+// a context event such as a lease loss) to a catalogue entry. It knows nothing of log formats,
+// inputs or reports; pkg/logs reads those and pkg/cloud uses the same classifier on controller
+// logs.
+package cause
+
+import (
+	"github.com/credwatch/credwatch/pkg/catalogue"
+)
+
+// IDs this package names in code. They are catalogue entries (TestCatalogueIDs checks them).
+const (
+	Unknown               = "unknown"
+	Client                = "client-unauthorized"
+	authMessage           = "Unable to authenticate the request"
+	authUnstructuredInfix = "due to an error: "
+	loopbackText          = "invalid bearer token"
+)
+
+// Line is what the classifier reads of one log line.
+type Line struct {
+	Msg       string // the message (klog msg, JSON msg, or the whole text)
+	Err       string // the structured err value, if any
+	Plain     bool   // the line is in no log format: a mention of a message is not a log of it
+	Truncated bool   // the line ended inside a quoted value or JSON document
+	Audit     bool   // the line is an audit event
+	Code      int    // the audit event's response code
+}
+
+// Part is one element of an aggregate authentication error.
+type Part struct {
+	Text     string `json:"text"`
+	Cause    string `json:"cause,omitempty"`
+	Spelling string `json:"spelling,omitempty"` // catalogue message key that matched
+	Loopback bool   `json:"loopback,omitempty"` // the loopback authenticator's "invalid bearer token"
+}
+
+// Match is a classified line.
+type Match struct {
+	Cause     string // catalogue entry ID
+	Kind      string // "cause" (an authentication failure) or "event" (context)
+	Spelling  string // catalogue message key that matched
+	Text      string // the text that was classified
+	Parts     []Part // the parts of an aggregate authentication error
+	Component string // who logs such a line, for lines that do not say: apiserver, client or ""
+}
+
+// Message is one catalogue message text that may classify a line on its own.
+type Message struct {
+	Cause    string   // catalogue entry ID
+	Key      string   // message key
+	Text     string   // the catalogue text
+	Literals []string // its literal segments, in order; %-verbs sit between them
+}
+
+// Standalone lists the messages of c that classify a line wherever they occur (every message
+// except the service-account authenticator's own errors, which only occur inside an
+// "Unable to authenticate the request" line). A reader may skip lines that hold none of them
+// and none of Markers.
+func Standalone(c *catalogue.Catalogue) []Message {
+	m := newMatchers(c)
+	var out []Message
+	for i := range m.all {
+		if p := &m.all[i]; standalone(p) {
+			out = append(out, Message{Cause: p.cause, Key: p.key, Text: p.text, Literals: p.segs})
+		}
+	}
+	return out
+}
+
+// Markers are the texts besides the Standalone messages that make a line worth classifying.
+var Markers = []string{"Unable to authenticate", `"code":401`}
+
+// Classifier names the cause of log lines from the catalogue's message spellings.
+type Classifier struct {
+	m       *matchers
+	byFirst [256][]*pattern // patterns by the first byte of their text, for anchored matching
+	leading []*pattern      // patterns whose text starts with a wildcard
+	cache   map[string]classified
+}
+
+type classified struct {
+	parts   []Part
+	primary int
+}
+
+const cacheLimit = 4096
+
+// NewClassifier compiles every message of c. A Classifier is not safe for concurrent use; make
+// one per goroutine (they are cheap).
+func NewClassifier(c *catalogue.Catalogue) *Classifier {
+	cl := &Classifier{m: newMatchers(c), cache: map[string]classified{}}
+	for i := range cl.m.all {
+		p := &cl.m.all[i]
+		if p.lead {
+			cl.leading = append(cl.leading, p)
+		} else {
+			cl.byFirst[p.segs[0][0]] = append(cl.byFirst[p.segs[0][0]], p)
+		}
+	}
+	return cl
+}
+
+// Classify names the cause of l; ok is false for lines that are neither an authentication
+// failure nor a context event.
+func (c *Classifier) Classify(l Line) (Match, bool) {
+	if l.Audit {
+		if l.Code != 401 {
+			return Match{}, false
+		}
+		return Match{Cause: Client, Kind: "cause", Text: "401 " + l.Msg, Component: "apiserver"}, true
+	}
+	if errText, ok := authError(l); ok {
+		cl := c.classifyAggregate(errText, l.Truncated)
+		m := Match{Kind: "cause", Text: errText, Parts: cl.parts, Component: "apiserver"}
+		if cl.primary >= 0 {
+			m.Cause, m.Spelling = cl.parts[cl.primary].Cause, cl.parts[cl.primary].Spelling
+		}
+		if m.Cause == "" {
+			m.Cause = Unknown
+		}
+		return m, true
+	}
+	text := l.Msg
+	if l.Err != "" {
+		text += ": " + l.Err
+	}
+	p := c.m.best(text, modeContains, standalone)
+	if p == nil {
+		return Match{}, false
+	}
+	m := Match{Cause: p.cause, Kind: p.kind, Spelling: p.key, Text: text}
+	if p.kind == "cause" {
+		m.Component = "client"
+	}
+	return m, true
+}
+
+// standalone reports whether p may classify a line outside an authentication error: every
+// message except the service-account authenticator's own errors (the bare loopback text, raw
+// lookup errors such as "context deadline exceeded", claim errors).
+func standalone(p *pattern) bool { return !p.authOnly }
+
+func causesOnly(p *pattern) bool { return p.kind == "cause" }
+
+// anchoredBest is m.best in anchored mode, using the first-byte index.
+func (c *Classifier) anchoredBest(text string) *pattern {
+	var found *pattern
+	if text == "" {
+		return nil
+	}
+	for _, p := range c.byFirst[text[0]] {
+		if p.kind == "cause" && p.anchored(text) && better(p, found) {
+			found = p
+		}
+	}
+	for _, p := range c.leading {
+		if p.kind == "cause" && p.anchored(text) && better(p, found) {
+			found = p
+		}
+	}
+	return found
+}
