@@ -93,6 +93,16 @@ func (l *Lab) writeKubeconfigs() error {
 	return writeKubeconfig(l.path("kube-controller-manager.kubeconfig"), server, "system:kube-controller-manager", l.ca.certPEM, kc, kk)
 }
 
+// writeClientKubeconfig issues a client certificate (CN user, O orgs) and writes
+// <dir>/<name>.kubeconfig pointing at the load balancer.
+func (l *Lab) writeClientKubeconfig(name, user string, orgs []string) error {
+	c, k, err := l.ca.issue(user, orgs, nil, nil, false)
+	if err != nil {
+		return fmt.Errorf("%s client certificate: %w", name, err)
+	}
+	return writeKubeconfig(l.path(name+".kubeconfig"), "https://"+l.LBAddress(), user, l.ca.certPEM, c, k)
+}
+
 func writeKubeconfig(file, server, user string, caPEM, certPEM, keyPEM []byte) error {
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["credwatch-lab"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: caPEM}

@@ -60,25 +60,33 @@ func (l *Lab) StartControllerManager(ctx context.Context) error {
 	l.kcm = p
 	l.logs["kube-controller-manager"] = l.ControllerManagerLogFile()
 	l.mu.Unlock()
-	url := fmt.Sprintf("https://%s:%d/healthz", ip, port)
+	if err := l.waitHealthy(ctx, "kube-controller-manager", p, fmt.Sprintf("https://%s:%d/healthz", ip, port)); err != nil {
+		return err
+	}
+	return l.saveState()
+}
+
+// waitHealthy polls a control-plane component's /healthz (bounded by Options.Wait); on failure
+// the error carries the tail of its log.
+func (l *Lab) waitHealthy(ctx context.Context, name string, p *proc, url string) error {
 	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: insecureTLS(), DisableKeepAlives: true}}
 	wctx, cancel := context.WithTimeout(ctx, l.o.Wait)
 	defer cancel()
 	for {
 		if done, err := p.exited(); done {
-			return fmt.Errorf("kube-controller-manager exited (%v); last lines of %s:\n%s", err, l.ControllerManagerLogFile(), tail(l.ControllerManagerLogFile(), 25))
+			return fmt.Errorf("%s exited (%v); last lines of %s:\n%s", name, err, p.logFile, tail(p.logFile, 25))
 		}
 		req, _ := http.NewRequestWithContext(wctx, http.MethodGet, url, nil)
 		if resp, err := c.Do(req); err == nil {
 			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				l.logf("lab: kube-controller-manager healthy on %s:%d", ip, port)
-				return l.saveState()
+				l.logf("lab: %s healthy on %s", name, req.URL.Host)
+				return nil
 			}
 		}
 		select {
 		case <-wctx.Done():
-			return fmt.Errorf("kube-controller-manager not healthy within %s; last lines of %s:\n%s", l.o.Wait, l.ControllerManagerLogFile(), tail(l.ControllerManagerLogFile(), 25))
+			return fmt.Errorf("%s not healthy within %s; last lines of %s:\n%s", name, l.o.Wait, p.logFile, tail(p.logFile, 25))
 		case <-time.After(500 * time.Millisecond):
 		}
 	}

@@ -28,27 +28,28 @@ const stopGrace = 10 * time.Second
 
 // Lab is a running control plane. Its methods are safe for concurrent use.
 type Lab struct {
-	o    Options
-	x    int // third octet of every address: 127.0.x.y, or 10.200.x.y on the lab network
+	o Options
+	x int // third octet of every address: 127.0.x.y, or 10.200.x.y on the lab network
 	// reservation holds 127.0.x.1:6443 for the lab's lifetime on the hosts network (x names the
 	// lab network too, so concurrent labs must not share it).
 	reservation net.Listener
 	hosts       *hostnet.Network // nil on the loopback network
-	ca   *ca
-	lb   *loadBalancer
-	tlsc *tls.Config // admin client TLS config (CA + admin cert)
+	ca          *ca
+	lb          *loadBalancer
+	tlsc        *tls.Config // admin client TLS config (CA + admin cert)
 
 	adminCert, adminKey []byte
 
-	opMu sync.Mutex // serialises Up/Down/AddMember/RemoveMember/Roll/KCM changes
-	mu   sync.Mutex // guards the fields below
-	mems []*memberProc
-	etcd []*etcdProc
-	kcm  *proc
-	logs map[string]string // every member/etcd/kcm ever started -> log file
-	nMem int               // last apiserver index used
-	nEtc int               // last etcd index used
-	down bool
+	opMu  sync.Mutex // serialises Up/Down/AddMember/RemoveMember/Roll/KCM changes
+	mu    sync.Mutex // guards the fields below
+	mems  []*memberProc
+	etcd  []*etcdProc
+	kcm   *proc
+	sched *proc             // kube-scheduler (labs with nodes)
+	logs  map[string]string // every member/etcd/kcm ever started -> log file
+	nMem  int               // last apiserver index used
+	nEtc  int               // last etcd index used
+	down  bool
 }
 
 type memberProc struct {
@@ -169,7 +170,7 @@ func (l *Lab) Down(ctx context.Context) error {
 		procs = append(procs, m.proc)
 	}
 	stopAll(procs, stopGrace)
-	kcm.stop(stopGrace)
+	stopAll([]*proc{kcm, l.sched}, stopGrace)
 	procs = procs[:0]
 	for _, e := range etcds {
 		procs = append(procs, e.proc)

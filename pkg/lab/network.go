@@ -36,7 +36,9 @@ func ValidateNetworkMode(m NetworkMode) error {
 func networkPrefix(x int) string { return fmt.Sprintf("cw%d", x) }
 
 // networkSubnet is the lab network of the lab whose loopback octet is x.
-func networkSubnet(x int) netip.Prefix { return netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 200, byte(x), 0}), 24) }
+func networkSubnet(x int) netip.Prefix {
+	return netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 200, byte(x), 0}), 24)
+}
 
 // controlPlaneHost is the name of the host that runs apiserver-n and etcd-n.
 func controlPlaneHost(n int) string { return fmt.Sprintf("cp-%d", n) }

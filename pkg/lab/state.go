@@ -17,15 +17,15 @@ import (
 
 // Status is a snapshot of a lab, also written to <dir>/state.json after every change.
 type Status struct {
-	Dir               string         `json:"dir"`
-	Version           string         `json:"version"`
-	LBAddress         string         `json:"lbAddress"`
-	LBMode            LBMode         `json:"lbMode"`
-	Network           NetworkMode    `json:"network,omitempty"`
+	Dir       string      `json:"dir"`
+	Version   string      `json:"version"`
+	LBAddress string      `json:"lbAddress"`
+	LBMode    LBMode      `json:"lbMode"`
+	Network   NetworkMode `json:"network,omitempty"`
 	// NetworkPrefix names the lab's network namespaces (<prefix>-cp-1, ...; hosts network only).
 	NetworkPrefix string `json:"networkPrefix,omitempty"`
 	// Hosts are the lab network's hosts (hosts network only).
-	Hosts []hostnet.Host `json:"hosts,omitempty"`
+	Hosts             []hostnet.Host `json:"hosts,omitempty"`
 	AdminKubeconfig   string         `json:"adminKubeconfig"`
 	SharedSAKeyID     string         `json:"sharedSAKeyID,omitempty"`
 	Members           []MemberStatus `json:"members"`
