@@ -27,7 +27,7 @@ func TestIntegrationCheckEndpointSlice(t *testing.T) {
 		t.Helper()
 		var out, errOut bytes.Buffer
 		cmd := cmdcheck.NewCommand(cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
-		cmd.SetArgs([]string{"--kubeconfig", l.AdminKubeconfig(), "-o", "json"})
+		cmd.SetArgs([]string{"--kubeconfig", l.AdminKubeconfig(), "--create-probe-sa", "-o", "json"})
 		cmd.SilenceUsage, cmd.SilenceErrors = true, true
 		cmd.SetOut(&out)
 		cmd.SetErr(&errOut)
