@@ -1,61 +1,83 @@
 // Package app runs the credwatch command line: it sets up signals, builds the command tree, runs
-// it and turns the result into an exit code. Only main exits.
+// it and turns the result into an exit code. It never exits; main does, with Main's code.
 package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/internal/cmd/root"
 )
 
-// Main runs credwatch with args (args[0] is the program name) and returns the exit code.
+// Main runs credwatch with args (args[0] is the program name) and returns the exit code. The first
+// SIGINT or SIGTERM cancels the command's context and lets it finish (exit 130 unless it
+// succeeded anyway); a second one makes Main return 130 at once, leaving the command behind for
+// main's exit to end.
 func Main(args []string, in io.Reader, out, errOut io.Writer) int {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	go func() {
-		if _, ok := <-sigs; !ok {
-			return
-		}
-		cancel(context.Canceled)
-		if _, ok := <-sigs; ok {
-			os.Exit(cli.ExitInterrupted) // second signal: leave now
-		}
-	}()
-	err := Run(ctx, cli.Streams{In: in, Out: out, ErrOut: errOut}, args)
-	if msg := cli.Message(err); msg != "" {
-		name := cli.DisplayName(args[0])
-		fmt.Fprintf(errOut, "%s: error: %s\n", name, msg)
-	}
-	code := cli.Code(err)
-	if ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled) && code != cli.ExitOK {
-		code = cli.ExitInterrupted
-	}
-	return code
+	return supervise(sigs, cli.Streams{In: in, Out: out, ErrOut: errOut}, args, Run)
 }
 
-// Run builds the command tree and executes it; tests call it directly.
+// runFunc is Run's shape; tests substitute commands that ignore cancellation.
+type runFunc func(ctx context.Context, s cli.Streams, args []string) error
+
+// supervise runs run in its own goroutine so that a second signal on sigs can return without it.
+func supervise(sigs <-chan os.Signal, s cli.Streams, args []string, run runFunc) int {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	name := cli.DisplayName(args[0])
+	done := make(chan error, 1)
+	go func() { done <- runRecovered(ctx, s, args, run) }()
+	interrupted := false
+	for {
+		select {
+		case err := <-done:
+			if msg := cli.Message(err); msg != "" {
+				fmt.Fprintf(s.ErrOut, "%s: error: %s\n", name, msg)
+			}
+			code := cli.Code(err)
+			if interrupted && code != cli.ExitOK {
+				code = cli.ExitInterrupted
+			}
+			return code
+		case <-sigs:
+			if interrupted {
+				fmt.Fprintf(s.ErrOut, "%s: interrupted again: leaving without waiting for the command to stop\n", name)
+				return cli.ExitInterrupted
+			}
+			interrupted = true
+			cancel(context.Canceled)
+		}
+	}
+}
+
+// runRecovered turns a panic into an internal error (exit 4) with the stack on stderr, instead of
+// the runtime's exit 2, which would read as a usage error.
+func runRecovered(ctx context.Context, s cli.Streams, args []string, run runFunc) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(s.ErrOut, "%s", debug.Stack())
+			err = &cli.ExitError{Code: cli.ExitInternal, Err: fmt.Errorf("internal error: %v (please report it with the stack above)", p)}
+		}
+	}()
+	return run(ctx, s, args)
+}
+
+// Run builds the command tree and executes it; tests call it directly. Flag, argument and
+// unknown-command errors come back as usage errors (cli.UsageErrors, wired in root).
 func Run(ctx context.Context, s cli.Streams, args []string) error {
 	cmd := root.NewCommand(cli.DisplayName(args[0]), s)
 	cmd.SetArgs(args[1:])
 	cmd.SetIn(s.In)
 	cmd.SetOut(s.Out)
 	cmd.SetErr(s.ErrOut)
-	c, err := cmd.ExecuteContextC(ctx)
-	if err != nil {
-		var ee *cli.ExitError
-		if !errors.As(err, &ee) && c != nil && isFlagError(err) {
-			return cli.Usage(fmt.Errorf("%w (see '%s --help')", err, c.CommandPath()))
-		}
-	}
-	return err
+	return cmd.ExecuteContext(ctx)
 }

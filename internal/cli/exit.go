@@ -14,6 +14,7 @@ const (
 	ExitFindings    = 1   // findings at or above --fail-on; token rejected
 	ExitUsage       = 2   // bad flags, bad input, unreadable file
 	ExitUnreachable = 3   // cluster unreachable, or the check was partial
+	ExitInternal    = 4   // any other failure: an I/O or lab error, a bug; never a verdict
 	ExitTimeout     = 124 // --timeout elapsed
 	ExitInterrupted = 130 // interrupted (Ctrl-C)
 )
@@ -60,7 +61,7 @@ func Code(err error) int {
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
 	}
-	return ExitFindings
+	return ExitInternal // an error nobody classified says nothing about the cluster or the token
 }
 
 // Message is the one line printed for err, or "" when nothing should be printed.

@@ -147,7 +147,7 @@ func (o *upOptions) run(ctx context.Context) error {
 			if _, err := lab.KillLeftovers(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
 				o.streams.Infof("%v", err)
 			}
-			return cli.Silent(130)
+			return cli.Silent(cli.ExitInterrupted)
 		case err := <-exited:
 			return fmt.Errorf("lab supervisor exited (%v) before the lab was up; see %s:\n%s", err, logf.Name(), lastLines(logf.Name(), 20))
 		case <-tick.C:

@@ -43,7 +43,8 @@ and what each kube-apiserver version would say about it, and which cloud credent
 under a running control plane.
 
 Exit codes: 0 ok, 1 findings at or above --fail-on (or a rejected token), 2 bad input or usage,
-3 the cluster could not be reached or a check was partial, 124 timeout, 130 interrupted.`),
+3 the cluster could not be reached or a check was partial, 4 internal or unexpected error,
+124 timeout, 130 interrupted (docs/exit-codes.md).`),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: name},
@@ -52,5 +53,6 @@ Exit codes: 0 ok, 1 findings at or above --fail-on (or a rejected token), 2 bad 
 	for _, c := range commands(s) {
 		cmd.AddCommand(c)
 	}
+	cli.UsageErrors(cmd)
 	return cmd
 }

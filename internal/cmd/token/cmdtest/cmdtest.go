@@ -36,6 +36,7 @@ func Run(t testing.TB, newCmd func(cli.Streams) *cobra.Command, stdin io.Reader,
 	s := cli.Streams{In: stdin, Out: &out, ErrOut: &errOut}
 	cmd := newCmd(s)
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	cli.UsageErrors(cmd) // as root does for the whole tree
 	cmd.SetArgs(args)
 	cmd.SetIn(stdin)
 	cmd.SetOut(&out)
@@ -44,9 +45,6 @@ func Run(t testing.TB, newCmd func(cli.Streams) *cobra.Command, stdin io.Reader,
 	code := cli.Code(err)
 	if msg := cli.Message(err); msg != "" {
 		errOut.WriteString("credwatch: error: " + msg + "\n")
-		if code == cli.ExitFindings && cobraUsage(msg) {
-			code = cli.ExitUsage // app.Run maps cobra's flag and argument errors to usage errors
-		}
 	}
 	return Result{Stdout: out.String(), Stderr: errOut.String(), Code: code}
 }
@@ -70,17 +68,6 @@ func Golden(t testing.TB, path, got string, update bool) {
 	if string(want) != got {
 		t.Errorf("%s differs (run go test -update if the change is intended)\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
-}
-
-// cobraUsage mirrors internal/app's recognition of cobra/pflag usage errors.
-func cobraUsage(msg string) bool {
-	for _, p := range []string{"unknown flag", "unknown shorthand flag", "unknown command", "flag needs an argument",
-		"invalid argument", "accepts ", "requires at least", "requires at most", "requires exactly", "required flag"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // HTMLServer answers every request with an HTML page, like a login proxy in front of an API.

@@ -1,0 +1,206 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/credwatch/credwatch/internal/cli"
+)
+
+const (
+	keyDir   = "../../pkg/keys/testdata"
+	tokenDir = "../cmd/token/testdata"
+	issuer   = "https://kubernetes.default.svc.cluster.local"
+)
+
+// TestExitCodes runs credwatch through Main for every exit code docs/exit-codes.md lists (124,
+// 130 and the panic path are in the tests below it).
+func TestExitCodes(t *testing.T) {
+	closed := kubeconfig(t, closedPort(t))
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string // a part of the one stderr line; "" means stderr is empty
+	}{
+		{"ok/version", []string{"version"}, cli.ExitOK, ""},
+		{"ok/keys equal", []string{"keys", "diff", keyDir + "/kubernetes/rsa.key", keyDir + "/kubernetes/rsa.pub"}, cli.ExitOK, ""},
+		{"findings/keys differ", []string{"keys", "diff", keyDir + "/kubernetes/rsa.pub", keyDir + "/gen/rsa-drift.pub"}, cli.ExitFindings, ""},
+		{"findings/token rejected", []string{"token", "verify", tokenDir + "/drift.jwt", "--issuer", issuer, "--at", "2026-11-29T12:10:00Z",
+			"--key", keyDir + "/kubernetes/rsa.pub"}, cli.ExitFindings, ""},
+		{"usage/unknown flag", []string{"--bogus"}, cli.ExitUsage, "unknown flag: --bogus (see 'credwatch --help')"},
+		{"usage/unknown subcommand flag", []string{"version", "--bogus"}, cli.ExitUsage, "(see 'credwatch version --help')"},
+		{"usage/bad flag value", []string{"check", "--timeout", "soon"}, cli.ExitUsage, `invalid argument "soon" for "--timeout"`},
+		{"usage/flag needs an argument", []string{"check", "--timeout"}, cli.ExitUsage, "flag needs an argument"},
+		{"usage/unknown command", []string{"bogus"}, cli.ExitUsage, `unknown command "bogus" for "credwatch"`},
+		{"usage/unknown command in group", []string{"lab", "bogus"}, cli.ExitUsage, `unknown command "bogus" for "credwatch lab"`},
+		{"usage/suggestion", []string{"lab", "stauts"}, cli.ExitUsage, "did you mean status?"},
+		{"usage/extra argument", []string{"version", "extra"}, cli.ExitUsage, `unknown command "extra" for "credwatch version"`},
+		{"usage/too few arguments", []string{"keys", "diff", keyDir + "/kubernetes/rsa.pub"}, cli.ExitUsage, "accepts 2 arg(s), received 1"},
+		{"usage/validation", []string{"check", "--fail-on", "loud"}, cli.ExitUsage, "--fail-on"},
+		{"usage/unreadable input", []string{"token", "inspect", filepath.Join(t.TempDir(), "missing.jwt")}, cli.ExitUsage, "no such file"},
+		{"unreachable/closed port", []string{"check", "--kubeconfig", closed, "--no-cloud", "--timeout", "5s"}, cli.ExitUnreachable, "no API server member could be reached"},
+		{"unreachable/cloud closed port", []string{"cloud", "--kubeconfig", closed, "--timeout", "5s"}, cli.ExitUnreachable, "cluster not reachable"},
+		{"ok/group help", []string{"lab"}, cli.ExitOK, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := Main(append([]string{"credwatch"}, tt.args...), strings.NewReader(""), &out, &errOut)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstderr: %s", code, tt.code, errOut.String())
+			}
+			switch {
+			case tt.stderr == "" && errOut.Len() > 0:
+				t.Errorf("stderr %q, want none", errOut.String())
+			case tt.stderr != "" && (!strings.Contains(errOut.String(), tt.stderr) || strings.Count(errOut.String(), "credwatch: error:") != 1):
+				t.Errorf("stderr %q, want one error line containing %q", errOut.String(), tt.stderr)
+			}
+		})
+	}
+}
+
+// failWriter is a stdout that cannot be written: a closed pipe, a full disk.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) {
+	return 0, errors.New("write /dev/stdout: no space left on device")
+}
+
+// TestExitInternal: an error no one classified is exit 4, not 1 (which means findings), even when
+// its text looks like a usage error; a panic is exit 4 too, not the runtime's 2.
+func TestExitInternal(t *testing.T) {
+	t.Run("unwritable stdout", func(t *testing.T) {
+		var errOut bytes.Buffer
+		if code := Main([]string{"credwatch", "version"}, strings.NewReader(""), failWriter{}, &errOut); code != cli.ExitInternal {
+			t.Fatalf("exit %d, want %d; stderr %s", code, cli.ExitInternal, errOut.String())
+		}
+		if !strings.Contains(errOut.String(), "no space left on device") {
+			t.Errorf("stderr %q does not say what failed", errOut.String())
+		}
+	})
+	for name, run := range map[string]runFunc{
+		"usage-like text": func(context.Context, cli.Streams, []string) error {
+			return fmt.Errorf("parse supervisor reply: invalid argument")
+		},
+		"panic": func(context.Context, cli.Streams, []string) error { panic("nil map") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			var errOut bytes.Buffer
+			code := supervise(nil, cli.Streams{Out: &bytes.Buffer{}, ErrOut: &errOut}, []string{"credwatch"}, run)
+			if code != cli.ExitInternal {
+				t.Fatalf("exit %d, want %d; stderr %s", code, cli.ExitInternal, errOut.String())
+			}
+		})
+	}
+}
+
+// TestExitInterrupted: the first signal cancels the command, which stops and exits 130.
+func TestExitInterrupted(t *testing.T) {
+	hanging := hangingServer(t)
+	sigs := make(chan os.Signal, 2)
+	var out, errOut bytes.Buffer
+	args := []string{"credwatch", "check", "--kubeconfig", kubeconfig(t, hanging), "--no-cloud", "--timeout", "60s"}
+	time.AfterFunc(300*time.Millisecond, func() { sigs <- os.Interrupt })
+	start := time.Now()
+	code := supervise(sigs, cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, args, Run)
+	if code != cli.ExitInterrupted {
+		t.Fatalf("exit %d, want %d; stderr %s", code, cli.ExitInterrupted, errOut.String())
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("took %s to stop after the signal", d)
+	}
+}
+
+// TestSecondSignal: a command that ignores cancellation is abandoned on the second signal; Main
+// returns 130 at once instead of exiting the process itself.
+func TestSecondSignal(t *testing.T) {
+	sigs := make(chan os.Signal, 2)
+	release := make(chan struct{})
+	defer close(release)
+	stuck := func(context.Context, cli.Streams, []string) error { <-release; return nil }
+	sigs <- os.Interrupt
+	sigs <- os.Interrupt
+	var errOut bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- supervise(sigs, cli.Streams{ErrOut: &errOut}, []string{"credwatch"}, stuck) }()
+	select {
+	case code := <-done:
+		if code != cli.ExitInterrupted || !strings.Contains(errOut.String(), "interrupted again") {
+			t.Fatalf("exit %d, stderr %q; want %d and a note", code, errOut.String(), cli.ExitInterrupted)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a second signal did not return")
+	}
+}
+
+// closedPort is a 127.0.0.1 address nothing listens on.
+func closedPort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return addr
+}
+
+// hangingServer accepts connections and never answers.
+func hangingServer(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	t.Cleanup(func() {
+		_ = l.Close()
+		<-done
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	return l.Addr().String()
+}
+
+// kubeconfig writes a kubeconfig for https://addr with a token and no CA check.
+func kubeconfig(t *testing.T, addr string) string {
+	p := filepath.Join(t.TempDir(), "kubeconfig")
+	cfg := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: "https://%s", insecure-skip-tls-verify: true}
+users:
+- name: u
+  user: {token: not-a-real-token}
+contexts:
+- name: x
+  context: {cluster: c, user: u}
+current-context: x
+`, addr)
+	if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

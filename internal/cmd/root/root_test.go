@@ -1,0 +1,37 @@
+package root
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/credwatch/credwatch/internal/cli"
+)
+
+// TestNoCobraFlagRules: cobra checks required flags and flag groups after every hook that could
+// type its errors, so they would come back untyped (exit 4, not 2). Commands check such rules in
+// their Validate step instead.
+func TestNoCobraFlagRules(t *testing.T) {
+	rules := []string{cobra.BashCompOneRequiredFlag, "cobra_annotation_required_if_others_set",
+		"cobra_annotation_one_required", "cobra_annotation_mutually_exclusive"}
+	var b bytes.Buffer
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, fs := range []*pflag.FlagSet{c.LocalFlags(), c.PersistentFlags()} {
+			fs.VisitAll(func(f *pflag.Flag) {
+				for _, r := range rules {
+					if _, ok := f.Annotations[r]; ok {
+						t.Errorf("%s --%s: %s; check it in the command's Validate and return cli.Usage", c.CommandPath(), f.Name, r)
+					}
+				}
+			})
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(NewCommand("credwatch", cli.Streams{In: strings.NewReader(""), Out: &b, ErrOut: &b}))
+}
