@@ -82,6 +82,24 @@ func TestMintLayout(t *testing.T) {
 	}
 }
 
+// TestMintOmitNotBefore: the drill token the lab's clock-skew scenario signs is Mint's layout
+// without nbf, and still verifies.
+func TestMintOmitNotBefore(t *testing.T) {
+	tk := getTestKeys(t)
+	o := podToken(tk.rsa, newIss, t0)
+	o.OmitNotBefore = true
+	tok, err := Decode(mustMint(t, o))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok.Claims.NotBefore != nil || tok.Claims.IssuedAt == nil {
+		t.Fatalf("nbf %v iat %v, want no nbf and an iat", tok.Claims.NotBefore, tok.Claims.IssuedAt)
+	}
+	if !verifySignature(tok, tk.rsa.Public) {
+		t.Fatal("signature does not verify")
+	}
+}
+
 // TestMintVerifiesWithGoJose checks Mint's JWS against an independent implementation.
 func TestMintVerifiesWithGoJose(t *testing.T) {
 	for _, path := range []string{"../keys/testdata/kubernetes/rsa.key", "../keys/testdata/kubernetes/ecdsa.key", "../keys/testdata/gen/ec384.key", "../keys/testdata/gen/ec521-pkcs8.key"} {

@@ -57,6 +57,10 @@ type MintOptions struct {
 	// token is checked against every key on every line).
 	OmitKeyID bool
 
+	// OmitNotBefore leaves nbf out. No kube-apiserver mints such a token; drills use it to show
+	// an iat in the future on its own ("issued in the future" rather than "not valid yet").
+	OmitNotBefore bool
+
 	// Rand is the randomness source (default crypto/rand).
 	Rand io.Reader
 }
@@ -154,6 +158,9 @@ func (o MintOptions) claims() (map[string]any, error) {
 		"nbf":           now,
 		"exp":           now + expSec,
 		"kubernetes.io": k8s,
+	}
+	if o.OmitNotBefore {
+		delete(c, "nbf")
 	}
 	switch {
 	case o.JTI != "":
