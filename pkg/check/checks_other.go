@@ -8,6 +8,7 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/finding"
+	"github.com/credwatch/credwatch/pkg/liveness"
 	"github.com/credwatch/credwatch/pkg/report"
 )
 
@@ -144,12 +145,6 @@ func checkStaleTokens(s *Snapshot) []finding.Finding {
 		total), ev...)}
 }
 
-var leaseConsequence = map[string]string{
-	"kube-controller-manager":  "Deployments exist, ReplicaSets will not create Pods, and no Events will say why",
-	"kube-scheduler":           "new Pods stay Pending without a node and without scheduling Events",
-	"cloud-controller-manager": "new Nodes keep the node.cloudprovider.kubernetes.io/uninitialized taint and LoadBalancer Services get no address",
-}
-
 func checkControllers(s *Snapshot) []finding.Finding {
 	var out []finding.Finding
 	for _, l := range s.Leases {
@@ -158,7 +153,7 @@ func checkControllers(s *Snapshot) []finding.Finding {
 		}
 		out = append(out, finding.New(idControllers, fmt.Sprintf(
 			"%s has not renewed its lease kube-system/%s for %s (lease duration %s, last holder %s): %s",
-			l.Name, l.Name, report.Duration(s.Now.Sub(l.RenewTime)), report.Duration(l.Duration), orDash(l.Holder), leaseConsequence[l.Name]),
+			l.Name, l.Name, report.Duration(s.Now.Sub(l.RenewTime)), report.Duration(l.Duration), orDash(l.Holder), liveness.Stops(l.Name)),
 			finding.Evidence{Object: "lease/kube-system/" + l.Name, Key: "renewTime", Value: l.RenewTime.UTC().Format(time.RFC3339)},
 			finding.Evidence{Object: "lease/kube-system/" + l.Name, Key: "holderIdentity", Value: orDash(l.Holder)}).On("", "lease/kube-system/"+l.Name))
 	}

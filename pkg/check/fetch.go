@@ -69,10 +69,10 @@ func Fetch(ctx context.Context, c Config) (*Snapshot, error) {
 		collect(f, SrcNodes, func() ([]Node, error) { return listNodes(ctx, f.c, f.pcs) }, &f.snap.Nodes)
 	})
 	wg.Go(func() {
-		r, skip := FetchCloud(ctx, f.cs, f.c.Cloud, f.snap.Now, f.c.Timeout)
+		obs, skip := FetchCloud(ctx, f.cs, f.c.Cloud, f.snap.Now, f.c.Timeout)
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		f.snap.Cloud = r
+		f.snap.Cloud = obs
 		if skip != "" {
 			f.snap.Sources[SrcCloud] = skip
 		}

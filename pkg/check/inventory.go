@@ -19,12 +19,9 @@ const (
 	labelLastUsed     = "kubernetes.io/legacy-token-last-used"
 	labelInvalidSince = "kubernetes.io/legacy-token-invalid-since"
 	annotSAName       = "kubernetes.io/service-account.name"
-	taintUninit       = "node.cloudprovider.kubernetes.io/uninitialized"
+	taintUninit       = liveness.TaintUninitialized
 	pageSize          = 500
 )
-
-// ControllerLeases are the leader-election leases in kube-system the liveness check reads.
-var ControllerLeases = []string{"kube-controller-manager", "kube-scheduler", "cloud-controller-manager"}
 
 // listPods pages through all pods, keeping only what the checks need.
 func listPods(ctx context.Context, c *Config, cs kubernetes.Interface) ([]Pod, error) {
@@ -126,10 +123,10 @@ func listLegacySecrets(ctx context.Context, c *Config, mc metadata.Interface) ([
 
 // getLeases reads the controllers' leases (pkg/liveness judges them at now).
 func getLeases(ctx context.Context, c *Config, cs kubernetes.Interface, now time.Time) ([]Lease, error) {
-	out := make([]Lease, 0, len(ControllerLeases))
-	for _, name := range ControllerLeases {
+	out := make([]Lease, 0, len(liveness.Controllers))
+	for _, ctl := range liveness.Controllers {
 		ctx1, cancel := context.WithTimeout(ctx, c.Timeout)
-		st, err := liveness.LeaseStatus(ctx1, cs, name, now)
+		st, err := liveness.LeaseStatus(ctx1, cs, ctl.Lease, now)
 		cancel()
 		if err != nil {
 			return nil, err

@@ -6,11 +6,12 @@ import (
 	"net"
 	"sort"
 	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/credwatch/credwatch/pkg/cmdline"
 )
 
 // credentialFlags are the kube-apiserver flags the check reads from static-pod command lines.
@@ -22,37 +23,21 @@ var credentialFlags = map[string]bool{
 	"etcd-servers": true, "service-account-signing-endpoint": true,
 }
 
-// ParseFlags reads --name=value and --name value pairs from a command line, keeping the
-// credential-related kube-apiserver flags. Repeated flags keep every value in order; values of
-// list flags (api-audiences) are split on commas.
-func ParseFlags(argv []string) map[string][]string {
+// credentialFlagsOf keeps the credential-related kube-apiserver flags of a command line: every
+// value in order; list flags (api-audiences, etcd-servers) split on commas.
+func credentialFlagsOf(argv []string) map[string][]string {
+	all := cmdline.Parse(argv)
 	out := map[string][]string{}
-	for i := 0; i < len(argv); i++ {
-		a := argv[i]
-		if !strings.HasPrefix(a, "--") {
-			continue
-		}
-		name, val, hasVal := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-		if !credentialFlags[name] {
-			continue
-		}
-		if !hasVal {
-			if i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "--") {
-				val = argv[i+1]
-				i++
-			} else {
-				val = "true"
+	for name := range all {
+		switch {
+		case !credentialFlags[name]:
+		case name == "api-audiences" || name == "etcd-servers":
+			if l := all.List(name); len(l) > 0 {
+				out[name] = l
 			}
+		default:
+			out[name] = all[name]
 		}
-		if name == "api-audiences" || name == "etcd-servers" {
-			for _, v := range strings.Split(val, ",") {
-				if v = strings.TrimSpace(v); v != "" {
-					out[name] = append(out[name], v)
-				}
-			}
-			continue
-		}
-		out[name] = append(out[name], val)
 	}
 	return out
 }
@@ -152,7 +137,7 @@ func staticPodMember(p *corev1.Pod) (string, map[string][]string) {
 			argv = append(append(argv, c.Command...), c.Args...)
 		}
 	}
-	flags := ParseFlags(argv)
+	flags := credentialFlagsOf(argv)
 	host := last(flags["advertise-address"])
 	if host == "" {
 		host = p.Status.PodIP

@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 )
 
-func TestParseFlags(t *testing.T) {
+func TestCredentialFlags(t *testing.T) {
 	tests := []struct {
 		name string
 		argv []string
@@ -28,32 +28,11 @@ func TestParseFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := ParseFlags(tt.argv); !reflect.DeepEqual(got, tt.want) {
+			if got := credentialFlagsOf(tt.argv); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %v, want %v", got, tt.want)
 			}
 		})
 	}
-}
-
-func FuzzParseFlags(f *testing.F) {
-	f.Add("--service-account-issuer=https://a --secure-port 6443")
-	f.Fuzz(func(t *testing.T, line string) {
-		_ = ParseFlags(splitFields(line))
-	})
-}
-
-func splitFields(s string) []string {
-	var out []string
-	cur := ""
-	for _, r := range s {
-		if r == ' ' {
-			out = append(out, cur)
-			cur = ""
-			continue
-		}
-		cur += string(r)
-	}
-	return append(out, cur)
 }
 
 func TestNormalizeEndpoint(t *testing.T) {

@@ -47,7 +47,6 @@ func Run(s *Snapshot, checks []Check) *Report {
 		Members: s.Members, Matrix: s.Matrix, Tokens: s.Tokens, PublicIssuer: s.Public, Sources: s.Sources}
 	r.Unreachable = !anyReachable(s)
 	r.byCheck = map[string][]finding.Finding{}
-	seen := map[string]bool{}
 	for _, c := range checks {
 		r.order = append(r.order, c.Name)
 		reason := ""
@@ -71,7 +70,7 @@ func Run(s *Snapshot, checks []Check) *Report {
 			}
 			continue
 		}
-		fs := dedupe(seen, c.Run(s))
+		fs := c.Run(s)
 		r.byCheck[c.Name] = fs
 		r.Findings = append(r.Findings, fs...)
 	}

@@ -41,8 +41,8 @@ type Snapshot struct {
 	LegacySecrets   []LegacySecret
 	Leases          []Lease
 	Nodes           []Node
-	// Cloud is pkg/cloud's report on the cloud-provider credentials (nil: see Sources[SrcCloud]).
-	Cloud *cloud.Report
+	// Cloud is what pkg/cloud observed of the cloud-provider credentials (nil: see Sources[SrcCloud]).
+	Cloud *cloud.Observation
 
 	// Sources maps a source name to the reason it is unavailable ("" or absent: fetched).
 	Sources map[string]string

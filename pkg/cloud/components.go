@@ -6,6 +6,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/credwatch/credwatch/pkg/cmdline"
 )
 
 // Component kinds that consume cloud credentials.
@@ -73,19 +75,6 @@ func classify(pod *corev1.Pod, ctr corev1.Container) string {
 	return ""
 }
 
-// flagValue finds --name=value or --name value in a command line.
-func flagValue(args []string, name string) string {
-	for i, a := range args {
-		if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
-			return v
-		}
-		if a == "--"+name && i+1 < len(args) {
-			return args[i+1]
-		}
-	}
-	return ""
-}
-
 // componentsOf returns the credential-consuming containers of pod.
 func componentsOf(pod *corev1.Pod) []Component {
 	var out []Component
@@ -94,9 +83,10 @@ func componentsOf(pod *corev1.Pod) []Component {
 		if kind == "" {
 			continue
 		}
-		args := append(append([]string{}, ctr.Command...), ctr.Args...)
+		// A scalar flag given twice ends with its last value, as pflag sets it.
+		flags := cmdline.Parse(append(append([]string{}, ctr.Command...), ctr.Args...))
 		c := Component{Kind: kind, Namespace: pod.Namespace, Pod: pod.Name, Node: pod.Spec.NodeName,
-			CloudProvider: flagValue(args, "cloud-provider"), CloudConfig: flagValue(args, "cloud-config"),
+			CloudProvider: flags.Last("cloud-provider"), CloudConfig: flags.Last("cloud-config"),
 			container: ctr.Name, pod: pod}
 		if _, ok := pod.Annotations["kubernetes.io/config.mirror"]; ok {
 			c.Owner = "static"

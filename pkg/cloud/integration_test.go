@@ -154,7 +154,7 @@ func TestIntegrationKeystoneRotation(t *testing.T) {
 	if len(errs) > 0 || len(cfgs) != 2 {
 		t.Fatalf("load %s: %v", dir, errs)
 	}
-	rep := cloud.Run(context.Background(), cloud.Options{Configs: cfgs, Login: cloud.LoginOptions{Timeout: time.Minute, Interval: time.Millisecond, MaxFailuresPerAccount: 2}})
+	rep := cloud.Judge(cloud.Fetch(context.Background(), cloud.FetchOptions{Configs: cfgs, Login: cloud.LoginOptions{Timeout: time.Minute, Interval: time.Millisecond, MaxFailuresPerAccount: 2}}), "")
 	var n int
 	for _, f := range rep.Findings {
 		if f.ID == "cloud-credential-rejected" {

@@ -15,7 +15,7 @@ func TestReportTableGolden(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	r := Run(context.Background(), Options{Configs: cfgs, NoLogin: true, Now: time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)})
+	r := Judge(Fetch(context.Background(), FetchOptions{Configs: cfgs, NoLogin: true, Now: time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)}), "")
 	var buf bytes.Buffer
 	if err := r.WriteTable(&buf); err != nil {
 		t.Fatal(err)

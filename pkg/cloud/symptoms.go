@@ -30,73 +30,150 @@ const (
 	IDLoginFailed   = "cloud-login-failed"
 )
 
-// TaintUninitialized is the cloud provider's node taint (k8s.io/cloud-provider/api/well_known_taints.go).
-const TaintUninitialized = "node.cloudprovider.kubernetes.io/uninitialized"
-
-// ControllerLeases are the leases whose staleness stops cloud-dependent work.
-var ControllerLeases = []string{"kube-controller-manager", "cloud-controller-manager"}
-
-var leaseMeaning = map[string]string{
-	"kube-controller-manager":  "Deployments exist, ReplicaSets will not create Pods, and no Events will say why",
-	"cloud-controller-manager": "new Nodes keep the " + TaintUninitialized + " taint and Pods that do not tolerate it stay Pending",
-}
+// TaintUninitialized is the cloud provider's node taint.
+const TaintUninitialized = liveness.TaintUninitialized
 
 // logTail is how many lines of a controller's log are read for cloud errors.
 const logTail = 500
 
-// Symptoms reads what a rejected cloud credential does to a cluster: stale controller leases,
-// crash-looping KCM/CCM with cloud login errors in their logs, node-lifecycle's
-// "error checking if node ... exists", and nodes left uninitialized with Pods Pending behind them.
-func Symptoms(ctx context.Context, cs kubernetes.Interface, comps []Component, now time.Time, timeout time.Duration) ([]finding.Finding, []error) {
-	var out []finding.Finding
+// ControllerLog is what a kube-controller-manager or cloud-controller-manager shows of the cloud:
+// its state (crash-looping) and the last cloud-error lines of its current and previous log.
+type ControllerLog struct {
+	Component Component
+	Lines     []string
+}
+
+// NodeTaints are the nodes that still carry the cloud provider's taint and the Pods Pending
+// behind it, sorted.
+type NodeTaints struct {
+	Tainted []string
+	Pending []string
+}
+
+// readSymptoms reads what a rejected cloud credential does to a cluster: the controllers'
+// cloud-error lines and, with health, the controllers' leases and the tainted nodes.
+func (obs *Observation) readSymptoms(ctx context.Context, cs kubernetes.Interface, health bool, timeout time.Duration) []error {
 	var errs []error
-	call := func() (context.Context, context.CancelFunc) { return context.WithTimeout(ctx, timeout) }
-	for _, name := range ControllerLeases {
-		cctx, cancel := call()
-		st, err := liveness.LeaseStatus(cctx, cs, name, now)
-		cancel()
+	if health {
+		obs.Leases = []liveness.Status{}
+		for _, ctl := range liveness.Controllers {
+			if !ctl.Cloud {
+				continue
+			}
+			cctx, cancel := context.WithTimeout(ctx, timeout)
+			st, err := liveness.LeaseStatus(cctx, cs, ctl.Lease, obs.Time)
+			cancel()
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			obs.Leases = append(obs.Leases, st)
+		}
+	}
+	cl := cause.NewClassifier(catalogue.Default())
+	for _, c := range obs.Components {
+		if c.Kind == KubeControllerManager || c.Kind == CloudControllerManager {
+			obs.Controllers = append(obs.Controllers, ControllerLog{Component: c, Lines: controllerCloudLines(ctx, cs, c, cl, timeout)})
+		}
+	}
+	if health {
+		n, err := readNodeTaints(ctx, cs, timeout)
 		if err != nil {
 			errs = append(errs, err)
-			continue
 		}
+		obs.Nodes = n
+	}
+	return errs
+}
+
+// symptomFindings judges the symptoms obs holds: stale leases, crash-looping controllers and
+// their cloud login failures, nodes left uninitialized.
+func (obs *Observation) symptomFindings() []finding.Finding {
+	var out []finding.Finding
+	for _, st := range obs.Leases {
 		if !st.Found || !st.Stale {
 			continue
 		}
-		obj := "lease/" + liveness.Namespace + "/" + name
+		obj := "lease/" + liveness.Namespace + "/" + st.Name
 		out = append(out, finding.New(IDControllers, fmt.Sprintf("%s has not renewed its lease %s/%s for %s (duration %s, last holder %s): %s",
-			name, liveness.Namespace, name, st.Age.Round(time.Second), st.Duration, orDash(st.Holder), leaseMeaning[name]),
+			st.Name, liveness.Namespace, st.Name, st.Age.Round(time.Second), st.Duration, orDash(st.Holder), liveness.Stops(st.Name)),
 			finding.Evidence{Object: obj, Key: "renewTime", Value: st.RenewTime.UTC().Format(time.RFC3339)},
 			finding.Evidence{Object: obj, Key: "holderIdentity", Value: orDash(st.Holder)}).On("", obj))
 	}
-	cl := cause.NewClassifier(catalogue.Default())
-	for _, c := range comps {
-		if c.Kind != KubeControllerManager && c.Kind != CloudControllerManager {
-			continue
-		}
-		lines := controllerCloudLines(ctx, cs, c, cl, timeout)
+	for _, cl := range obs.Controllers {
+		c, pod := cl.Component, "pod/"+cl.Component.Ref()
 		if c.CrashLooping {
 			f := finding.New(IDControllers, fmt.Sprintf("%s %s is crash-looping (%d restarts, last exit: %s)", c.Kind, c.Ref(), c.Restarts, orDash(c.LastExit)),
-				finding.Evidence{Object: "pod/" + c.Ref(), Key: "restartCount", Value: fmt.Sprint(c.Restarts)}).On(c.Node, "pod/"+c.Ref())
-			for _, l := range lines {
-				f.Evidence = append(f.Evidence, finding.Evidence{Object: "pod/" + c.Ref(), Key: "log", Value: l})
-			}
-			out = append(out, f)
+				finding.Evidence{Object: pod, Key: "restartCount", Value: fmt.Sprint(c.Restarts)}).On(c.Node, pod)
+			out = append(out, withLines(f, pod, cl.Lines))
 		}
-		if len(lines) > 0 {
-			f := finding.New(IDLoginFailed, fmt.Sprintf("%s %s logs cloud-provider failures (%d line(s)): %s", c.Kind, c.Ref(), len(lines), truncate(lines[len(lines)-1], 300))).On(c.Node, "pod/"+c.Ref())
-			for _, l := range lines {
-				f.Evidence = append(f.Evidence, finding.Evidence{Object: "pod/" + c.Ref(), Key: "log", Value: l})
-			}
-			out = append(out, f)
+		if len(cl.Lines) > 0 {
+			f := finding.New(IDLoginFailed, fmt.Sprintf("%s %s logs cloud-provider failures (%d line(s)): %s", c.Kind, c.Ref(), len(cl.Lines), truncate(cl.Lines[len(cl.Lines)-1], 300))).On(c.Node, pod)
+			out = append(out, withLines(f, pod, cl.Lines))
 		}
 	}
-	f, err := uninitialized(ctx, cs, timeout)
+	if n := obs.Nodes; n != nil && len(n.Tainted) > 0 {
+		f := finding.New(IDNodesUninit, fmt.Sprintf("%d node(s) still carry %s: the cloud controller manager has not initialized them (node initialisation failures are logged at Info level, with no Event)",
+			len(n.Tainted), TaintUninitialized), finding.Evidence{Key: "nodes", Value: strings.Join(n.Tainted, ",")})
+		if len(n.Pending) > 0 {
+			f.Message += fmt.Sprintf("; %d Pod(s) are Pending behind it", len(n.Pending))
+			f.Evidence = append(f.Evidence, finding.Evidence{Key: "pending pods", Value: strings.Join(first(n.Pending, 10), ",")})
+			f = f.WithSeverity(catalogue.Error)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func withLines(f finding.Finding, pod string, lines []string) finding.Finding {
+	for _, l := range lines {
+		f.Evidence = append(f.Evidence, finding.Evidence{Object: pod, Key: "log", Value: l})
+	}
+	return f
+}
+
+// readNodeTaints lists the nodes with the cloud provider's taint and the Pods Pending behind it.
+func readNodeTaints(ctx context.Context, cs kubernetes.Interface, timeout time.Duration) (*NodeTaints, error) {
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	nodes, err := cs.CoreV1().Nodes().List(cctx, metav1.ListOptions{})
+	cancel()
 	if err != nil {
-		errs = append(errs, err)
-	} else if f != nil {
-		out = append(out, *f)
+		return nil, fmt.Errorf("list nodes: %w", err)
 	}
-	return out, errs
+	n := &NodeTaints{}
+	for _, node := range nodes.Items {
+		for _, t := range node.Spec.Taints {
+			if t.Key == TaintUninitialized {
+				n.Tainted = append(n.Tainted, node.Name)
+			}
+		}
+	}
+	if len(n.Tainted) == 0 {
+		return n, nil
+	}
+	sort.Strings(n.Tainted)
+	cctx, cancel = context.WithTimeout(ctx, timeout)
+	pods, err := cs.CoreV1().Pods("").List(cctx, metav1.ListOptions{FieldSelector: "status.phase=Pending"})
+	cancel()
+	if err != nil {
+		return n, fmt.Errorf("list pending pods: %w", err)
+	}
+	for _, p := range pods.Items {
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && strings.Contains(c.Message, TaintUninitialized) {
+				n.Pending = append(n.Pending, p.Namespace+"/"+p.Name)
+			}
+		}
+	}
+	sort.Strings(n.Pending)
+	return n, nil
+}
+
+func first(s []string, n int) []string {
+	if len(s) > n {
+		return append(s[:n:n], fmt.Sprintf("... %d more", len(s)-n))
+	}
+	return s
 }
 
 // controllerCloudLines returns the last few cloud-error lines of a controller's current and
@@ -136,58 +213,6 @@ func isCloudErrorLine(cl *cause.Classifier, line string) bool {
 	}
 	ev, ok := cl.Classify(cause.Line{Msg: line})
 	return ok && (ev.Cause == IDLoginFailed || ev.Cause == "cloud-provider-not-initialized")
-}
-
-// uninitialized finds nodes with the cloud provider's taint and the Pods Pending behind it.
-func uninitialized(ctx context.Context, cs kubernetes.Interface, timeout time.Duration) (*finding.Finding, error) {
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	nodes, err := cs.CoreV1().Nodes().List(cctx, metav1.ListOptions{})
-	cancel()
-	if err != nil {
-		return nil, fmt.Errorf("list nodes: %w", err)
-	}
-	var tainted []string
-	for _, n := range nodes.Items {
-		for _, t := range n.Spec.Taints {
-			if t.Key == TaintUninitialized {
-				tainted = append(tainted, n.Name)
-			}
-		}
-	}
-	if len(tainted) == 0 {
-		return nil, nil
-	}
-	sort.Strings(tainted)
-	f := finding.New(IDNodesUninit, fmt.Sprintf("%d node(s) still carry %s: the cloud controller manager has not initialized them (node initialisation failures are logged at Info level, with no Event)",
-		len(tainted), TaintUninitialized), finding.Evidence{Key: "nodes", Value: strings.Join(tainted, ",")})
-	cctx, cancel = context.WithTimeout(ctx, timeout)
-	pods, err := cs.CoreV1().Pods("").List(cctx, metav1.ListOptions{FieldSelector: "status.phase=Pending"})
-	cancel()
-	if err != nil {
-		return &f, fmt.Errorf("list pending pods: %w", err)
-	}
-	var pending []string
-	for _, p := range pods.Items {
-		for _, c := range p.Status.Conditions {
-			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && strings.Contains(c.Message, TaintUninitialized) {
-				pending = append(pending, p.Namespace+"/"+p.Name)
-			}
-		}
-	}
-	if len(pending) > 0 {
-		sort.Strings(pending)
-		f.Message += fmt.Sprintf("; %d Pod(s) are Pending behind it", len(pending))
-		f.Evidence = append(f.Evidence, finding.Evidence{Key: "pending pods", Value: strings.Join(first(pending, 10), ",")})
-		f = f.WithSeverity(catalogue.Error)
-	}
-	return &f, nil
-}
-
-func first(s []string, n int) []string {
-	if len(s) > n {
-		return append(s[:n:n], fmt.Sprintf("... %d more", len(s)-n))
-	}
-	return s
 }
 
 func orDash(s string) string {

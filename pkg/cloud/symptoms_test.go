@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/liveness"
 	"github.com/credwatch/credwatch/pkg/logs/cause"
 )
 
@@ -64,5 +65,37 @@ func TestDiscoverKubesprayNode(t *testing.T) {
 	it.decideAction()
 	if want := "crictl stop $(crictl ps -q --name kube-controller-manager)"; !strings.Contains(it.Action, want) {
 		t.Fatalf("action %q, want %q", it.Action, want)
+	}
+}
+
+// TestJudgeSymptoms: Judge is a pure function of the observation; leases and nodes are judged only
+// when the observation holds them (Fetch with Health), so check's own checks are not repeated.
+func TestJudgeSymptoms(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	ccm := Component{Kind: CloudControllerManager, Namespace: "kube-system", Pod: "ccm-x", Node: "cp-1", Restarts: 4, CrashLooping: true}
+	obs := &Observation{Time: now,
+		Inventory:   Inventory{Items: []Item{{Test: TestResult{Verdict: NotTested}}}},
+		Controllers: []ControllerLog{{Component: ccm, Lines: []string{"E1129 vsphere.go:1] Cannot complete login due to an incorrect user name or password."}}},
+		Leases:      []liveness.Status{{Name: "cloud-controller-manager", Found: true, Stale: true, RenewTime: now.Add(-time.Hour)}},
+		Nodes:       &NodeTaints{Tainted: []string{"w1"}, Pending: []string{"default/web"}},
+	}
+	count := func(r *Report) map[string]int {
+		n := map[string]int{}
+		for _, f := range r.Findings {
+			n[f.ID]++
+		}
+		return n
+	}
+	got := count(Judge(obs, ""))
+	if got[IDControllers] != 2 || got[IDLoginFailed] != 1 || got[IDNodesUninit] != 1 {
+		t.Errorf("with health: %v", got)
+	}
+	if obs.Items[0].Action != "" {
+		t.Error("Judge changed the observation")
+	}
+	obs.Leases, obs.Nodes = nil, nil
+	got = count(Judge(obs, ""))
+	if got[IDControllers] != 1 || got[IDLoginFailed] != 1 || got[IDNodesUninit] != 0 {
+		t.Errorf("without health: %v", got)
 	}
 }

@@ -19,6 +19,42 @@ const Namespace = "kube-system"
 // Grace is added to a lease's duration before it counts as stale.
 const Grace = 5 * time.Second
 
+// TaintUninitialized is the cloud provider's node taint (k8s.io/cloud-provider/api/well_known_taints.go):
+// a node keeps it until the cloud controller manager initializes it.
+const TaintUninitialized = "node.cloudprovider.kubernetes.io/uninitialized"
+
+// Controller is a control-plane controller whose leader-election lease kube-system/Lease says
+// whether it runs.
+type Controller struct {
+	Lease string
+	// Stops is what stops happening while it does not run.
+	Stops string
+	// Cloud: it runs cloud-provider loops, so a rejected cloud credential can stop it.
+	Cloud bool
+}
+
+// Controllers is the one list of controller leases credwatch reads (check's controllers check
+// reads every one; cloud reads those with Cloud set).
+var Controllers = []Controller{
+	{Lease: "kube-controller-manager", Cloud: true,
+		Stops: "Deployments exist, ReplicaSets will not create Pods, and no Events will say why"},
+	{Lease: "kube-scheduler",
+		Stops: "new Pods stay Pending without a node and without scheduling Events"},
+	{Lease: "cloud-controller-manager", Cloud: true,
+		Stops: "new Nodes keep the " + TaintUninitialized + " taint, Pods that do not tolerate it stay Pending and LoadBalancer Services get no address"},
+}
+
+// Stops is what stops while the controller holding lease does not run ("" for a lease not in
+// Controllers).
+func Stops(lease string) string {
+	for _, c := range Controllers {
+		if c.Lease == lease {
+			return c.Stops
+		}
+	}
+	return ""
+}
+
 // Status is one lease's liveness at a moment.
 type Status struct {
 	Name      string        `json:"name"`

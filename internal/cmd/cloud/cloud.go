@@ -167,9 +167,10 @@ func (o *options) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r := cloud.Run(ctx, cloud.Options{Configs: cfgs, ConfigErrors: cfgErrs, Client: cs, NoLogin: o.noLogin,
-		Login:   cloud.LoginOptions{Timeout: o.loginTO, Insecure: o.insecureSet, Interval: o.interval},
-		Timeout: o.kube.Timeout, FailOn: o.failOn})
+	obs := cloud.Fetch(ctx, cloud.FetchOptions{Configs: cfgs, ConfigErrors: cfgErrs, Client: cs, NoLogin: o.noLogin,
+		Login:  cloud.LoginOptions{Timeout: o.loginTO, Insecure: o.insecureSet, Interval: o.interval},
+		Health: true, Timeout: o.kube.Timeout})
+	r := cloud.Judge(obs, o.failOn)
 	if partial {
 		r.Partial = true
 		r.Errors = append(r.Errors, "cluster not reachable")

@@ -1,33 +1,15 @@
 package cloud
 
 import (
-	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
-
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/finding"
 	"github.com/credwatch/credwatch/pkg/report"
 )
-
-// Options configure Run.
-type Options struct {
-	// Configs were read with --config; ConfigErrors are the paths that could not be read or parsed.
-	Configs      []*Config
-	ConfigErrors []error
-	// Client is the cluster; nil means configs only.
-	Client  kubernetes.Interface
-	NoLogin bool
-	Login   LoginOptions
-	// Timeout bounds each API call (default 10 s).
-	Timeout time.Duration
-	Now     time.Time
-	FailOn  catalogue.Severity
-}
 
 // Report is the result of `credwatch cloud`.
 type Report struct {
@@ -48,62 +30,21 @@ type Report struct {
 	order  []string
 }
 
-// Run finds, tests and judges the credentials, then reads the cluster's symptoms.
-func Run(ctx context.Context, o Options) *Report {
-	if o.Now.IsZero() {
-		o.Now = time.Now()
-	}
-	if o.Timeout <= 0 {
-		o.Timeout = 10 * time.Second
-	}
-	r := &Report{APIVersion: report.APIVersion, Kind: "CloudReport", Time: o.Now.UTC(), FailOn: o.FailOn, byCase: map[string][]finding.Finding{}}
-	inv := Discover(ctx, o.Client, DiscoverOptions{Local: o.Configs, Timeout: o.Timeout})
-	r.Inventory = *inv
-	for _, err := range o.ConfigErrors {
-		r.BadInput = true
-		r.InputErrors = append(r.InputErrors, err.Error())
-	}
-	tester := NewTester(o.Login)
-	if o.NoLogin {
-		r.Login = "--no-login: no live login was attempted"
-	} else {
-		r.Login = tester.Policy()
-	}
-	// Newest copies first: after a rotation the most recently changed copy is the likeliest to be
-	// right, and testing it first keeps a stale copy's rejection from using up the account's one
-	// allowed failure.
-	order := make([]int, len(r.Items))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool {
-		ca, cb := r.Items[order[a]].Source.Changed, r.Items[order[b]].Source.Changed
-		return ca != nil && (cb == nil || ca.After(*cb))
-	})
-	for _, i := range order {
-		it := &r.Items[i]
-		if o.NoLogin {
-			it.Test = TestResult{Verdict: NotTested, Detail: "--no-login"}
-		} else {
-			it.Test = tester.Test(ctx, it.Credential)
-		}
-		it.decideAction()
-	}
+// Judge turns what Fetch observed into the report: each credential's action and findings, the
+// config problems and the symptoms. It is a pure function of obs and does not change it.
+func Judge(obs *Observation, failOn catalogue.Severity) *Report {
+	r := &Report{APIVersion: report.APIVersion, Kind: "CloudReport", Time: obs.Time, FailOn: failOn,
+		Inventory: obs.Inventory, Login: obs.Login, LoginAttempts: obs.LoginAttempts,
+		InputErrors: obs.InputErrors, BadInput: len(obs.InputErrors) > 0, byCase: map[string][]finding.Finding{}}
+	r.Items = slices.Clone(obs.Items)
 	for i := range r.Items {
+		r.Items[i].decideAction()
 		r.add(caseName(&r.Items[i]), itemFindings(&r.Items[i])...)
 	}
-	r.LoginAttempts = tester.Attempts()
 	for _, p := range r.Problems {
 		r.add("inputs", finding.New(IDConfigInvalid, p.Input+": "+p.Message).On("", p.Input))
 	}
-	if o.Client != nil {
-		fs, errs := Symptoms(ctx, o.Client, r.Components, o.Now, o.Timeout)
-		r.add("symptoms", fs...)
-		for _, err := range errs {
-			r.Partial = true
-			r.Errors = append(r.Errors, err.Error())
-		}
-	}
+	r.add("symptoms", obs.symptomFindings()...)
 	finding.Sort(r.Findings)
 	if r.Findings == nil {
 		r.Findings = []finding.Finding{}
