@@ -106,7 +106,7 @@ func parseRecord(line string, lc lineContext) Record {
 				envTime = h.time(lc.ref)
 			}
 			parseKlogBody(h.body, &r)
-			if a, ok := accessLog401(r.Msg); ok {
+			if a, ok := accessLog401(h.body); ok {
 				r.Audit = a
 			}
 			r.finishTime(envTime, lc)
