@@ -31,8 +31,8 @@ func clientOf(a *AuditInfo) string {
 // be to explain a client's 401s on the same member.
 const explainWindow = 5 * time.Minute
 
-// explainClientGroups marks each client's 401s on a member with the cause the same member
-// names nearby: the access log only says Unauthorized, the authentication filter says why. An
+// explainClientGroups marks each client's 401s on a member with the cause the same member (host
+// and component) names nearby: the access log only says Unauthorized, the authentication filter says why. An
 // explained group stays in the failures (per client and member) but no longer counts as
 // client-unauthorized in the verdict. The named cause with the most lines wins.
 func explainClientGroups(failures []Group) {
@@ -44,10 +44,10 @@ func explainClientGroups(failures []Group) {
 		best := -1
 		for j := range failures {
 			o := &failures[j]
-			if o.Host != g.Host || o.Cause == CauseClient || o.Cause == CauseUnknown || !near(g, o) {
+			if o.Host != g.Host || o.Component != g.Component || o.Cause == CauseClient || o.Cause == CauseUnknown || !near(g, o) {
 				continue
 			}
-			if best < 0 || o.Count > failures[best].Count {
+			if best < 0 || explainsBetter(g, o, &failures[best]) {
 				best = j
 			}
 		}
@@ -55,6 +55,19 @@ func explainClientGroups(failures []Group) {
 			g.Explained = failures[best].Cause
 		}
 	}
+}
+
+// explainsBetter orders candidate explanations of g: lines at a known time before lines
+// without one, then more lines, then the cause's name (so the choice does not depend on order).
+func explainsBetter(g, a, b *Group) bool {
+	ta, tb := !a.First.IsZero() && !g.First.IsZero(), !b.First.IsZero() && !g.First.IsZero()
+	if ta != tb {
+		return ta
+	}
+	if a.Count != b.Count {
+		return a.Count > b.Count
+	}
+	return a.Cause < b.Cause
 }
 
 // near reports whether o's lines lie within explainWindow of g's (times unknown: near).

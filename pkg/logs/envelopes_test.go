@@ -33,9 +33,9 @@ func TestAccessLog401(t *testing.T) {
 func TestEnvelopeFallbacks(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ line, component, format string }{
-		{`harbor-core      | 2021-05-21T05:04:58Z [ERROR] boom`, "harbor-core", "compose"},
+		{`harbor-core      | 2021-05-21T05:04:58Z [ERROR] boom`, "harbor-core", "compose+timestamp"},
 		{`3 16:12:47 Ks-Kubernetes-Node01 k3s[911]: E0403 16:12:47.424793     911 authentication.go:63] "x"`, "k3s", "syslog+klog"},
-		{`2021-09-08T08:45:40.239Z [ERROR] auth.kubernetes.auth_kubernetes_7d5bd6ff: login unauthorized`, "", "plain"},
+		{`2021-09-08T08:45:40.239Z [ERROR] auth.kubernetes.auth_kubernetes_7d5bd6ff: login unauthorized`, "", "timestamp"},
 		{`[     0.001141s] ERROR ThreadId(01) linkerd_app::env: x`, "", "plain"},
 		{`a | b`, "", "plain"},
 	}

@@ -112,6 +112,12 @@ func parseRecord(line string, lc lineContext) Record {
 			r.finishTime(envTime, lc)
 			return r
 		}
+		if rest, t, ok := parseLeadingTime(line); ok && (r.Format == "" || r.Format == "compose") {
+			r.addFormat("timestamp")
+			envTime = firstTime(envTime, t)
+			line = rest
+			continue
+		}
 		if rest, prog, ok := parseCutSyslog(line); ok && r.Format == "" {
 			r.addFormat("syslog")
 			r.Component = normalizeComponent(prog)
