@@ -26,9 +26,9 @@ func TestAccessLogClients(t *testing.T) {
 		`E1129 08:00:00.000000       1 authentication.go:75] "Unable to authenticate the request" err="[invalid bearer token, service account token has expired]"`+"\n"+
 		`I1129 08:00:00.000100       1 httplog.go:134] "HTTP" verb="GET" URI="/api/v1/nodes" latency="1ms" userAgent="metrics-server/v0.7.2 (linux/amd64) kubernetes/$Format" audit-ID="a" srcIP="10.0.0.5:40000" resp=401`+"\n")
 	cp2 := write("cp-2.log", ""+
-		`I1129 09:30:00.000000       1 wrap.go:47] GET /api/v1/pods: (1ms) 401 [argocd-application-controller/v2.9 10.0.0.6:1234]`+"\n"+
-		`I1129 09:30:01.000000       1 wrap.go:47] GET /api/v1/pods: (1ms) 401 [argocd-application-controller/v2.9 10.0.0.6:1234]`+"\n"+
-		`I1129 09:30:02.000000       1 wrap.go:47] GET /api/v1/nodes: (1ms) 401 [kubectl/v1.36.3 10.0.0.7:1]`+"\n")
+		`I1129 09:30:00.000000       1 httplog.go:134] "HTTP" verb="LIST" URI="/api/v1/pods" latency="1ms" userAgent="argocd-application-controller/v2.9" audit-ID="b" srcIP="10.0.0.6:1234" resp=401`+"\n"+
+		`I1129 09:30:01.000000       1 httplog.go:134] "HTTP" verb="LIST" URI="/api/v1/pods" latency="1ms" userAgent="argocd-application-controller/v2.9" audit-ID="c" srcIP="10.0.0.6:1234" resp=401`+"\n"+
+		`I1129 09:30:02.000000       1 httplog.go:134] "HTTP" verb="GET" URI="/api/v1/nodes" latency="1ms" userAgent="kubectl/v1.36.3" audit-ID="d" srcIP="10.0.0.7:1" resp=401`+"\n")
 	r := analyzeFiles(t, Config{}, cp1, cp2)
 	got := map[string]Group{}
 	for _, g := range r.Failures {
