@@ -53,7 +53,17 @@ type Message struct {
 	Text  string `json:"text"`
 	Since string `json:"since,omitempty"`
 	Until string `json:"until,omitempty"`
+	// Where says which lines the text names the cause on: "auth" only inside an
+	// authentication error (it is an authenticator's error), "any" on any line. Empty: "auth"
+	// for the service-account authenticator's entries (Source under pkg/serviceaccount/), else "any".
+	Where string `json:"where,omitempty"`
 }
+
+// Where values of a Message.
+const (
+	WhereAuth = "auth"
+	WhereAny  = "any"
+)
 
 // Entry is one cause or finding.
 type Entry struct {
@@ -113,6 +123,9 @@ func Parse(data []byte) (*Catalogue, error) {
 			return nil, fmt.Errorf("catalogue entry %q: title, meaning and remedy are required", e.ID)
 		}
 		for _, m := range e.Messages {
+			if m.Where != "" && m.Where != WhereAuth && m.Where != WhereAny {
+				return nil, fmt.Errorf("catalogue entry %q message %q: where %q: want auth or any", e.ID, m.Key, m.Where)
+			}
 			for _, b := range []string{m.Since, m.Until} {
 				if b != "" {
 					if _, err := kubever.Parse(b); err != nil {

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-type groupKey struct{ host, component, cause string }
+type groupKey struct{ host, component, cause, client string }
 
 // group aggregates the events of one host, component and cause.
 type group struct {
@@ -36,7 +36,10 @@ func newAggregator(evidence int) *aggregator {
 }
 
 func (a *aggregator) add(ev Event) {
-	k := groupKey{ev.Host, ev.Component, ev.Cause}
+	k := groupKey{ev.Host, ev.Component, ev.Cause, ""}
+	if ev.Cause == CauseClient {
+		k.client = clientOf(ev.Audit)
+	}
 	g := a.groups[k]
 	if g == nil {
 		g = &group{key: k, kind: ev.Kind, minutes: map[int64]int{}}

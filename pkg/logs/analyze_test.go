@@ -32,7 +32,7 @@ func analyzeFiles(t *testing.T, cfg Config, paths ...string) *Report {
 
 func TestGolden(t *testing.T) {
 	t.Parallel()
-	for name, year := range map[string]int{"seed-000": 2022, "mixed": 2026} {
+	for name, year := range map[string]int{"seed-000": 2022, "mixed": 2026, "field-mixed": 2026} {
 		t.Run(name, func(t *testing.T) {
 			r := analyzeFiles(t, Config{Year: year, Workers: 2}, filepath.Join("testdata", name+".log"))
 			for _, f := range []report.Format{report.Table, report.JSON} {

@@ -53,7 +53,8 @@ func NewClassifier(c *catalogue.Catalogue) *Classifier {
 // authentication failure nor a context event.
 func (c *Classifier) Classify(r Record) (Event, bool) {
 	ev := Event{Host: r.Host, Component: r.Component, Time: r.Time, Format: r.Format, Truncated: r.Truncated}
-	l := cause.Line{Msg: r.Msg, Err: r.Err, Plain: r.Format == "plain", Truncated: r.Truncated, Audit: r.Audit != nil}
+	l := cause.Line{Msg: r.Msg, Err: r.Err, Plain: r.Format == "plain", Truncated: r.Truncated, Audit: r.Audit != nil,
+		Logger: r.Logger}
 	if r.Audit != nil {
 		l.Code = r.Audit.Code
 	}

@@ -76,6 +76,9 @@ func parseSyslog(line string, ref time.Time) (rest string, t time.Time, host, pr
 		return "", t, "", "", false
 	}
 	host = s[:sp]
+	if host[0] == '[' { // "2021-09-08T08:45:40.239Z [ERROR] …": a level, not a host (hclog)
+		return "", t, "", "", false
+	}
 	s = s[sp+1:]
 	colon := strings.Index(s, ": ")
 	if colon <= 0 || strings.IndexByte(s[:colon], ' ') >= 0 {

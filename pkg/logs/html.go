@@ -168,7 +168,7 @@ pre { background: #f7f7f7; padding: 0.5em; overflow-x: auto; font-size: 0.8em; }
 
 {{if .Failures}}<h2>Authentication failures</h2>
 <table id="failures"><tr><th>Host</th><th>Component</th><th>Cause</th><th>Count</th><th>First</th><th>Last</th></tr>
-{{range .Failures}}<tr><td>{{.Host}}</td><td>{{.Component}}</td><td>{{.Cause}}</td><td>{{.Count}}</td><td>{{clock .First}}</td><td>{{clock .Last}}</td></tr>
+{{range .Failures}}<tr><td>{{.Host}}</td><td>{{.Component}}</td><td>{{.Cause}}{{if .Client}} [{{.Client}}]{{end}}{{if .Explained}} → {{.Explained}}{{end}}</td><td>{{.Count}}</td><td>{{clock .First}}</td><td>{{clock .Last}}</td></tr>
 {{end}}</table>{{end}}
 
 {{if .Context}}<h2>Context events</h2>

@@ -179,6 +179,10 @@ func parseFlatJSON(line string, r *Record) (inner string, t time.Time, done bool
 	}
 	r.Msg = get("msg", "message")
 	r.Err = get("err", "error")
+	r.Logger = get("logger")
+	if r.Msg == "" && r.Err == "" {
+		r.Msg = line // a JSON logger with other field names: its text is still evidence
+	}
 	r.Severity = get("level")
 	r.Source = get("caller")
 	if h := get("host", "hostname"); h != "" && r.Host == "" {

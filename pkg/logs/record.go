@@ -17,6 +17,7 @@ type Record struct {
 	Msg       string // the message (klog msg, JSON msg, or the whole text)
 	Err       string // the structured err value, if any
 	Truncated bool   // the line ended inside a quoted value or JSON document
+	Logger    string // the structured logger name ("logger" of zap/logr JSON lines)
 	Audit     *AuditInfo
 }
 
@@ -91,6 +92,12 @@ func parseRecord(line string, lc lineContext) Record {
 			line = rest
 			continue
 		}
+		if rest, service, ok := parseCompose(line); ok && r.Format == "" {
+			r.addFormat("compose")
+			r.Component = normalizeComponent(service)
+			line = rest
+			continue
+		}
 		if h, ok := parseKlogHeader(line); ok {
 			r.addFormat("klog")
 			r.Severity = string(line[0])
@@ -99,8 +106,23 @@ func parseRecord(line string, lc lineContext) Record {
 				envTime = h.time(lc.ref)
 			}
 			parseKlogBody(h.body, &r)
+			if a, ok := accessLog401(h.body); ok {
+				r.Audit = a
+			}
 			r.finishTime(envTime, lc)
 			return r
+		}
+		if rest, t, ok := parseLeadingTime(line); ok && (r.Format == "" || r.Format == "compose") {
+			r.addFormat("timestamp")
+			envTime = firstTime(envTime, t)
+			line = rest
+			continue
+		}
+		if rest, prog, ok := parseCutSyslog(line); ok && r.Format == "" {
+			r.addFormat("syslog")
+			r.Component = normalizeComponent(prog)
+			line = rest
+			continue
 		}
 		break
 	}

@@ -48,6 +48,8 @@ type Group struct {
 	Host      string             `json:"host"`
 	Component string             `json:"component"`
 	Cause     string             `json:"cause"`
+	Client    string             `json:"client,omitempty"`      // the client told Unauthorized (user agent product or address)
+	Explained string             `json:"explainedBy,omitempty"` // the cause the member names near a client's 401s
 	Severity  catalogue.Severity `json:"severity"`
 	Title     string             `json:"title"`
 	Count     int                `json:"count"`
@@ -101,7 +103,7 @@ func buildReport(cfg Config, agg *aggregator, inputs []InputStatus) *Report {
 	sort.Strings(r.Summary.Hosts)
 	for _, g := range agg.groups {
 		e, _ := cfg.Catalogue.Get(g.key.cause)
-		out := Group{Host: g.key.host, Component: g.key.component, Cause: g.key.cause, Severity: e.Severity,
+		out := Group{Host: g.key.host, Component: g.key.component, Cause: g.key.cause, Client: g.key.client, Severity: e.Severity,
 			Title: e.Title, Count: g.count, First: g.first, Last: g.last, Related: g.parts, evidence: g.evidence()}
 		out.PerMinute, out.Bursts = minutes(g.minutes, cfg.BurstPerMinute)
 		if !g.first.IsZero() && (r.Summary.From.IsZero() || g.first.Before(r.Summary.From)) {
@@ -125,6 +127,7 @@ func buildReport(cfg Config, agg *aggregator, inputs []InputStatus) *Report {
 		}
 		r.Events = append(r.Events, out.evidence...)
 	}
+	explainClientGroups(r.Failures)
 	sortGroups(r.Failures)
 	sortGroups(r.Context)
 	sort.Slice(r.Unknown, func(i, j int) bool {
@@ -151,7 +154,7 @@ func sortGroups(gs []Group) {
 		if a.Count != b.Count {
 			return a.Count > b.Count
 		}
-		return a.Host+"/"+a.Component+"/"+a.Cause < b.Host+"/"+b.Component+"/"+b.Cause
+		return a.Host+"/"+a.Component+"/"+a.Cause+"/"+a.Client < b.Host+"/"+b.Component+"/"+b.Cause+"/"+b.Client
 	})
 }
 

@@ -46,7 +46,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		tw := report.NewTabWriter(w)
 		report.Row(tw, "HOST", "COMPONENT", "CAUSE", "COUNT", "FIRST", "LAST", "BURSTS")
 		for _, g := range r.Failures {
-			report.Row(tw, g.Host, g.Component, g.Cause, thousands(g.Count), ts(g.First), ts(g.Last), bursts(g.Bursts, oneDay))
+			report.Row(tw, g.Host, g.Component, causeLabel(g), thousands(g.Count), ts(g.First), ts(g.Last), bursts(g.Bursts, oneDay))
 		}
 		if err := tw.Flush(); err != nil {
 			return err

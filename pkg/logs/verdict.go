@@ -54,6 +54,9 @@ func verdict(c *catalogue.Catalogue, r *Report) []Hypothesis {
 	byCause := map[string]*acc{}
 	var causes []string
 	for _, g := range r.Failures {
+		if g.Explained != "" {
+			continue // the member's named cause accounts for these 401s
+		}
 		a := byCause[g.Cause]
 		if a == nil {
 			a = &acc{hosts: map[string]int{}, components: map[string]bool{}}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -132,6 +133,63 @@ func TestProgressBar(t *testing.T) {
 	for _, tt := range tests {
 		if got := bar(tt.read, tt.total, 2*time.Second); got != tt.want {
 			t.Errorf("bar(%d, %d) = %q, want %q", tt.read, tt.total, got, tt.want)
+		}
+	}
+}
+
+// TestFieldMixed runs credwatch logs on a file of lines copied from public bug reports (relayed
+// by token consumers, pasted as fragments, from cloud SDKs): table, JSON and HTML each show the
+// consumer as the component and the right cause.
+func TestFieldMixed(t *testing.T) {
+	t.Parallel()
+	const mixed = "../../../pkg/logs/testdata/field-mixed.log"
+	want := [][2]string{ // component, cause
+		{"istiod", "signing-key-unknown"}, {"vault", "bound-object-invalidated"},
+		{"istio-csr", "serviceaccount-recreated"}, {"dapr-sentry", "bound-object-invalidated"},
+		{"aws", "oidc-provider-missing"}, {"azure", "cloud-web-identity-failed"},
+		{"gcp", "cloud-credentials-missing"}, {"digitalocean", "cloud-login-failed"},
+		{"kubelet", "cert-expired"}, {"harbor-core", "token-expired"}, {"apiserver", "token-expired"},
+	}
+	table, _, code := run(t, "", "--year", "2026", mixed)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, w := range want {
+		if !regexp.MustCompile(`(?m)^\S+\s+` + regexp.QuoteMeta(w[0]) + `\s+` + regexp.QuoteMeta(w[1]) + `\s`).MatchString(table) {
+			t.Errorf("table has no %s row for %s:\n%s", w[1], w[0], table)
+		}
+	}
+	if !strings.Contains(table, "client-unauthorized [metrics-server] → token-expired") {
+		t.Errorf("table does not explain metrics-server's 401 by token-expired:\n%s", table)
+	}
+	out, _, _ := run(t, "", "--year", "2026", "-o", "json", mixed)
+	var doc struct {
+		Failures []struct{ Component, Cause, Client, ExplainedBy string }
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[[2]string]bool{}
+	for _, f := range doc.Failures {
+		seen[[2]string{f.Component, f.Cause}] = true
+		if f.Cause == "client-unauthorized" && (f.Client != "metrics-server" || f.ExplainedBy != "token-expired") {
+			t.Errorf("json client group %+v", f)
+		}
+	}
+	html := filepath.Join(t.TempDir(), "field.html")
+	if _, _, code := run(t, "", "--year", "2026", "--html", html, mixed); code != 0 {
+		t.Fatalf("--html exit %d", code)
+	}
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		if !seen[w] {
+			t.Errorf("json has no %s failure for %s", w[1], w[0])
+		}
+		if !bytes.Contains(page, []byte("<td>"+w[0]+"</td><td>"+w[1])) {
+			t.Errorf("html has no %s row for %s", w[1], w[0])
 		}
 	}
 }

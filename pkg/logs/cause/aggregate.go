@@ -28,6 +28,11 @@ func authError(l Line) (string, bool) {
 		v, _ := quoted.JSONField(rest[j:], "err")
 		return v, true
 	}
+	// zap's console encoder: `Unable to authenticate the request	{"error": "[...]"}`.
+	if j := strings.Index(rest, `"error": "`); j >= 0 {
+		v, _, _ := quoted.Prefix(rest[j+len(`"error": `):])
+		return v, true
+	}
 	// The message with no error after it: a klog or JSON line cut short is still an
 	// authentication failure; in other text it is only a mention (a quoted copy, a document).
 	return "", !l.Plain
@@ -66,12 +71,7 @@ func (c *Classifier) classifyAggregate(errText string, truncated bool) classifie
 			}
 		}
 	}
-	for k := range parts {
-		if !parts[k].Loopback && parts[k].Cause != "" {
-			cl.primary = k
-			break
-		}
-	}
+	cl.primary = primaryPart(parts)
 	if cl.primary < 0 {
 		for k := range parts {
 			if !parts[k].Loopback {
@@ -165,4 +165,27 @@ func balanced(s string) bool {
 		}
 	}
 	return d == 0
+}
+
+// weakCauses are the causes a part names that another part's cause outranks: a legacy
+// authenticator's claim complaint next to the bound-token authenticator's real error
+// ("namespace claim is missing, service account UID (…) does not match claim (…)"), and generic
+// failure markers.
+var weakCauses = map[string]bool{"token-claims-invalid": true, Unknown: true}
+
+// primaryPart is the first part naming a cause, preferring causes that are not weak; -1 if none.
+func primaryPart(parts []Part) int {
+	first := -1
+	for k := range parts {
+		if parts[k].Loopback || parts[k].Cause == "" {
+			continue
+		}
+		if !weakCauses[parts[k].Cause] {
+			return k
+		}
+		if first < 0 {
+			first = k
+		}
+	}
+	return first
 }

@@ -24,6 +24,7 @@ type Line struct {
 	Err       string // the structured err value, if any
 	Plain     bool   // the line is in no log format: a mention of a message is not a log of it
 	Truncated bool   // the line ended inside a quoted value or JSON document
+	Logger    string // the structured logger name, if any ("logger" of zap/logr JSON lines)
 	Audit     bool   // the line is an audit event
 	Code      int    // the audit event's response code
 }
@@ -70,7 +71,12 @@ func Standalone(c *catalogue.Catalogue) []Message {
 }
 
 // Markers are the texts besides the Standalone messages that make a line worth classifying.
-var Markers = []string{"Unable to authenticate", `"code":401`}
+//
+// Every marker is at least as long as the shortest catalogue anchor (10 bytes), so the reader's
+// scan keeps its stride: httplog's access log is found by `" resp=401`; the access log of
+// releases before 1.19 (wrap.go's `GET /x: (4ms) 401 [agent ip]`) has no such text and is read
+// only on lines that pass for another reason.
+var Markers = []string{"Unable to authenticate", `"code":401`, relayMarker, `" resp=401`}
 
 // Classifier names the cause of log lines from the catalogue's message spellings.
 type Classifier struct {
@@ -111,20 +117,22 @@ func (c *Classifier) Classify(l Line) (Match, bool) {
 		}
 		return Match{Cause: Client, Kind: "cause", Text: "401 " + l.Msg, Component: "apiserver"}, true
 	}
-	if errText, ok := authError(l); ok {
-		cl := c.classifyAggregate(errText, l.Truncated)
-		m := Match{Kind: "cause", Text: errText, Parts: cl.parts, Component: "apiserver"}
-		if cl.primary >= 0 {
-			m.Cause, m.Spelling = cl.parts[cl.primary].Cause, cl.parts[cl.primary].Spelling
-		}
-		if m.Cause == "" {
-			m.Cause = Unknown
-		}
-		return m, true
-	}
 	text := l.Msg
 	if l.Err != "" {
 		text += ": " + l.Err
+	}
+	errText, ok := authError(l)
+	cut := l.Truncated
+	if !ok {
+		// A TokenReview consumer relaying the API server's answer, or the answer pasted alone.
+		var relayCut bool
+		errText, relayCut, ok = relayedError(text)
+		cut = cut || relayCut
+	}
+	if ok {
+		m := c.aggregateMatch(errText, cut)
+		m.Component = firstOf(componentOf(l.Logger, text), "apiserver")
+		return m, true
 	}
 	p := c.m.best(text, modeContains, standalone)
 	if p == nil {
@@ -132,9 +140,31 @@ func (c *Classifier) Classify(l Line) (Match, bool) {
 	}
 	m := Match{Cause: p.cause, Kind: p.kind, Spelling: p.key, Text: text}
 	if p.kind == "cause" {
-		m.Component = "client"
+		m.Component = firstOf(componentOf(l.Logger, text), cloudOf(p.key), "client")
 	}
 	return m, true
+}
+
+// aggregateMatch names the cause of an aggregate authentication error.
+func (c *Classifier) aggregateMatch(errText string, cut bool) Match {
+	cl := c.classifyAggregate(errText, cut)
+	m := Match{Kind: "cause", Text: errText, Parts: cl.parts}
+	if cl.primary >= 0 {
+		m.Cause, m.Spelling = cl.parts[cl.primary].Cause, cl.parts[cl.primary].Spelling
+	}
+	if m.Cause == "" {
+		m.Cause = Unknown
+	}
+	return m
+}
+
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // standalone reports whether p may classify a line outside an authentication error: every

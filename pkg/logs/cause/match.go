@@ -74,18 +74,32 @@ func compilePattern(text string) pattern {
 }
 
 // contains reports whether the segments occur in text in order (wildcards match anything).
-func (p *pattern) contains(text string) bool {
+func (p *pattern) contains(text string) bool { return p.containsAt(text) >= 0 }
+
+// containsAt is where the pattern's first segment matches in text, or -1.
+func (p *pattern) containsAt(text string) int {
 	if len(p.segs) == 0 {
-		return false
+		return -1
 	}
+	start, off := -1, 0
 	for _, s := range p.segs {
-		i := strings.Index(text, s)
+		i := strings.Index(text[off:], s)
 		if i < 0 {
-			return false
+			return -1
 		}
-		text = text[i+len(s):]
+		if start < 0 {
+			start = off + i
+		}
+		off += i + len(s)
 	}
-	return true
+	return start
+}
+
+// frames reports whether a, matched at ai, wraps b's match at bi: a ends in a wildcard (its
+// %v is an inner error, "Failed to make webhook authenticator request: %v") that begins
+// before b. The frame names the cause whatever its inner error says.
+func frames(a *pattern, ai int, b *pattern, bi int) bool {
+	return a != nil && b != nil && a.trail && ai >= 0 && ai < bi && ai+a.literal <= bi
 }
 
 // anchored reports whether the whole of text matches the pattern.
@@ -177,6 +191,18 @@ func longestSuffixPrefix(text, s string) int {
 // filter's "Unable to authenticate the request" line, so they classify only there.
 const authenticatorSource = "pkg/serviceaccount/"
 
+// authOnly reports whether msg names its cause only inside an authentication error: the
+// message says so (where: auth), or it is the service-account authenticator's and says nothing.
+func authOnly(e catalogue.Entry, msg catalogue.Message) bool {
+	switch msg.Where {
+	case catalogue.WhereAuth:
+		return true
+	case catalogue.WhereAny:
+		return false
+	}
+	return e.Kind == "cause" && strings.Contains(e.Source, authenticatorSource)
+}
+
 // matchers holds every compiled catalogue message.
 type matchers struct {
 	all []pattern
@@ -192,7 +218,7 @@ func newMatchers(c *catalogue.Catalogue) *matchers {
 		for _, msg := range e.Messages {
 			p := compilePattern(msg.Text)
 			p.cause, p.kind, p.key, p.since, p.until, p.order = e.ID, e.Kind, msg.Key, msg.Since, msg.Until, n
-			p.authOnly = e.Kind == "cause" && strings.Contains(e.Source, authenticatorSource)
+			p.authOnly = authOnly(e, msg)
 			n++
 			if len(p.segs) > 0 {
 				m.all = append(m.all, p)
@@ -225,7 +251,7 @@ const (
 // best returns the most specific pattern that matches text in mode, among those allowed.
 func (m *matchers) best(text string, mode matchMode, allow func(*pattern) bool) *pattern {
 	var found *pattern
-	bestPrefix := 0
+	bestPrefix, foundAt := 0, -1
 	for i := range m.all {
 		p := &m.all[i]
 		if allow != nil && !allow(p) {
@@ -237,8 +263,12 @@ func (m *matchers) best(text string, mode matchMode, allow func(*pattern) bool) 
 				found = p
 			}
 		case modeContains:
-			if p.contains(text) && better(p, found) {
-				found = p
+			at := p.containsAt(text)
+			if at < 0 {
+				continue
+			}
+			if frames(p, at, found, foundAt) || !frames(found, foundAt, p, at) && better(p, found) {
+				found, foundAt = p, at
 			}
 		case modePrefix:
 			if n := p.prefixOf(text); n > bestPrefix || n > 0 && n == bestPrefix && p.order < found.order {

@@ -1,0 +1,102 @@
+package cause
+
+import "strings"
+
+// relayMarker is the start of the API server's aggregate authentication error as TokenReview
+// consumers relay it inside their own messages (Vault's "lookup failed: [...]", istiod's "the
+// service account authentication returns an error: [...]", Dapr's "invalid token: [...]") and
+// as people paste it without the line around it.
+const relayMarker = "[" + loopbackText
+
+// relayedError finds a relayed aggregate error in text: from relayMarker to its closing bracket,
+// or to the end of a cut line (cut is then true).
+func relayedError(text string) (agg string, cut, ok bool) {
+	i := strings.Index(text, relayMarker)
+	if i < 0 {
+		return "", false, false
+	}
+	depth := 0
+	for j := i; j < len(text); j++ {
+		switch text[j] {
+		case '[':
+			depth++
+		case ']':
+			depth--
+			if depth == 0 {
+				return text[i : j+1], false, true
+			}
+		}
+	}
+	return text[i:], true, true
+}
+
+// consumer is a component recognised by what its lines say.
+type consumer struct {
+	name    string
+	markers []string // any of them names the component
+}
+
+// consumers are checked in order: a relaying component before the one whose message it relays
+// (external-secrets relays Vault's error, istio-csr istiod's message).
+var consumers = []consumer{
+	{"istiod", []string{"KubeJWTAuthenticator", "failed to validate the JWT from cluster"}},
+	{"vault", []string{"auth.kubernetes.auth_kubernetes", "login unauthorized due to: ", `claim "iss" is invalid`, `claim \"iss\" is invalid`}},
+	{"dapr-sentry", []string{"scope=dapr.sentry"}},
+	{"daprd", []string{"scope=dapr.runtime"}},
+	{"aws-iam-authenticator", []string{`expected \"k8s-aws-v1.\" prefix`}},
+	{"kubelet", []string{"MountVolume.SetUp failed", "currently active client certificate has expired",
+		"existing bootstrap client certificate"}},
+	{"apiserver", []string{"Failed to make webhook authenticator request"}},
+}
+
+// loggers maps structured logger names to the components that use them.
+var loggers = map[string]string{
+	"controllers.ExternalSecret": "external-secrets",
+	"grpc-server":                "istio-csr",
+}
+
+// componentOf names the component a line's logger or text identifies, or "".
+func componentOf(logger, text string) string {
+	if c := loggers[logger]; c != "" {
+		return c
+	}
+	if c := componentField(text); c != "" {
+		return c
+	}
+	for _, c := range consumers {
+		for _, m := range c.markers {
+			if strings.Contains(text, m) {
+				return c.name
+			}
+		}
+	}
+	return ""
+}
+
+// componentField reads a structured `"component": "name"` field (zap console and JSON loggers of
+// embedded API servers such as vcluster).
+func componentField(text string) string {
+	for _, key := range []string{`"component": "`, `"component":"`} {
+		if i := strings.Index(text, key); i >= 0 {
+			v := text[i+len(key):]
+			if j := strings.IndexByte(v, '"'); j > 0 {
+				return v[:j]
+			}
+		}
+	}
+	return ""
+}
+
+// clouds are the providers whose SDK errors the catalogue spells under keys prefixed with their
+// name ("aws-…", "azure-…"); a line with no other sign of its writer is reported as that SDK's.
+var clouds = []string{"aws", "azure", "gcp", "hetzner", "digitalocean"}
+
+// cloudOf names the cloud of a message key, or "".
+func cloudOf(key string) string {
+	for _, c := range clouds {
+		if key == c || strings.HasPrefix(key, c+"-") {
+			return c
+		}
+	}
+	return ""
+}

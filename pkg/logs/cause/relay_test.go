@@ -1,0 +1,58 @@
+package cause
+
+import (
+	"testing"
+
+	"github.com/credwatch/credwatch/pkg/catalogue"
+)
+
+func TestRelayedError(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		text, agg string
+		cut, ok   bool
+	}{
+		{`lookup failed: [invalid bearer token, Token has been invalidated, unknown]`, `[invalid bearer token, Token has been invalidated, unknown]`, false, true},
+		{`returns an error: [invalid bearer token, [a, b]]; Authenticator XfccAuthenticator: x`, `[invalid bearer token, [a, b]]`, false, true},
+		{`returns an error: [invalid bearer token, service account token has exp`, `[invalid bearer token, service account token has exp`, true, true},
+		{`invalid bearer token`, "", false, false},
+	}
+	for _, tt := range tests {
+		agg, cut, ok := relayedError(tt.text)
+		if agg != tt.agg || cut != tt.cut || ok != tt.ok {
+			t.Errorf("%q: got %q,%v,%v want %q,%v,%v", tt.text, agg, cut, ok, tt.agg, tt.cut, tt.ok)
+		}
+	}
+}
+
+// TestClassifyRelayed covers the roads the API server's errors take besides its own log: the
+// consumer is the component, the cause the relayed part's, and a frame (%v at the end) names its
+// cause whatever its inner error says.
+func TestClassifyRelayed(t *testing.T) {
+	t.Parallel()
+	cl := NewClassifier(catalogue.Default())
+	tests := []struct {
+		name   string
+		l      Line
+		cause  string
+		writer string
+	}{
+		{"vault", Line{Msg: `[ERROR] auth.kubernetes.auth_kubernetes_1: login unauthorized due to: lookup failed: [invalid bearer token, service account token has expired]`}, "token-expired", "vault"},
+		{"istio-csr", Line{Msg: "failed to authenticate request", Logger: "grpc-server",
+			Err: `failed to validate the JWT from cluster "Kubernetes": the service account authentication returns an error: [invalid bearer token, service account UID (a) does not match claim (b), unknown]`}, "serviceaccount-recreated", "istio-csr"},
+		{"claims next to a real cause", Line{Msg: `E1 x] "Unable to authenticate the request" err="[invalid bearer token, namespace claim is missing, service account UID (a) does not match claim (b)]"`}, "serviceaccount-recreated", "apiserver"},
+		{"webhook frame", Line{Msg: "Failed to make webhook authenticator request: the server has asked for the client to provide credentials"}, "authn-webhook-rejected", "apiserver"},
+		{"delegated 401", Line{Msg: "Unable to authenticate the request due to an error: Unauthorized"}, "authn-webhook-rejected", "apiserver"},
+		{"client 401", Line{Msg: "Failed to list *v1.Pod: Unauthorized"}, "client-unauthorized", "client"},
+		{"aws sdk", Line{Msg: "NoCredentialProviders: no valid providers in chain. Deprecated."}, "cloud-credentials-missing", "aws"},
+		{"azure", Line{Msg: "AADSTS70021: No matching federated identity record found for presented assertion."}, "cloud-web-identity-failed", "azure"},
+		{"named beats marker", Line{Msg: `{"error":"invalid_client","error_description":"AADSTS7000215: Invalid client secret provided."}`}, "cloud-login-failed", "azure"},
+		{"zap console", Line{Msg: `Unable to authenticate the request	{"component": "vcluster", "error": "[invalid bearer token, oidc: email not verified]"}`}, "oidc-token-rejected", "vcluster"},
+	}
+	for _, tt := range tests {
+		m, ok := cl.Classify(tt.l)
+		if !ok || m.Cause != tt.cause || m.Component != tt.writer {
+			t.Errorf("%s: got %q/%q (ok=%v), want %q/%q", tt.name, m.Cause, m.Component, ok, tt.cause, tt.writer)
+		}
+	}
+}

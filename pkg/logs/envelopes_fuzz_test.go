@@ -1,0 +1,39 @@
+package logs
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzEnvelopeFallbacks: compose and cut-syslog prefixes and leading timestamps only ever
+// return the end of the line and a name taken from it.
+func FuzzEnvelopeFallbacks(f *testing.F) {
+	f.Add(`harbor-core      | 2021-05-21T05:04:58Z [ERROR] boom`)
+	f.Add(`3 16:12:47 Ks-Kubernetes-Node01 k3s[911]: E0403 16:12:47.424793     911 authentication.go:63] "x"`)
+	f.Fuzz(func(t *testing.T, line string) {
+		if rest, name, ok := parseCompose(line); ok && (!strings.HasSuffix(line, rest) || !strings.HasPrefix(line, name)) {
+			t.Fatalf("compose %q: %q %q", line, name, rest)
+		}
+		if rest, prog, ok := parseCutSyslog(line); ok && (!strings.HasSuffix(line, rest) || !strings.Contains(line, prog+"[")) {
+			t.Fatalf("cut syslog %q: %q %q", line, prog, rest)
+		}
+		if rest, _, ok := parseLeadingTime(line); ok && !strings.HasSuffix(line, rest) {
+			t.Fatalf("leading time %q: %q", line, rest)
+		}
+	})
+}
+
+// FuzzAccessLog401: whatever it reads, an access-log line is a 401 and its fields come from it.
+func FuzzAccessLog401(f *testing.F) {
+	f.Add(`GET /api/v1/nodes?limit=500: (4.386595ms) 401 [metrics-server/v0.0.0 (linux/amd64) kubernetes/$Format 35.193.27.95:47328]`)
+	f.Add(`"HTTP" verb="GET" URI="/api" latency="1ms" userAgent="kubectl/v1.36.3" audit-ID="a" srcIP="10.0.0.9:5000" resp=401`)
+	f.Fuzz(func(t *testing.T, msg string) {
+		a, ok := accessLog401(msg)
+		if !ok {
+			return
+		}
+		if a.Code != 401 || !strings.Contains(msg, a.Verb) || !strings.Contains(msg, a.URI) {
+			t.Fatalf("%q: %+v", msg, a)
+		}
+	})
+}
