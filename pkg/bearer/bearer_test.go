@@ -2,69 +2,15 @@ package bearer
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/bearer/bearertest"
 )
 
-// servingCert returns a self-signed serving certificate for 127.0.0.1 with CommonName cn, and its PEM.
-func servingCert(t *testing.T, cn string) (tls.Certificate, []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: cn},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-}
-
-// newTestServer starts a TLS server on 127.0.0.1 whose certificate names cn and which answers
-// SelfSubjectReviews: 201 for the bearer token "good", the apiserver's 401 Status otherwise.
-func newTestServer(t *testing.T, cn string) (*httptest.Server, []byte) {
-	t.Helper()
-	cert, caPEM := servingCert(t, cn)
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		if r.Method != http.MethodPost || r.URL.Path != selfSubjectReviewPath {
-			w.WriteHeader(http.StatusNotFound)
-			return
-		}
-		if r.Header.Get("Authorization") != "Bearer good" {
-			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}`))
-			return
-		}
-		w.WriteHeader(http.StatusCreated)
-		_, _ = w.Write([]byte(`{"kind":"SelfSubjectReview","status":{"userInfo":{"username":"system:serviceaccount:t:default"}}}`))
-	}))
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	return srv, caPEM
-}
-
 func TestPresent(t *testing.T) {
-	srv, caPEM := newTestServer(t, "apiserver-2")
+	srv, caPEM := bearertest.NewServer(t, "apiserver-2")
 	c, err := Client(caPEM, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +19,7 @@ func TestPresent(t *testing.T) {
 		name, token string
 		want        Presented
 	}{
-		{"accepted", "good", Presented{Status: 201, ServedBy: "apiserver-2", User: "system:serviceaccount:t:default"}},
+		{"accepted", bearertest.GoodToken, Presented{Status: 201, ServedBy: "apiserver-2", User: "system:serviceaccount:t:default"}},
 		{"rejected", "aaa.bbb.ccc", Presented{Status: 401, ServedBy: "apiserver-2", Reason: "Unauthorized", Message: "Unauthorized"}},
 	}
 	for _, tt := range tests {
@@ -88,7 +34,7 @@ func TestPresent(t *testing.T) {
 }
 
 func TestPresentNoResponse(t *testing.T) {
-	srv, caPEM := newTestServer(t, "apiserver-1")
+	srv, caPEM := bearertest.NewServer(t, "apiserver-1")
 	url := srv.URL
 	srv.Close()
 	c, err := Client(caPEM, time.Second)
@@ -119,6 +65,12 @@ func TestStatusReason(t *testing.T) {
 		if r != tt.reason || m != tt.message {
 			t.Errorf("StatusReason(%.30q) = %q, %q; want %q, %q", tt.body, r, m, tt.reason, tt.message)
 		}
+	}
+}
+
+func TestPath(t *testing.T) {
+	if selfSubjectReviewPath != bearertest.SelfSubjectReviewPath {
+		t.Errorf("bearertest serves %s, Present posts to %s", bearertest.SelfSubjectReviewPath, selfSubjectReviewPath)
 	}
 }
 

@@ -120,3 +120,24 @@ func Index(specs ...Spec) (v1.ImageIndex, error) {
 	}
 	return mutate.AppendManifests(idx, adds...), nil
 }
+
+// Program returns the spec of an image that runs one static binary, installed as
+// /usr/local/bin/NAME (mode 0755) and used as the entrypoint.
+func Program(name, arch string, binary []byte, created time.Time, labels Labels) Spec {
+	p := "/usr/local/bin/" + name
+	if labels.Title == "" {
+		labels.Title = name
+	}
+	return Spec{Architecture: arch, Files: []File{{Path: p, Mode: 0o755, Data: binary}}, Entrypoint: []string{p}, Created: created, Labels: labels}
+}
+
+// WithCABundle returns s with the Mozilla root certificates at /etc/ssl/certs/ca-certificates.crt
+// (see CABundle).
+func (s Spec) WithCABundle() (Spec, error) {
+	ca, _, err := CABundle()
+	if err != nil {
+		return s, err
+	}
+	s.Files = append(append([]File(nil), s.Files...), File{Path: CABundlePath, Data: ca})
+	return s, nil
+}

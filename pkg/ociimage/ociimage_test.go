@@ -23,13 +23,8 @@ import (
 var commitTime = time.Date(2026, 8, 20, 12, 30, 5, 0, time.UTC)
 
 func testSpec(arch string, created time.Time) Spec {
-	return Spec{
-		Architecture: arch,
-		Files:        []File{{Path: "/usr/local/bin/prog", Mode: 0o755, Data: []byte("\x7fELF not really " + arch)}},
-		Entrypoint:   []string{"/usr/local/bin/prog"},
-		Created:      created,
-		Labels:       Labels{Title: "prog", Source: "https://github.com/credwatch/credwatch", Revision: "abc123", Version: "v0.0.1"},
-	}
+	return Program("prog", arch, []byte("\x7fELF not really "+arch), created,
+		Labels{Source: "https://github.com/credwatch/credwatch", Revision: "abc123", Version: "v0.0.1"})
 }
 
 func indexDigest(t *testing.T, created time.Time) v1.Hash {
@@ -315,6 +310,17 @@ func TestCABundle(t *testing.T) {
 	again, _, _ := CABundle()
 	if !bytes.Equal(b, again) {
 		t.Error("CABundle is not stable")
+	}
+	s, err := testSpec("amd64", commitTime).WithCABundle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := s.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, files := layerEntries(t, img); files[CABundlePath].data != string(b) {
+		t.Errorf("the image has no CA bundle at %s", CABundlePath)
 	}
 }
 
