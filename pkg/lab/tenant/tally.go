@@ -5,11 +5,13 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/bearer"
 )
 
 // NoResponse is the member name recorded when a request got no HTTP response at all (connection
 // refused, reset, timeout): there was no TLS handshake to name the member.
-const NoResponse = "(no response)"
+const NoResponse = bearer.NoResponse
 
 // maxSamples bounds the 401 samples a tally keeps.
 const maxSamples = 50

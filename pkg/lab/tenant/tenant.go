@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/credwatch/credwatch/pkg/bearer"
 )
 
 // Options configures a Tenant.
@@ -129,11 +131,11 @@ func New(admin *rest.Config, o Options) (*Tenant, error) {
 			return nil, fmt.Errorf("tenant %s: %w", o.Namespace, err)
 		}
 	}
-	bearer, err := bearerClient(ca, o.RequestTimeout)
+	bc, err := bearer.Client(ca, o.RequestTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("tenant %s: %w", o.Namespace, err)
 	}
-	t := &Tenant{o: o, admin: admin, client: client, minter: minter, bearer: bearer, tokens: map[string]Token{}, refresh: map[string]bool{}, failed: map[string]time.Time{}}
+	t := &Tenant{o: o, admin: admin, client: client, minter: minter, bearer: bc, tokens: map[string]Token{}, refresh: map[string]bool{}, failed: map[string]time.Time{}}
 	t.tally.reset(time.Now())
 	return t, nil
 }
@@ -358,7 +360,7 @@ func (t *Tenant) loop(ctx context.Context, p Pod) {
 			}
 		}
 		if tok, ok := t.Token(p.Name); ok && tok.Value != "" {
-			res := present(ctx, t.bearer, t.admin.Host, tok.Value)
+			res := bearer.Present(ctx, t.bearer, t.admin.Host, tok.Value)
 			if ctx.Err() != nil {
 				return
 			}

@@ -85,19 +85,6 @@ type errTest string
 
 func (e errTest) Error() string { return string(e) }
 
-func TestPrintable(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"aaa.bbb.ccc", "aaa.bbb.<signature dropped>"},
-		{"opaquetokenvalue", "opaqueto..."},
-		{"short", "<token>"},
-	}
-	for _, tt := range tests {
-		if got := Printable(tt.in); got != tt.want {
-			t.Errorf("Printable(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestOptionsComplete(t *testing.T) {
 	tests := []struct {
 		name    string

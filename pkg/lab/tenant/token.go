@@ -3,8 +3,6 @@ package tenant
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,6 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+
+	"github.com/credwatch/credwatch/pkg/bearer"
 )
 
 // KubeletExpirationSeconds is what the kubelet asks for in a projected token's TokenRequest. With
@@ -60,15 +60,7 @@ type Token struct {
 func (t Token) Printable() string { return Printable(t.Value) }
 
 // Printable drops the signature part of a JWT.
-func Printable(tok string) string {
-	if i := strings.LastIndexByte(tok, '.'); i > 0 {
-		return tok[:i] + ".<signature dropped>"
-	}
-	if len(tok) > 8 {
-		return tok[:8] + "..."
-	}
-	return "<token>"
-}
+func Printable(tok string) string { return bearer.Printable(tok) }
 
 // NeedsRefresh applies the kubelet's rule: refresh when older than 24 h or when within 20 % of the
 // requested lifetime from the expiration timestamp.
@@ -86,14 +78,6 @@ func (t Token) NeedsRefresh(now time.Time) bool {
 	return now.After(t.Expires.Add(-time.Duration(t.ExpirationSeconds*refreshWithin/100) * time.Second))
 }
 
-// servedBy names the member that answered: the CommonName of its serving certificate.
-func servedBy(resp *http.Response) string {
-	if resp == nil || resp.TLS == nil || len(resp.TLS.PeerCertificates) == 0 {
-		return ""
-	}
-	return resp.TLS.PeerCertificates[0].Subject.CommonName
-}
-
 // adminClient is an HTTP client with cfg's credentials that opens a new connection per request, so
 // a load balancer spreads requests across members.
 func adminClient(cfg *rest.Config, timeout time.Duration) (*http.Client, error) {
@@ -107,17 +91,6 @@ func adminClient(cfg *rest.Config, timeout time.Duration) (*http.Client, error) 
 		return nil, fmt.Errorf("credentials for %s: %w", cfg.Host, err)
 	}
 	return &http.Client{Transport: rt, Timeout: timeout}, nil
-}
-
-// bearerClient trusts caPEM and presents no client certificate; every request opens a new
-// connection.
-func bearerClient(caPEM []byte, timeout time.Duration) (*http.Client, error) {
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(caPEM) {
-		return nil, fmt.Errorf("cluster CA: no PEM certificate found")
-	}
-	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, DisableKeepAlives: true, Proxy: nil}
-	return &http.Client{Transport: tr, Timeout: timeout}, nil
 }
 
 // caOf returns the CA bundle of cfg.
@@ -168,7 +141,7 @@ func mint(ctx context.Context, client *http.Client, host string, r MintRequest) 
 	if err != nil {
 		return Token{}, fmt.Errorf("TokenRequest for %s/%s: reading response: %w", r.Namespace, r.ServiceAccount, err)
 	}
-	by := servedBy(resp)
+	by := bearer.ServedBy(resp)
 	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
 		return Token{MintedBy: by}, fmt.Errorf("TokenRequest for %s/%s via %s: HTTP %d: %s", r.Namespace, r.ServiceAccount, orNone(by), resp.StatusCode, statusMessage(data))
 	}
@@ -193,14 +166,7 @@ func MintVia(ctx context.Context, cfg *rest.Config, r MintRequest) (Token, error
 }
 
 // Presented is the answer of one member to a token.
-type Presented struct {
-	Status   int    `json:"status"`             // HTTP status; 0 = no response
-	ServedBy string `json:"servedBy"`           // CommonName of the serving certificate
-	User     string `json:"user,omitempty"`     // the username the member authenticated (status 201)
-	Message  string `json:"message,omitempty"`  // the Status message of a failure ("Unauthorized")
-	Error    string `json:"error,omitempty"`    // transport error
-	Duration string `json:"duration,omitempty"` // how long the member took to answer
-}
+type Presented = bearer.Presented
 
 // Present sends a SelfSubjectReview with token as bearer to baseURL (a member's URL or the load
 // balancer), trusting caPEM. Any authenticated user may create a SelfSubjectReview, so 201 means
@@ -209,62 +175,17 @@ func Present(ctx context.Context, baseURL string, caPEM []byte, token string, ti
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	c, err := bearerClient(caPEM, timeout)
+	c, err := bearer.Client(caPEM, timeout)
 	if err != nil {
 		return Presented{Error: err.Error()}
 	}
-	return present(ctx, c, baseURL, token)
+	return bearer.Present(ctx, c, baseURL, token)
 }
 
-const selfSubjectReviewPath = "/apis/authentication.k8s.io/v1/selfsubjectreviews"
-
-var selfSubjectReviewBody = []byte(`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`)
-
-func present(ctx context.Context, c *http.Client, baseURL, token string) Presented {
-	start := time.Now()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(baseURL, "/")+selfSubjectReviewPath, bytes.NewReader(selfSubjectReviewBody))
-	if err != nil {
-		return Presented{Error: err.Error()}
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	resp, err := c.Do(req)
-	if err != nil {
-		return Presented{Error: redact(err.Error(), token), Duration: time.Since(start).Round(time.Millisecond).String()}
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	p := Presented{Status: resp.StatusCode, ServedBy: servedBy(resp), Duration: time.Since(start).Round(time.Millisecond).String()}
-	if resp.StatusCode == http.StatusCreated || resp.StatusCode == http.StatusOK {
-		var ssr authenticationv1.SelfSubjectReview
-		if json.Unmarshal(data, &ssr) == nil {
-			p.User = ssr.Status.UserInfo.Username
-		}
-	} else {
-		p.Message = statusMessage(data)
-	}
-	return p
-}
-
-// statusMessage extracts the message of a metav1.Status body, else the start of the body.
+// statusMessage is the message of a metav1.Status body, else the start of the body.
 func statusMessage(data []byte) string {
-	var st metav1.Status
-	if json.Unmarshal(data, &st) == nil && st.Message != "" {
-		return st.Message
-	}
-	s := strings.TrimSpace(string(data))
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
-	return s
-}
-
-func redact(s, token string) string {
-	if token == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, token, Printable(token))
+	_, msg := bearer.StatusReason(data)
+	return msg
 }
 
 func orNone(s string) string {
