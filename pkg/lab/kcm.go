@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/lab/proc"
 )
 
 // ControllerManagerLogFile is the kube-controller-manager's log.
@@ -17,7 +19,7 @@ func (l *Lab) ControllerManagerRunning() bool {
 	if l.kcm == nil {
 		return false
 	}
-	done, _ := l.kcm.exited()
+	done, _ := l.kcm.Exited()
 	return !done
 }
 
@@ -65,8 +67,8 @@ func (l *Lab) StartControllerManager(ctx context.Context) error {
 	wctx, cancel := context.WithTimeout(ctx, l.o.Wait)
 	defer cancel()
 	for {
-		if done, err := p.exited(); done {
-			return fmt.Errorf("kube-controller-manager exited (%v); last lines of %s:\n%s", err, l.ControllerManagerLogFile(), tail(l.ControllerManagerLogFile(), 25))
+		if done, err := p.Exited(); done {
+			return fmt.Errorf("kube-controller-manager exited (%v); last lines of %s:\n%s", err, l.ControllerManagerLogFile(), proc.Tail(l.ControllerManagerLogFile(), 25))
 		}
 		req, _ := http.NewRequestWithContext(wctx, http.MethodGet, url, nil)
 		if resp, err := c.Do(req); err == nil {
@@ -78,7 +80,7 @@ func (l *Lab) StartControllerManager(ctx context.Context) error {
 		}
 		select {
 		case <-wctx.Done():
-			return fmt.Errorf("kube-controller-manager not healthy within %s; last lines of %s:\n%s", l.o.Wait, l.ControllerManagerLogFile(), tail(l.ControllerManagerLogFile(), 25))
+			return fmt.Errorf("kube-controller-manager not healthy within %s; last lines of %s:\n%s", l.o.Wait, l.ControllerManagerLogFile(), proc.Tail(l.ControllerManagerLogFile(), 25))
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
@@ -90,7 +92,7 @@ func (l *Lab) StopControllerManager(ctx context.Context) error {
 	p := l.kcm
 	l.kcm = nil
 	l.mu.Unlock()
-	p.stop(stopGrace)
+	p.Stop(stopGrace)
 	l.logf("lab: kube-controller-manager stopped")
 	return l.saveState()
 }
