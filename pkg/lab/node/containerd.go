@@ -24,7 +24,7 @@ func (c *Config) containerdConfig() string {
 root = ` + q(c.path("containerd", "root")) + `
 state = ` + q(c.path("containerd", "state")) + `
 oom_score = 0
-disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.devmapper", "io.containerd.snapshotter.v1.zfs", "io.containerd.tracing.processor.v1.otlp", "io.containerd.internal.v1.tracing"]
+disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.devmapper", "io.containerd.snapshotter.v1.zfs"]
 
 [grpc]
   address = ` + q(c.socket()) + `

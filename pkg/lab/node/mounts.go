@@ -51,7 +51,9 @@ func (c *Config) writeSysctlFiles() error {
 // it makes the mounts, marks itself ready and then only holds the namespace.
 func (c *Config) holderScript() string {
 	var b strings.Builder
-	b.WriteString("set -e\n")
+	// The copies of the machine's network namespace mounts would keep every lab's namespaces
+	// alive for as long as this node runs: drop them (only here: the namespace is private).
+	b.WriteString("set -e\numount --recursive --lazy /run/netns 2>/dev/null || true\n")
 	for _, s := range kubeletSysctls {
 		fmt.Fprintf(&b, "mount --bind '%s' '/proc/sys/%s'\n", c.sysctlFile(s.key), s.key)
 	}

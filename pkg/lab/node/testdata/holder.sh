@@ -1,4 +1,5 @@
 set -e
+umount --recursive --lazy /run/netns 2>/dev/null || true
 mount --bind '/lab/nodes/node-1/sysctl/vm.overcommit_memory' '/proc/sys/vm/overcommit_memory'
 mount --bind '/lab/nodes/node-1/sysctl/vm.panic_on_oom' '/proc/sys/vm/panic_on_oom'
 mount --bind '/lab/nodes/node-1/sysctl/kernel.panic' '/proc/sys/kernel/panic'
