@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,8 +59,7 @@ func (n *Node) Stop(ctx context.Context) error {
 func Cleanup(dir, cgroupRoot string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	ns, _ := os.ReadFile(filepath.Join(dir, "mntns"))
-	if err := sweep(ctx, dir, cgroupRoot, strings.TrimSpace(string(ns))); err != nil {
+	if err := sweep(ctx, dir, cgroupRoot, recordedMountNS(dir)); err != nil {
 		return err
 	}
 	if left := removeCgroupsWait(ctx, cgroupRoot); len(left) > 0 {

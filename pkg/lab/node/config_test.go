@@ -3,6 +3,7 @@ package node
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"net"
 	"net/netip"
 	"os"
@@ -193,5 +194,33 @@ func TestAPIServerArgs(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(dir, "apiserver-kubelet-client.crt")); string(data) != "CERT "+APIServerKubeletClientCN {
 		t.Errorf("certificate file holds %q", data)
+	}
+}
+
+func TestRecordedMountNS(t *testing.T) {
+	self := os.Getpid()
+	start := startTime(self)
+	if start == "" || startTime(1<<30) != "" {
+		t.Fatalf("startTime(self) = %q, startTime(no such pid) = %q", start, startTime(1<<30))
+	}
+	for _, tc := range []struct {
+		name, rec, want string
+	}{
+		{"alive", fmt.Sprintf("%d %s mnt:[4026531841]\n", self, start), "mnt:[4026531841]"},
+		{"pid reused", fmt.Sprintf("%d 1 mnt:[4026531841]\n", self), ""},
+		{"garbage", "x", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "holder"), []byte(tc.rec), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := recordedMountNS(dir); got != tc.want {
+				t.Errorf("recordedMountNS = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if got := recordedMountNS(t.TempDir()); got != "" {
+		t.Errorf("recordedMountNS with no record = %q", got)
 	}
 }

@@ -1,9 +1,11 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -102,7 +104,37 @@ func (n *Node) startHolder(ctx context.Context) error {
 		return fmt.Errorf("node %s: the holder did not get a mount namespace of its own", n.cfg.Name)
 	}
 	n.mntNS = ns
-	return os.WriteFile(n.cfg.path("mntns"), []byte(ns+"\n"), 0o644)
+	rec := fmt.Sprintf("%d %s %s\n", p.PID(), startTime(p.PID()), ns)
+	return os.WriteFile(n.cfg.path("holder"), []byte(rec), 0o644)
+}
+
+// recordedMountNS is the mount namespace recorded by an earlier run in dir, if its holder still
+// runs (same pid and start time: a namespace id or pid alone may have been reused since).
+func recordedMountNS(dir string) string {
+	data, err := os.ReadFile(filepath.Join(dir, "holder"))
+	if err != nil {
+		return ""
+	}
+	var pid int
+	var start, ns string
+	if _, err := fmt.Sscan(string(data), &pid, &start, &ns); err != nil || start == "" || startTime(pid) != start {
+		return ""
+	}
+	return ns
+}
+
+// startTime is field 22 of /proc/PID/stat (clock ticks after boot), or "" if pid is gone.
+func startTime(pid int) string {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	i := bytes.LastIndexByte(data, ')')
+	f := strings.Fields(string(data[i+1:]))
+	if i < 0 || len(f) < 20 {
+		return ""
+	}
+	return f[19]
 }
 
 // startInNode starts bin with args inside the node's mount and network namespaces.
