@@ -29,6 +29,21 @@ const (
 	DefaultStopGrace    = 10 * time.Second
 )
 
+// ClusterCIDR is the lab's pod network: node i (from 1) gets PodCIDRFor(i). Pods reach pods on
+// another node through a route to that node's pod CIDR via its address (hostnet.Network.Route in
+// every other node).
+var ClusterCIDR = netip.MustParsePrefix("10.244.0.0/16")
+
+// PodCIDRFor is node i's pod subnet inside ClusterCIDR: 10.244.i.0/24 (i in 1..254).
+func PodCIDRFor(i int) (netip.Prefix, error) {
+	if i < 1 || i > 254 {
+		return netip.Prefix{}, fmt.Errorf("node number %d: want 1..254", i)
+	}
+	a := ClusterCIDR.Addr().As4()
+	a[2] = byte(i)
+	return netip.PrefixFrom(netip.AddrFrom4(a), 24), nil
+}
+
 // Config describes one worker node.
 type Config struct {
 	// Name is the node's name (its Node object, the kubelet's hostname-override), e.g. "node-1".

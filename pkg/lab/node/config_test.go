@@ -224,3 +224,15 @@ func TestRecordedMountNS(t *testing.T) {
 		t.Errorf("recordedMountNS with no record = %q", got)
 	}
 }
+
+func TestPodCIDRFor(t *testing.T) {
+	p, err := PodCIDRFor(3)
+	if err != nil || p.String() != "10.244.3.0/24" || !ClusterCIDR.Contains(p.Addr()) {
+		t.Errorf("PodCIDRFor(3) = %s, %v", p, err)
+	}
+	for _, i := range []int{0, 255} {
+		if _, err := PodCIDRFor(i); err == nil {
+			t.Errorf("PodCIDRFor(%d) succeeded", i)
+		}
+	}
+}
