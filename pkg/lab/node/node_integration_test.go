@@ -54,10 +54,14 @@ func TestIntegrationNode(t *testing.T) {
 	apiAddr := forward(t, netip.AddrPortFrom(netw.Gateway(), 6443).String(), l.LBAddress())
 	image := buildPauseImage(t, node.DefaultSandboxImage)
 
+	podCIDR, err := node.PodCIDRFor(1)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t0 := time.Now()
 	n, err := node.Start(ctx, node.Config{
 		Name: "node-1", Dir: filepath.Join(l.Dir(), "nodes", "node-1"), Host: host,
-		PodCIDR:   netip.MustParsePrefix("10.244.1.0/24"),
+		PodCIDR: podCIDR, ClusterCIDR: node.ClusterCIDR,
 		APIServer: "https://" + apiAddr, APIServerName: "kubernetes",
 		CAPEM: l.CA(), Issue: l.IssueCertificate,
 		Kubelet: kubelet, KubeProxy: kubeProxy,
