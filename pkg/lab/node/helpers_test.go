@@ -74,19 +74,30 @@ func forward(t *testing.T, listen, target string) string {
 	return ln.Addr().String()
 }
 
-// logRSS logs the resident memory of the node's processes.
+// logRSS logs the resident memory of the node's processes and of its containerd shims.
 func logRSS(t *testing.T, n *node.Node) {
 	for name, pid := range n.PIDs() {
-		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(status), "\n") {
-			if strings.HasPrefix(line, "VmRSS:") {
-				t.Logf("FIGURE RSS %s %s", name, strings.TrimSpace(strings.TrimPrefix(line, "VmRSS:")))
-			}
+		t.Logf("FIGURE RSS %s %s", name, vmRSS(pid))
+	}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if strings.HasPrefix(string(cmdline), "/usr/bin/containerd-shim") && strings.Contains(string(cmdline), n.Dir()+"/") {
+			var pid int
+			_, _ = fmt.Sscan(e.Name(), &pid)
+			t.Logf("FIGURE RSS containerd-shim (pid %d) %s", pid, vmRSS(pid))
 		}
 	}
+}
+
+func vmRSS(pid int) string {
+	status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "?"
 }
 
 type testLog struct{ t *testing.T }
