@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/lab/proc"
 )
 
 // startMember allocates the next apiserver name, writes its certificate and key files and starts
@@ -123,8 +125,8 @@ func (l *Lab) waitMember(ctx context.Context, m *memberProc) error {
 	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: l.tlsc, DisableKeepAlives: true}}
 	t0 := time.Now()
 	for {
-		if done, err := m.proc.exited(); done {
-			return fmt.Errorf("%s exited (%v); last lines of %s:\n%s", m.Name, err, m.LogFile, tail(m.LogFile, 25))
+		if done, err := m.proc.Exited(); done {
+			return fmt.Errorf("%s exited (%v); last lines of %s:\n%s", m.Name, err, m.LogFile, proc.Tail(m.LogFile, 25))
 		}
 		if readyz(ctx, c, m.URL) == nil {
 			l.logf("lab: %s ready after %s", m.Name, time.Since(t0).Round(time.Millisecond))
@@ -132,7 +134,7 @@ func (l *Lab) waitMember(ctx context.Context, m *memberProc) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%s not ready within %s: %w; last lines of %s:\n%s", m.Name, l.o.Wait, ctx.Err(), m.LogFile, tail(m.LogFile, 25))
+			return fmt.Errorf("%s not ready within %s: %w; last lines of %s:\n%s", m.Name, l.o.Wait, ctx.Err(), m.LogFile, proc.Tail(m.LogFile, 25))
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
@@ -141,7 +143,7 @@ func (l *Lab) waitMember(ctx context.Context, m *memberProc) error {
 // stopMember takes the apiserver out of the load balancer and stops it.
 func (l *Lab) stopMember(m *memberProc) {
 	l.lb.remove(m.Name)
-	m.proc.stop(stopGrace)
+	m.proc.Stop(stopGrace)
 	l.mu.Lock()
 	l.mems = slices.DeleteFunc(l.mems, func(x *memberProc) bool { return x == m })
 	l.mu.Unlock()

@@ -13,6 +13,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+
+	"github.com/credwatch/credwatch/pkg/lab/proc"
 )
 
 // etcdProc is one etcd member.
@@ -23,7 +25,7 @@ type etcdProc struct {
 	peerURL   string
 	dataDir   string
 	logFile   string
-	proc      *proc
+	proc      *proc.Proc
 	removed   bool
 }
 
@@ -99,15 +101,15 @@ func (l *Lab) waitEtcd(ctx context.Context, e *etcdProc) error {
 	ctx, cancel := context.WithTimeout(ctx, l.o.Wait)
 	defer cancel()
 	for {
-		if done, err := e.proc.exited(); done {
-			return fmt.Errorf("%s exited (%v); last lines of %s:\n%s", e.name, err, e.logFile, tail(e.logFile, 20))
+		if done, err := e.proc.Exited(); done {
+			return fmt.Errorf("%s exited (%v); last lines of %s:\n%s", e.name, err, e.logFile, proc.Tail(e.logFile, 20))
 		}
 		if etcdHealthy(ctx, e.clientURL) {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%s not healthy within %s: %w; last lines of %s:\n%s", e.name, l.o.Wait, ctx.Err(), e.logFile, tail(e.logFile, 20))
+			return fmt.Errorf("%s not healthy within %s: %w; last lines of %s:\n%s", e.name, l.o.Wait, ctx.Err(), e.logFile, proc.Tail(e.logFile, 20))
 		case <-time.After(300 * time.Millisecond):
 		}
 	}
@@ -141,7 +143,7 @@ func (l *Lab) liveEtcd(skip string) []*etcdProc {
 		if e.name == skip || e.removed {
 			continue
 		}
-		if done, _ := e.proc.exited(); done {
+		if done, _ := e.proc.Exited(); done {
 			continue
 		}
 		out = append(out, e)
@@ -203,7 +205,7 @@ func (l *Lab) addEtcd(ctx context.Context) (*etcdProc, error) {
 	rctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	_, rerr := c.MemberRemove(rctx, resp.Member.ID)
-	e.proc.stop(stopGrace)
+	e.proc.Stop(stopGrace)
 	return nil, fmt.Errorf("start new etcd member %s: %w", e.name, errors.Join(err, rerr))
 }
 
@@ -241,7 +243,7 @@ func (l *Lab) removeEtcd(ctx context.Context, name string) error {
 	e := l.etcd[idx]
 	e.removed = true
 	l.mu.Unlock()
-	e.proc.stop(stopGrace)
+	e.proc.Stop(stopGrace)
 	l.mu.Lock()
 	l.etcd = slices.DeleteFunc(l.etcd, func(x *etcdProc) bool { return x == e })
 	l.mu.Unlock()

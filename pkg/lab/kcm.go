@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/lab/proc"
 )
 
 // ControllerManagerLogFile is the kube-controller-manager's log.
@@ -17,7 +19,7 @@ func (l *Lab) ControllerManagerRunning() bool {
 	if l.kcm == nil {
 		return false
 	}
-	done, _ := l.kcm.exited()
+	done, _ := l.kcm.Exited()
 	return !done
 }
 
@@ -68,13 +70,13 @@ func (l *Lab) StartControllerManager(ctx context.Context) error {
 
 // waitHealthy polls a control-plane component's /healthz (bounded by Options.Wait); on failure
 // the error carries the tail of its log.
-func (l *Lab) waitHealthy(ctx context.Context, name string, p *proc, url string) error {
+func (l *Lab) waitHealthy(ctx context.Context, name string, p *proc.Proc, url string) error {
 	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: insecureTLS(), DisableKeepAlives: true}}
 	wctx, cancel := context.WithTimeout(ctx, l.o.Wait)
 	defer cancel()
 	for {
-		if done, err := p.exited(); done {
-			return fmt.Errorf("%s exited (%v); last lines of %s:\n%s", name, err, p.logFile, tail(p.logFile, 25))
+		if done, err := p.Exited(); done {
+			return fmt.Errorf("%s exited (%v); last lines of %s:\n%s", name, err, p.LogFile, proc.Tail(p.LogFile, 25))
 		}
 		req, _ := http.NewRequestWithContext(wctx, http.MethodGet, url, nil)
 		if resp, err := c.Do(req); err == nil {
@@ -86,7 +88,7 @@ func (l *Lab) waitHealthy(ctx context.Context, name string, p *proc, url string)
 		}
 		select {
 		case <-wctx.Done():
-			return fmt.Errorf("%s not healthy within %s; last lines of %s:\n%s", name, l.o.Wait, p.logFile, tail(p.logFile, 25))
+			return fmt.Errorf("%s not healthy within %s; last lines of %s:\n%s", name, l.o.Wait, p.LogFile, proc.Tail(p.LogFile, 25))
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
@@ -98,7 +100,7 @@ func (l *Lab) StopControllerManager(ctx context.Context) error {
 	p := l.kcm
 	l.kcm = nil
 	l.mu.Unlock()
-	p.stop(stopGrace)
+	p.Stop(stopGrace)
 	l.logf("lab: kube-controller-manager stopped")
 	return l.saveState()
 }

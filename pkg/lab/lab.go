@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/credwatch/credwatch/pkg/lab/hostnet"
+	"github.com/credwatch/credwatch/pkg/lab/proc"
 )
 
 // stopGrace is how long a child gets between SIGTERM and SIGKILL.
@@ -44,8 +45,8 @@ type Lab struct {
 	mu    sync.Mutex // guards the fields below
 	mems  []*memberProc
 	etcd  []*etcdProc
-	kcm   *proc
-	sched *proc             // kube-scheduler (labs with nodes)
+	kcm   *proc.Proc
+	sched *proc.Proc        // kube-scheduler (labs with nodes)
 	logs  map[string]string // every member/etcd/kcm ever started -> log file
 	nMem  int               // last apiserver index used
 	nEtc  int               // last etcd index used
@@ -54,7 +55,7 @@ type Lab struct {
 
 type memberProc struct {
 	Member
-	proc        *proc
+	proc        *proc.Proc
 	etcdRemoved bool
 }
 
@@ -165,17 +166,17 @@ func (l *Lab) Down(ctx context.Context) error {
 	kcm := l.kcm
 	l.down = true
 	l.mu.Unlock()
-	var procs []*proc
+	var procs []*proc.Proc
 	for _, m := range mems {
 		procs = append(procs, m.proc)
 	}
-	stopAll(procs, stopGrace)
-	stopAll([]*proc{kcm, l.sched}, stopGrace)
+	proc.StopAll(procs, stopGrace)
+	proc.StopAll([]*proc.Proc{kcm, l.sched}, stopGrace)
 	procs = procs[:0]
 	for _, e := range etcds {
 		procs = append(procs, e.proc)
 	}
-	stopAll(procs, stopGrace)
+	proc.StopAll(procs, stopGrace)
 	if l.lb != nil {
 		l.lb.close()
 	}
@@ -322,7 +323,7 @@ func (l *Lab) LogTail(name string, n int) string {
 	if !ok {
 		return ""
 	}
-	return tail(f, n)
+	return proc.Tail(f, n)
 }
 
 // LogNames lists every process the lab ever started (for log dumps).

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/lab/hostnet"
+	"github.com/credwatch/credwatch/pkg/lab/proc"
 )
 
 // Status is a snapshot of a lab, also written to <dir>/state.json after every change.
@@ -89,14 +90,14 @@ func (l *Lab) Status(ctx context.Context, probe bool) Status {
 		s.NetworkPrefix, s.Hosts = l.hosts.Prefix(), l.hosts.Hosts()
 	}
 	for _, m := range l.mems {
-		s.Members = append(s.Members, MemberStatus{Member: cloneMember(m.Member), PID: m.proc.pid(), EtcdRemoved: m.etcdRemoved})
+		s.Members = append(s.Members, MemberStatus{Member: cloneMember(m.Member), PID: m.proc.PID(), EtcdRemoved: m.etcdRemoved})
 	}
 	for _, e := range l.etcd {
-		s.Etcd = append(s.Etcd, EtcdStatus{Name: e.name, ClientURL: e.clientURL, PeerURL: e.peerURL, PID: e.proc.pid(), LogFile: e.logFile})
+		s.Etcd = append(s.Etcd, EtcdStatus{Name: e.name, ClientURL: e.clientURL, PeerURL: e.peerURL, PID: e.proc.PID(), LogFile: e.logFile})
 	}
 	if l.kcm != nil {
-		done, _ := l.kcm.exited()
-		s.ControllerManager = &ProcStatus{PID: l.kcm.pid(), Running: !done, LogFile: l.ControllerManagerLogFile()}
+		done, _ := l.kcm.Exited()
+		s.ControllerManager = &ProcStatus{PID: l.kcm.PID(), Running: !done, LogFile: l.ControllerManagerLogFile()}
 	}
 	l.mu.Unlock()
 	s.SharedSAKeyID, _ = KeyIDFromPublicKeyFile(l.SharedSAPubFile())
@@ -192,7 +193,7 @@ func KillLeftovers(dir string) ([]int, error) {
 		if pid <= 1 || !processMentions(pid, dir) {
 			continue
 		}
-		KillPIDs([]int{pid})
+		proc.KillPIDs([]int{pid})
 		killed = append(killed, pid)
 	}
 	if s.NetworkPrefix != "" {
