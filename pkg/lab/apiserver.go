@@ -83,6 +83,13 @@ func (l *Lab) startMember(ctx context.Context, o MemberOptions, etcdName string)
 	if len(o.APIAudiences) > 0 {
 		args = append(args, "--api-audiences="+strings.Join(o.APIAudiences, ","))
 	}
+	if l.hosts != nil {
+		ka, err := l.kubeletClientArgs()
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, ka...)
+	}
 	args = append(args, o.ExtraArgs...)
 	m.Args = append([]string{bin}, args...)
 	if err := writeKubeconfig(l.MemberKubeconfig(name), m.URL, "credwatch-lab-admin", l.ca.certPEM, l.adminCert, l.adminKey); err != nil {

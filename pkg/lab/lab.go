@@ -41,16 +41,23 @@ type Lab struct {
 
 	adminCert, adminKey []byte
 
-	opMu  sync.Mutex // serialises Up/Down/AddMember/RemoveMember/Roll/KCM changes
-	mu    sync.Mutex // guards the fields below
-	mems  []*memberProc
-	etcd  []*etcdProc
-	kcm   *proc.Proc
-	sched *proc.Proc        // kube-scheduler (labs with nodes)
-	logs  map[string]string // every member/etcd/kcm ever started -> log file
-	nMem  int               // last apiserver index used
-	nEtc  int               // last etcd index used
-	down  bool
+	opMu   sync.Mutex // serialises Up/Down/AddMember/RemoveMember/Roll/KCM changes
+	mu     sync.Mutex // guards the fields below
+	mems   []*memberProc
+	etcd   []*etcdProc
+	kcm    *proc.Proc
+	sched  *proc.Proc // kube-scheduler (labs with nodes)
+	nodes  []*nodeProc
+	nNode  int    // last node index used
+	images string // the lab images tarball (labs with nodes)
+
+	kubeletArgsOnce sync.Once
+	kubeletArgs     []string
+	kubeletArgsErr  error
+	logs            map[string]string // every member/etcd/kcm ever started -> log file
+	nMem            int               // last apiserver index used
+	nEtc            int               // last etcd index used
+	down            bool
 }
 
 type memberProc struct {
@@ -152,6 +159,9 @@ func (l *Lab) start(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := l.startNodes(ctx); err != nil {
+		return err
+	}
 	return l.saveState()
 }
 
@@ -166,6 +176,7 @@ func (l *Lab) Down(ctx context.Context) error {
 	kcm := l.kcm
 	l.down = true
 	l.mu.Unlock()
+	nodeErr := l.stopNodes(ctx)
 	var procs []*proc.Proc
 	for _, m := range mems {
 		procs = append(procs, m.proc)
@@ -185,7 +196,7 @@ func (l *Lab) Down(ctx context.Context) error {
 	l.mu.Unlock()
 	netErr := l.closeNetwork(ctx)
 	l.logf("lab: down")
-	return errors.Join(netErr, l.saveState())
+	return errors.Join(nodeErr, netErr, l.saveState())
 }
 
 // Dir is the lab's state directory.

@@ -75,6 +75,9 @@ func (l *Lab) placeOn(ctx context.Context, n int, loopbackIP string) (ip, netns 
 	if err != nil {
 		return "", "", err
 	}
+	if err := l.routePods(ctx); err != nil {
+		return "", "", err
+	}
 	return h.IP.String(), h.NetNS, nil
 }
 

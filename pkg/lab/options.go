@@ -47,17 +47,23 @@ type MemberOptions struct {
 
 // Options configures a lab.
 type Options struct {
-	Dir                   string        `json:"dir"`
-	BinDir                string        `json:"binDir,omitempty"`
-	Members               int           `json:"members,omitempty"`
-	EtcdMembers           int           `json:"etcdMembers,omitempty"`
-	Version               string        `json:"version,omitempty"`
-	Issuers               []string      `json:"issuers,omitempty"`
-	WithControllerManager bool          `json:"withControllerManager,omitempty"`
-	LBMode                LBMode        `json:"lbMode,omitempty"`
-	Network               NetworkMode   `json:"network,omitempty"` // default NetworkHosts
-	Wait                  time.Duration `json:"wait,omitempty"`
-	Log                   io.Writer     `json:"-"`
+	Dir                   string      `json:"dir"`
+	BinDir                string      `json:"binDir,omitempty"`
+	Members               int         `json:"members,omitempty"`
+	EtcdMembers           int         `json:"etcdMembers,omitempty"`
+	Version               string      `json:"version,omitempty"`
+	Issuers               []string    `json:"issuers,omitempty"`
+	WithControllerManager bool        `json:"withControllerManager,omitempty"`
+	LBMode                LBMode      `json:"lbMode,omitempty"`
+	Network               NetworkMode `json:"network,omitempty"` // default NetworkHosts
+	// Nodes is how many worker nodes (kubelet, containerd, kube-proxy) to start; they need the
+	// hosts network and bring a kube-scheduler and the controller manager with them.
+	Nodes int `json:"nodes,omitempty"`
+	// Images is the lab images tarball imported into every node (default: built from this
+	// source tree into <BinDir>/../images).
+	Images string        `json:"images,omitempty"`
+	Wait   time.Duration `json:"wait,omitempty"`
+	Log    io.Writer     `json:"-"`
 }
 
 // RemoveOptions configures RemoveMember.
@@ -133,6 +139,15 @@ func (o *Options) complete() error {
 	}
 	if err := ValidateNetworkMode(o.Network); err != nil {
 		return err
+	}
+	if o.Nodes < 0 || o.Nodes > 20 {
+		return fmt.Errorf("nodes %d: want 0..20", o.Nodes)
+	}
+	if o.Nodes > 0 {
+		if o.Network != NetworkHosts {
+			return fmt.Errorf("nodes need the hosts network (network %q)", o.Network)
+		}
+		o.WithControllerManager = true
 	}
 	if o.Wait <= 0 {
 		o.Wait = 90 * time.Second

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/lab/hostnet"
+	"github.com/credwatch/credwatch/pkg/lab/node"
 	"github.com/credwatch/credwatch/pkg/lab/proc"
 )
 
@@ -31,6 +33,7 @@ type Status struct {
 	SharedSAKeyID     string         `json:"sharedSAKeyID,omitempty"`
 	Members           []MemberStatus `json:"members"`
 	Etcd              []EtcdStatus   `json:"etcd"`
+	Nodes             []NodeStatus   `json:"nodes,omitempty"`
 	ControllerManager *ProcStatus    `json:"controllerManager,omitempty"`
 	Down              bool           `json:"down,omitempty"`
 }
@@ -75,6 +78,11 @@ func (s Status) PIDs() []int {
 	for _, e := range s.Etcd {
 		out = append(out, e.PID)
 	}
+	for _, n := range s.Nodes {
+		for _, pid := range n.PIDs {
+			out = append(out, pid)
+		}
+	}
 	return out
 }
 
@@ -91,6 +99,9 @@ func (l *Lab) Status(ctx context.Context, probe bool) Status {
 	}
 	for _, m := range l.mems {
 		s.Members = append(s.Members, MemberStatus{Member: cloneMember(m.Member), PID: m.proc.PID(), EtcdRemoved: m.etcdRemoved})
+	}
+	for _, n := range l.nodes {
+		s.Nodes = append(s.Nodes, n.status)
 	}
 	for _, e := range l.etcd {
 		s.Etcd = append(s.Etcd, EtcdStatus{Name: e.name, ClientURL: e.clientURL, PeerURL: e.peerURL, PID: e.proc.PID(), LogFile: e.logFile})
@@ -195,6 +206,15 @@ func KillLeftovers(dir string) ([]int, error) {
 		}
 		proc.KillPIDs([]int{pid})
 		killed = append(killed, pid)
+	}
+	var errs []error
+	for _, n := range s.Nodes {
+		if err := node.Cleanup(n.Dir, n.CgroupRoot); err != nil {
+			errs = append(errs, fmt.Errorf("node %s: %w", n.Name, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return killed, err
 	}
 	if s.NetworkPrefix != "" {
 		time.Sleep(200 * time.Millisecond) // let the killed processes leave their namespaces

@@ -52,6 +52,7 @@ func newUp(s cli.Streams) *cobra.Command {
 	f.StringArrayVar(&o.issuers, "issuer", nil, "the lab's --service-account-issuer, repeatable (default "+lab.DefaultIssuer+")")
 	f.BoolVar(&o.opts.WithControllerManager, "with-controller-manager", false, "also run a kube-controller-manager against the load balancer")
 	f.StringVar(&o.lbMode, "lb-mode", string(lab.LBReady), "load balancer: ready (skip members whose /readyz fails) or all")
+	f.IntVar(&o.opts.Nodes, "nodes", 0, "worker nodes (real kubelet, containerd, kube-proxy; needs --network hosts; brings kube-scheduler and the controller manager)")
 	f.StringVar(&o.network, "network", string(lab.NetworkHosts), "hosts (each member in its own network namespace on 10.200.x.0/24; needs root) or loopback (127.0.x.y)")
 	f.DurationVar(&o.opts.Wait, "wait", 90*time.Second, "how long each member may take to become ready")
 	return cmd
@@ -88,8 +89,21 @@ func (o *upOptions) complete() error {
 	if _, err := lab.Binary(o.opts.BinDir, o.opts.Version, "kube-apiserver"); err != nil {
 		return cli.Usage(err)
 	}
-	if o.opts.WithControllerManager {
-		if _, err := lab.Binary(o.opts.BinDir, o.opts.Version, "kube-controller-manager"); err != nil {
+	if o.opts.Nodes < 0 || o.opts.Nodes > 20 {
+		return cli.Usagef("--nodes %d: want 0..20", o.opts.Nodes)
+	}
+	if o.opts.Nodes > 0 && o.opts.Network != lab.NetworkHosts {
+		return cli.Usagef("--nodes %d: nodes need --network hosts", o.opts.Nodes)
+	}
+	need := []string{}
+	if o.opts.WithControllerManager || o.opts.Nodes > 0 {
+		need = append(need, "kube-controller-manager")
+	}
+	if o.opts.Nodes > 0 {
+		need = append(need, "kube-scheduler", "kubelet", "kube-proxy")
+	}
+	for _, b := range need {
+		if _, err := lab.Binary(o.opts.BinDir, o.opts.Version, b); err != nil {
 			return cli.Usage(err)
 		}
 	}

@@ -1,0 +1,128 @@
+package podtenant_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/credwatch/credwatch/internal/cli"
+	cmdcheck "github.com/credwatch/credwatch/internal/cmd/check"
+	"github.com/credwatch/credwatch/pkg/lab"
+	"github.com/credwatch/credwatch/pkg/lab/labtest"
+	"github.com/credwatch/credwatch/pkg/lab/podtenant"
+)
+
+// TestIntegrationLabNodes is the whole-cluster lab: 3 members on their own hosts, 2 real nodes,
+// a tenant Deployment on both. The pods call the API through the kubernetes Service (kube-proxy's
+// iptables rules on the node); check finds the members through the EndpointSlice and the pods'
+// projected tokens; a member joining with its own key makes the pods' 401s point at it.
+func TestIntegrationLabNodes(t *testing.T) {
+	t0 := time.Now()
+	l := labtest.Start(t, lab.Options{Members: 3, Nodes: 2})
+	t.Logf("lab up --members 3 --nodes 2: ready in %s", time.Since(t0).Round(time.Millisecond))
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	cs, err := kubernetes.NewForConfig(l.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t1 := time.Now()
+	pods, err := podtenant.Deploy(ctx, cs, podtenant.Options{Replicas: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tenant Deployment running in %s", time.Since(t1).Round(time.Millisecond))
+	nodes := map[string]bool{}
+	for _, p := range pods {
+		nodes[p.Spec.NodeName] = true
+	}
+	if len(nodes) != 2 {
+		t.Errorf("tenant pods on nodes %v, want one on each of 2 nodes", nodes)
+	}
+
+	t.Run("through the Service", func(t *testing.T) {
+		since := time.Now()
+		time.Sleep(6 * time.Second)
+		tally, err := podtenant.ReadTally(ctx, cs, podtenant.Options{}, since)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("tally: %d calls, %d 401, %d no response; pods %v", tally.Calls, tally.Unauthorized, tally.NoResponse, tally.Pods)
+		if tally.Calls < 10 || tally.Unauthorized > 0 {
+			t.Errorf("healthy lab: %d calls, %d unauthorized (%v)", tally.Calls, tally.Unauthorized, tally.Reasons)
+		}
+		for m := range tally.ByMember {
+			if !strings.HasPrefix(m, "apiserver-") {
+				t.Errorf("a call served by %q", m)
+			}
+		}
+	})
+
+	t.Run("check", func(t *testing.T) {
+		var out, errOut bytes.Buffer
+		cmd := cmdcheck.NewCommand(cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+		cmd.SetArgs([]string{"--kubeconfig", l.AdminKubeconfig(), "--create-probe-sa", "-o", "json"})
+		cmd.SilenceUsage, cmd.SilenceErrors = true, true
+		cmd.SetOut(&out)
+		cmd.SetErr(&errOut)
+		err := cmd.ExecuteContext(ctx)
+		if code := cli.Code(err); code != cli.ExitOK {
+			t.Errorf("check exit %d (%v): %s", code, err, errOut.String())
+		}
+		var doc struct {
+			Members []struct {
+				FoundBy []string `json:"foundBy"`
+			} `json:"members"`
+			Inventory json.RawMessage `json:"inventory"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+			t.Fatalf("json: %v", err)
+		}
+		found := 0
+		for _, m := range doc.Members {
+			if strings.Contains(strings.Join(m.FoundBy, ","), "endpointslice") {
+				found++
+			}
+		}
+		if found != 3 {
+			t.Errorf("%d members found through the EndpointSlice, want 3", found)
+		}
+		inv := string(doc.Inventory)
+		if !strings.Contains(inv, "tenants") {
+			t.Errorf("tokens in use do not name the tenant pods: %s", inv)
+		}
+		t.Logf("inventory: %s", inv)
+	})
+
+	t.Run("key drift", func(t *testing.T) {
+		m, err := l.AddMember(ctx, lab.MemberOptions{SAKey: lab.SAKeyNew})
+		if err != nil {
+			t.Fatal(err)
+		}
+		since := time.Now()
+		var tally podtenant.Tally
+		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(3 * time.Second) {
+			if tally, err = podtenant.ReadTally(ctx, cs, podtenant.Options{}, since); err != nil {
+				t.Fatal(err)
+			}
+			if c := tally.ByMember[m.Name]; c != nil && c.Unauthorized > 0 {
+				break
+			}
+		}
+		for name, c := range tally.ByMember {
+			t.Logf("served by %s: %d calls, %d 401", name, c.Calls, c.Unauthorized)
+			if name != m.Name && c.Unauthorized > 0 {
+				t.Errorf("%s (shared key) answered 401 %d times", name, c.Unauthorized)
+			}
+		}
+		if c := tally.ByMember[m.Name]; c == nil || c.Unauthorized == 0 || c.Unauthorized != c.Calls {
+			t.Errorf("the drifted member %s: %+v, want every call through it rejected", m.Name, c)
+		}
+		t.Logf("401 reasons: %v", tally.Reasons)
+	})
+}

@@ -1,0 +1,202 @@
+// Package podtenant runs the lab's tenants as real pods: a Deployment of the tenant workload
+// (hack/labimages/tenant) whose containers read the token the kubelet projected and call the API
+// through the kubernetes Service, one JSON line per call naming the member that served it. Tally
+// reads those lines back through the apiserver (pod logs, served by the kubelets).
+package podtenant
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes"
+
+	labimage "github.com/credwatch/credwatch/pkg/lab/image"
+	"github.com/credwatch/credwatch/pkg/lab/workload"
+)
+
+// Options configures the tenant Deployment.
+type Options struct {
+	Namespace string        // default "tenants"
+	Name      string        // the Deployment, default "tenant"
+	Replicas  int32         // default 2: one per node (topology spread on the hostname)
+	Interval  time.Duration // between two calls of one pod, default 500 ms
+}
+
+func (o *Options) complete() {
+	if o.Namespace == "" {
+		o.Namespace = "tenants"
+	}
+	if o.Name == "" {
+		o.Name = "tenant"
+	}
+	if o.Replicas == 0 {
+		o.Replicas = 2
+	}
+	if o.Interval == 0 {
+		o.Interval = 500 * time.Millisecond
+	}
+}
+
+// Deploy creates (or updates) the namespace and the Deployment, and waits until every replica
+// is Running and ready, bounded by ctx. It returns the running pods.
+func Deploy(ctx context.Context, cs kubernetes.Interface, o Options) ([]corev1.Pod, error) {
+	o.complete()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: o.Namespace}}
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("create namespace %s: %w", o.Namespace, err)
+	}
+	d := deployment(o)
+	if _, err := cs.AppsV1().Deployments(o.Namespace).Create(ctx, d, metav1.CreateOptions{}); err != nil {
+		if !apierrors.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("create deployment %s/%s: %w", o.Namespace, o.Name, err)
+		}
+	}
+	return WaitRunning(ctx, cs, o)
+}
+
+// WaitRunning waits until the Deployment's pods are Running and ready (as many as its replicas).
+func WaitRunning(ctx context.Context, cs kubernetes.Interface, o Options) ([]corev1.Pod, error) {
+	o.complete()
+	sel := labels.SelectorFromSet(labels.Set{"app": o.Name}).String()
+	var last string
+	for {
+		pods, err := cs.CoreV1().Pods(o.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
+		if err == nil {
+			var ready []corev1.Pod
+			var states []string
+			for _, p := range pods.Items {
+				states = append(states, fmt.Sprintf("%s %s on %q", p.Name, p.Status.Phase, p.Spec.NodeName))
+				if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil && podReady(p) {
+					ready = append(ready, p)
+				}
+			}
+			last = strings.Join(states, ", ")
+			if len(ready) >= int(o.Replicas) {
+				return ready, nil
+			}
+		} else {
+			last = err.Error()
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("tenant pods not running: %w (pods: %s)", ctx.Err(), last)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+func podReady(p corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func deployment(o Options) *appsv1.Deployment {
+	lbl := map[string]string{"app": o.Name}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: o.Namespace, Labels: lbl},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &o.Replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: lbl},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: lbl},
+				Spec: corev1.PodSpec{
+					TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{
+						MaxSkew: 1, TopologyKey: "kubernetes.io/hostname", WhenUnsatisfiable: corev1.DoNotSchedule,
+						LabelSelector: &metav1.LabelSelector{MatchLabels: lbl},
+					}},
+					Containers: []corev1.Container{{
+						Name: "tenant", Image: labimage.TenantRef, ImagePullPolicy: corev1.PullNever,
+						Args: []string{"--interval=" + o.Interval.String(), "--summary=10s"},
+						SecurityContext: &corev1.SecurityContext{
+							RunAsNonRoot: ptr(true), AllowPrivilegeEscalation: ptr(false), ReadOnlyRootFilesystem: ptr(true),
+							Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+						},
+					}},
+				},
+			},
+		},
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Tally is what the tenant pods saw, from their logs: calls per serving member and the 401s.
+type Tally struct {
+	Calls        int
+	Unauthorized int
+	NoResponse   int
+	// ByMember counts calls and 401s per serving member (the serving certificate's CN).
+	ByMember map[string]*workload.MemberCount
+	// Reasons are the distinct 401 reasons, sorted.
+	Reasons []string
+	// Pods are the pods read, each with its node.
+	Pods map[string]string
+}
+
+// ReadTally reads every tenant pod's log (through the apiserver, from the kubelet) and counts the
+// calls answered at or after since.
+func ReadTally(ctx context.Context, cs kubernetes.Interface, o Options, since time.Time) (Tally, error) {
+	o.complete()
+	t := Tally{ByMember: map[string]*workload.MemberCount{}, Pods: map[string]string{}}
+	sel := labels.SelectorFromSet(labels.Set{"app": o.Name}).String()
+	pods, err := cs.CoreV1().Pods(o.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
+	if err != nil {
+		return t, fmt.Errorf("list tenant pods: %w", err)
+	}
+	for _, p := range pods.Items {
+		if p.Status.Phase != corev1.PodRunning {
+			continue
+		}
+		st := metav1.NewTime(since.Add(-time.Second))
+		raw, err := cs.CoreV1().Pods(o.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{SinceTime: &st}).DoRaw(ctx)
+		if err != nil {
+			return t, fmt.Errorf("log of tenant pod %s: %w", p.Name, err)
+		}
+		t.Pods[p.Name] = p.Spec.NodeName
+		sc := bufio.NewScanner(strings.NewReader(string(raw)))
+		sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
+		for sc.Scan() {
+			l, err := workload.ParseLine(sc.Bytes())
+			if err != nil || l.Call == nil || l.Call.Time.Before(since) {
+				continue
+			}
+			t.add(*l.Call)
+		}
+	}
+	slices.Sort(t.Reasons)
+	return t, nil
+}
+
+func (t *Tally) add(c workload.Call) {
+	t.Calls++
+	m := t.ByMember[c.ServedBy]
+	if m == nil {
+		m = &workload.MemberCount{Member: c.ServedBy, Statuses: map[int]int{}}
+		t.ByMember[c.ServedBy] = m
+	}
+	m.Calls++
+	m.Statuses[c.Status]++
+	switch {
+	case c.Status == 401:
+		t.Unauthorized++
+		m.Unauthorized++
+		if c.Reason != "" && !slices.Contains(t.Reasons, c.Reason) {
+			t.Reasons = append(t.Reasons, c.Reason)
+		}
+	case c.Status == 0:
+		t.NoResponse++
+	}
+}
