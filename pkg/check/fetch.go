@@ -55,6 +55,10 @@ func Fetch(ctx context.Context, c Config) (*Snapshot, error) {
 
 	var wg sync.WaitGroup
 	wg.Go(func() { f.members(ctx) })
+	if c.MembersOnly {
+		wg.Wait()
+		return f.snap, nil
+	}
 	wg.Go(func() { collect(f, SrcPods, func() ([]Pod, error) { return listPods(ctx, f.c, f.pcs) }, &f.snap.Pods) })
 	wg.Go(func() {
 		collect(f, SrcServiceAccounts, func() (int, error) { return countServiceAccounts(ctx, f.c, f.meta) }, &f.snap.ServiceAccounts)
@@ -148,7 +152,7 @@ func (f *fetcher) members(ctx context.Context) {
 		wg.Go(func() { probeMember(ctx, f.c, mc, m) })
 	}
 	wg.Wait()
-	nameMembers(members)
+	nameMembers(members, f.c.Names)
 
 	mx, tokens, reason := f.matrix(ctx, members, clients)
 	var public *PublicIssuer
@@ -190,11 +194,15 @@ func applyFlags(m *Member) {
 	m.JWKSURIFlag = last(m.Flags["service-account-jwks-uri"])
 }
 
-// nameMembers names members and keeps the names unique.
-func nameMembers(members []Member) {
+// nameMembers names members and keeps the names unique; known maps a URL to the name the
+// member had before, used when it cannot say its own.
+func nameMembers(members []Member, known map[string]string) {
 	seen := map[string]int{}
 	for i := range members {
 		n := memberName(&members[i])
+		if k := known[members[i].URL]; k != "" && members[i].StaticPod == "" && members[i].ServedBy == "" {
+			n = k
+		}
 		seen[n]++
 		if seen[n] > 1 {
 			n = fmt.Sprintf("%s#%d", n, seen[n])

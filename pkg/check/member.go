@@ -145,6 +145,11 @@ func probeMember(ctx context.Context, c *Config, mc *memberClient, m *Member) {
 		}
 		m.JWKS = keys
 	})
+	wg.Go(func() { m.NotReady, m.ReadyzErr = readyz(ctx, c, mc) })
+	if c.SkipMetrics {
+		wg.Wait()
+		return
+	}
 	wg.Go(func() {
 		raw, err := mc.get(ctx, c, "/metrics", "text/plain")
 		if err != nil {
@@ -159,6 +164,37 @@ func probeMember(ctx context.Context, c *Config, mc *memberClient, m *Member) {
 		m.Metrics = mt
 	})
 	wg.Wait()
+}
+
+// readyz asks the member's /readyz?verbose and returns the readiness checks that fail, or why
+// the answer could not be read. A failing /readyz answers HTTP 500 with the same verbose body.
+func readyz(ctx context.Context, c *Config, mc *memberClient) ([]string, string) {
+	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	defer cancel()
+	raw, err := mc.rc.Get().AbsPath("/readyz").Param("verbose", "").SetHeader("Accept", "text/plain").Do(ctx).Raw()
+	failed := ParseReadyz(string(raw))
+	switch {
+	case len(failed) > 0:
+		return failed, ""
+	case err != nil:
+		return nil, describe("GET /readyz", err).Error()
+	}
+	return nil, ""
+}
+
+// ParseReadyz returns the names of the failing checks in a verbose /readyz or /livez body
+// ("[-]etcd failed: reason withheld").
+func ParseReadyz(body string) []string {
+	var out []string
+	for line := range strings.Lines(body) {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "[-]")
+		if !ok {
+			continue
+		}
+		name, _, _ := strings.Cut(rest, " ")
+		out = append(out, name)
+	}
+	return out
 }
 
 func parseJWKS(raw []byte) ([]JWK, error) {
