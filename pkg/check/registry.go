@@ -97,3 +97,6 @@ func anyReachable(s *Snapshot) bool {
 	}
 	return false
 }
+
+// FindingsOf returns the findings check name raised (nil when it was skipped or raised none).
+func (r *Report) FindingsOf(name string) []finding.Finding { return r.byCheck[name] }

@@ -17,8 +17,8 @@ func Diff(prev, cur *State) []Event {
 	}
 	d := differ{cur: cur}
 	d.members(prev)
-	d.trust(prev.Trust, cur.Trust, false)
-	d.trust(prev.Held, cur.Held, true)
+	d.trust(prev.known, cur.Trust, false)
+	d.trust(prev.known, cur.Held, true)
 	d.findings(prev)
 	return d.out
 }
@@ -98,13 +98,9 @@ func (d *differ) changes(p, m MemberState) {
 	}
 }
 
-// trust reports cells that turned rejected or accepted. Cells that could not be reviewed
-// (member down, token not minted) are left to the member events.
-func (d *differ) trust(prev, cur []Cell, held bool) {
-	before := map[string]Cell{}
-	for _, c := range prev {
-		before[c.key()] = c
-	}
+// trust reports cells that turned rejected or accepted since their last known review. Cells
+// that could not be reviewed (member down, token not minted) are left to the member events.
+func (d *differ) trust(before map[string]Cell, cur []Cell, held bool) {
 	broken, restored := TrustBroken, TrustRestored
 	if held {
 		broken, restored = HeldBroken, HeldRestored
@@ -122,11 +118,11 @@ func (d *differ) trust(prev, cur []Cell, held bool) {
 			what = "the token in " + c.Token
 		}
 		switch {
-		case !c.Accepted && (!had || p.Accepted || p.unknown()):
+		case !c.Accepted && (!had || p.Accepted):
 			d.add(Event{Kind: broken, Member: c.Verifier, Severity: catalogue.Error, ID: c.Cause, Signer: c.Signer, Verifier: c.Verifier, Token: c.Token,
 				Message:  fmt.Sprintf("%s rejects %s: %s", c.Verifier, what, c.Cause),
 				Evidence: []finding.Evidence{{Member: c.Verifier, Object: what, Key: c.Cause, Value: c.Message}}})
-		case c.Accepted && had && !p.Accepted && !p.unknown():
+		case c.Accepted && had && !p.Accepted:
 			d.add(Event{Kind: restored, Member: c.Verifier, Signer: c.Signer, Verifier: c.Verifier, Token: c.Token,
 				Message: fmt.Sprintf("%s accepts %s again", c.Verifier, what)})
 		}

@@ -2,6 +2,8 @@ package watch
 
 import (
 	"fmt"
+
+	"github.com/credwatch/credwatch/pkg/catalogue"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,9 +17,10 @@ import (
 // KubeEvents records a Kubernetes Event when a finding is raised (Warning) and when it clears
 // (Normal): on the member's static Pod when it has one, else on the default/kubernetes Endpoints.
 type KubeEvents struct {
-	b   record.EventBroadcaster
-	rec record.EventRecorder
-	pod map[string]string // member -> kube-system/<pod>, from the states seen
+	b      record.EventBroadcaster
+	rec    record.EventRecorder
+	pod    map[string]string // member -> kube-system/<pod>, from the states seen
+	raised map[string]bool   // findings an Event was recorded for (ID, member)
 }
 
 // NewKubeEvents records through the cluster endpoint of rc.
@@ -33,10 +36,11 @@ func NewKubeEvents(rc *rest.Config) (*KubeEvents, error) {
 func NewKubeEventsFor(cs kubernetes.Interface) *KubeEvents {
 	b := record.NewBroadcaster()
 	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events("")})
-	return &KubeEvents{b: b, rec: b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "credwatch-watch"}), pod: map[string]string{}}
+	return &KubeEvents{b: b, rec: b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "credwatch-watch"}), pod: map[string]string{}, raised: map[string]bool{}}
 }
 
-// Observe records the finding events.
+// Observe records the finding events at warning or above (an info finding, such as a check
+// skipped for one interval, makes no Event), and their clearing.
 func (k *KubeEvents) Observe(s *State, events []Event) {
 	for _, m := range s.Members {
 		if m.StaticPod != "" {
@@ -44,10 +48,13 @@ func (k *KubeEvents) Observe(s *State, events []Event) {
 		}
 	}
 	for _, e := range events {
-		switch e.Kind {
-		case FindingRaised:
+		key := e.ID + "\x00" + e.Member
+		switch {
+		case e.Kind == FindingRaised && e.Severity.AtLeast(catalogue.Warning):
+			k.raised[key] = true
 			k.rec.Event(k.object(e.Member), corev1.EventTypeWarning, Reason(e.ID), trim(e.Message))
-		case FindingCleared:
+		case e.Kind == FindingCleared && k.raised[key]:
+			delete(k.raised, key)
 			k.rec.Event(k.object(e.Member), corev1.EventTypeNormal, Reason(e.ID)+"Cleared", trim(e.Message))
 		}
 	}

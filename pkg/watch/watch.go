@@ -186,7 +186,7 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 	}
 	w.held.settle(began)
 	r := check.Run(snap, w.checks)
-	cur := newState(n, began, w.c.Check.Now().Sub(began), snap, r)
+	cur := newState(n, began, w.c.Check.Now().Sub(began), snap, r, w.checks, prev)
 	if prev != nil && cfg.SkipMetrics {
 		carryMetrics(prev, cur)
 	}

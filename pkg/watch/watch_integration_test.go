@@ -53,12 +53,19 @@ func (l *log) since(t time.Time) []watch.Event {
 }
 
 // await waits for an event matching after since and fails unless it came within n intervals
-// (plus one timeout: the interval running at since may have started before the change).
+// of since (plus one timeout: the interval running at since may have started before the change).
 func (l *log) await(t *testing.T, since time.Time, n int, what string, match func(watch.Event) bool) watch.Event {
+	t.Helper()
+	return l.awaitFrom(t, since, since, n, what, match)
+}
+
+// awaitFrom is await for a change that took from `from` to `since` to happen (a member being
+// added is listed while it starts): events from `from` count, the limit runs from since.
+func (l *log) awaitFrom(t *testing.T, from, since time.Time, n int, what string, match func(watch.Event) bool) watch.Event {
 	t.Helper()
 	limit := since.Add(time.Duration(n)*interval + timeout)
 	for {
-		for _, e := range l.since(since) {
+		for _, e := range l.since(from) {
 			if match(e) {
 				t.Logf("%s after %s: %s", what, e.Time.Sub(since).Round(time.Millisecond), watch.FormatEvent(e))
 				if e.Time.After(limit) {
@@ -155,13 +162,14 @@ func testWatch(t *testing.T, version string) {
 	}
 
 	t.Run("key-drift", func(t *testing.T) {
+		adding := time.Now()
 		m, err := l.AddMember(ctx, lab.MemberOptions{SAKey: lab.SAKeyNew})
 		if err != nil {
 			t.Fatalf("add member: %v", err)
 		}
 		joined := time.Now()
-		rec.await(t, joined, 2, "member-key-drift naming "+m.Name, is(watch.FindingRaised, "member-key-drift", m.Name))
-		e := rec.await(t, joined, 2, "held token of apiserver-1 broken on "+m.Name, func(e watch.Event) bool {
+		rec.awaitFrom(t, adding, joined, 2, "member-key-drift naming "+m.Name, is(watch.FindingRaised, "member-key-drift", m.Name))
+		e := rec.awaitFrom(t, adding, joined, 2, "held token of apiserver-1 broken on "+m.Name, func(e watch.Event) bool {
 			return e.Kind == watch.HeldBroken && e.Signer == "apiserver-1" && e.Verifier == m.Name
 		})
 		if e.ID != "signing-key-unknown" {
@@ -194,13 +202,13 @@ func testWatch(t *testing.T, version string) {
 		if err := l.RemoveMember(ctx, name, lab.RemoveOptions{}); err != nil {
 			t.Fatalf("remove %s: %v", name, err)
 		}
+		removed := time.Now()
+		rec.await(t, removed, 2, "member-unreachable cleared", is(watch.FindingCleared, "member-unreachable", name))
 		m, err := l.AddMember(ctx, lab.MemberOptions{})
 		if err != nil {
 			t.Fatalf("add member: %v", err)
 		}
-		back := time.Now()
-		rec.await(t, back, 2, m.Name+" joined", is(watch.MemberJoined, "", m.Name))
-		rec.await(t, back, 2, "member-unreachable cleared", is(watch.FindingCleared, "member-unreachable", name))
+		rec.awaitFrom(t, removed, time.Now(), 2, m.Name+" joined", is(watch.MemberJoined, "", m.Name))
 	})
 
 	t.Run("sigstop", func(t *testing.T) {

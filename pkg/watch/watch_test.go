@@ -286,3 +286,36 @@ func TestViewPlainAndLive(t *testing.T) {
 		}
 	}
 }
+
+// An interval whose trust matrix could not be built (the load balancer sent the probe account's
+// GET to a member being stopped) keeps the token findings: unknown is not cleared.
+func TestWatchSkippedCheckKeepsFindings(t *testing.T) {
+	t.Parallel()
+	drift := with(healthy, fakeMember{name: "apiserver-4", kid: "k2"})
+	calls := 0
+	fetch := func(_ context.Context, cfg check.Config) (*check.Snapshot, error) {
+		calls++
+		s := fakeSnapshot(cfg, drift)
+		if calls == 2 {
+			s.Matrix, s.Tokens = nil, nil
+			s.Sources[check.SrcMatrix] = "get probe service account: context deadline exceeded"
+		}
+		return s, nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec := &recorder{}
+	stop := ObserverFunc(func(*State, []Event) {
+		if len(rec.states) >= 3 {
+			cancel()
+		}
+	})
+	w, _ := New(Config{Check: check.Config{Timeout: time.Second}, Interval: 10 * time.Millisecond, Fetch: fetch, Observers: []Observer{rec, stop}})
+	w.Run(ctx)
+	if n, e := rec.first(func(e Event) bool { return e.Kind == FindingCleared && e.ID == "member-key-drift" }); n != 0 {
+		t.Errorf("member-key-drift cleared in interval %d while the matrix was unknown: %+v", n, e)
+	}
+	if n, _ := rec.first(func(e Event) bool { return e.Kind == FindingRaised && e.ID == "check-skipped" }); n != 2 {
+		t.Errorf("check-skipped raised in interval %d, want 2", n)
+	}
+}
