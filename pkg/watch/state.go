@@ -57,7 +57,9 @@ type Cell struct {
 }
 
 // key identifies a cell across intervals.
-func (c Cell) key() string { return c.Signer + "\x00" + c.Token + "\x00" + c.kind + "\x00" + c.Verifier }
+func (c Cell) key() string {
+	return c.Signer + "\x00" + c.Token + "\x00" + c.kind + "\x00" + c.Verifier
+}
 
 // unknown is a cell whose review could not be made (member unreachable, token not minted).
 func (c Cell) unknown() bool { return c.Cause == "unreachable" || c.Cause == "not-minted" }
