@@ -1,10 +1,13 @@
 package watch_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -14,6 +17,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/credwatch/credwatch/internal/cli"
+	cmdwatch "github.com/credwatch/credwatch/internal/cmd/watch"
 	"github.com/credwatch/credwatch/pkg/check"
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/labtest"
@@ -180,6 +185,7 @@ func testWatch(t *testing.T, version string) {
 			t.Errorf("metrics do not show the broken cell:\n%s", grep(text, "credwatch_trust"))
 		}
 		waitKubeEvent(t, cs, "MemberKeyDrift")
+		runCommand(t, l, m.Name)
 		if err := l.RemoveMember(ctx, m.Name, lab.RemoveOptions{}); err != nil {
 			t.Fatalf("remove %s: %v", m.Name, err)
 		}
@@ -254,6 +260,34 @@ func testWatch(t *testing.T, version string) {
 			t.Errorf("findings left after the roll: %+v", last.Findings)
 		}
 	})
+}
+
+// runCommand runs `credwatch watch --duration ... -o json --report` during the key drift: exit 1,
+// JSON lines naming the drift, a timeline page with the drifted member's lane, no token.
+func runCommand(t *testing.T, l *lab.Lab, drifted string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := cmdwatch.NewCommand(cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	page := filepath.Join(t.TempDir(), "watch.html")
+	args := []string{"--kubeconfig", l.AdminKubeconfig(), "--interval", interval.String(), "--duration", (3 * interval).String(),
+		"-o", "json", "--report", page}
+	for _, m := range l.Members() {
+		args = append(args, "--endpoint", m.URL)
+	}
+	cmd.SetArgs(args)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	err := cmd.ExecuteContext(context.Background())
+	t.Logf("credwatch watch -> exit %d; stderr: %s", cli.Code(err), errOut.String())
+	if cli.Code(err) != cli.ExitFindings {
+		t.Errorf("exit %d, want 1 (%v)", cli.Code(err), err)
+	}
+	if !strings.Contains(out.String(), `"id":"member-key-drift"`) || strings.Contains(out.String(), "eyJ") {
+		t.Errorf("JSON lines:\n%s", out.String())
+	}
+	b, err := os.ReadFile(page)
+	if err != nil || !bytes.Contains(b, []byte(">"+drifted+"<")) || bytes.Contains(b, []byte("eyJ")) {
+		t.Errorf("report %s: %v\n%.3000s", page, err, b)
+	}
 }
 
 func member(t *testing.T, l *lab.Lab, prefer string) (string, int) {

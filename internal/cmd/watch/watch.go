@@ -169,7 +169,13 @@ func (o *options) run(ctx context.Context) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	if sum.AnyAtLeast(o.failOn) {
+	return ExitFor(sum, o.failOn)
+}
+
+// ExitFor maps what a watch saw to the documented exit code: 1 when a finding at or above failOn
+// was seen in any interval, else 0.
+func ExitFor(sum watch.Summary, failOn catalogue.Severity) error {
+	if sum.AnyAtLeast(failOn) {
 		return cli.Silent(cli.ExitFindings)
 	}
 	return nil
