@@ -186,11 +186,11 @@ func testWatch(t *testing.T, version string) {
 		}
 		waitKubeEvent(t, cs, "MemberKeyDrift")
 		runCommand(t, l, m.Name)
+		removing := time.Now()
 		if err := l.RemoveMember(ctx, m.Name, lab.RemoveOptions{}); err != nil {
 			t.Fatalf("remove %s: %v", m.Name, err)
 		}
-		left := time.Now()
-		rec.await(t, left, 2, "member-key-drift cleared", is(watch.FindingCleared, "member-key-drift", m.Name))
+		rec.awaitFrom(t, removing, time.Now(), 2, "member-key-drift cleared", is(watch.FindingCleared, "member-key-drift", m.Name))
 		time.Sleep(interval)
 		if text := scrape(t, srv.URL); strings.Contains(text, `verifier="`+m.Name+`"`) || strings.Contains(text, `credwatch_trust{signer="apiserver-1",verifier="apiserver-2"} 0`) {
 			t.Errorf("metrics after removal:\n%s", grep(text, "credwatch_trust"))

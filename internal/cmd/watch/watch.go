@@ -18,6 +18,7 @@ import (
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/internal/cmd/check/memberflags"
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/report"
 	"github.com/credwatch/credwatch/pkg/watch"
 )
@@ -35,6 +36,7 @@ type options struct {
 	events    bool
 	report    string
 	live      string
+	labDir    string
 
 	cfg    watch.Config
 	failOn catalogue.Severity
@@ -90,6 +92,8 @@ was seen; 1 one was (130 when interrupted); 2 usage.`),
 	fs.StringVar(&o.listen, "listen", "", "serve Prometheus metrics on ADDR/metrics, and /healthz and /readyz (e.g. :9090)")
 	fs.BoolVar(&o.events, "events", false, "record Kubernetes Events when a finding appears and clears (on the member's static Pod, else default/kubernetes)")
 	fs.StringVar(&o.report, "report", "", "write a self-contained HTML timeline to FILE on exit")
+	fs.StringVar(&o.labDir, "lab", "", "also watch the members of the credwatch lab in DIR, re-read every interval (until the lab's members appear in the EndpointSlice)")
+	_ = fs.MarkHidden("lab")
 	fs.StringVar(&o.live, "live", "auto", "redraw a live view: auto (when stdout is a terminal)|always|never (one line per event)")
 	return cmd
 }
@@ -128,6 +132,22 @@ func (o *options) complete(cmd *cobra.Command) error {
 		o.cfg.Check.Timeout = min(o.interval, o.kube.Timeout)
 	}
 	o.cfg.Interval, o.cfg.Duration = o.interval, o.duration
+	if dir := o.labDir; dir != "" {
+		if _, err := lab.ReadState(dir); err != nil {
+			return cli.Usagef("--lab: %w", err)
+		}
+		o.cfg.Endpoints = func() []string {
+			st, err := lab.ReadState(dir)
+			if err != nil {
+				return nil
+			}
+			out := make([]string, 0, len(st.Members))
+			for _, m := range st.Members {
+				out = append(out, m.URL)
+			}
+			return out
+		}
+	}
 	return nil
 }
 
