@@ -173,7 +173,8 @@ func testWatch(t *testing.T, version string) {
 		if err != nil {
 			t.Fatalf("add member: %v", err)
 		}
-		joined, drifted = time.Now(), m.Name
+		joined := time.Now()
+		drifted = m.Name
 		rec.awaitFrom(t, adding, joined, 2, "member-key-drift naming "+m.Name, is(watch.FindingRaised, "member-key-drift", m.Name))
 		e := rec.awaitFrom(t, adding, joined, 2, "held token of apiserver-1 broken on "+m.Name, func(e watch.Event) bool {
 			return e.Kind == watch.HeldBroken && e.Signer == "apiserver-1" && e.Verifier == m.Name
@@ -197,6 +198,50 @@ func testWatch(t *testing.T, version string) {
 			t.Errorf("metrics after removal:\n%s", grep(text, "credwatch_trust"))
 		}
 		waitKubeEvent(t, cs, "MemberKeyDriftCleared")
+	})
+
+	for _, tc := range []struct {
+		name, id string
+		opts     lab.MemberOptions
+	}{
+		{"issuer-change", "member-issuer-drift", lab.MemberOptions{Issuers: []string{"https://issuer.example.test"}}},
+		{"audience-change", "member-audience-drift", lab.MemberOptions{APIAudiences: []string{"https://audience.example.test"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			adding := time.Now()
+			m, err := l.AddMember(ctx, tc.opts)
+			if err != nil {
+				t.Fatalf("add member: %v", err)
+			}
+			rec.awaitFrom(t, adding, time.Now(), 2, tc.id+" naming "+m.Name, is(watch.FindingRaised, tc.id, m.Name))
+			removing := time.Now()
+			if err := l.RemoveMember(ctx, m.Name, lab.RemoveOptions{}); err != nil {
+				t.Fatalf("remove %s: %v", m.Name, err)
+			}
+			rec.awaitFrom(t, removing, time.Now(), 2, tc.id+" cleared", is(watch.FindingCleared, tc.id, m.Name))
+		})
+	}
+
+	t.Run("etcd-member-removed", func(t *testing.T) {
+		adding := time.Now()
+		m, err := l.AddMember(ctx, lab.MemberOptions{})
+		if err != nil {
+			t.Fatalf("add member: %v", err)
+		}
+		rec.awaitFrom(t, adding, time.Now(), 2, m.Name+" joined", is(watch.MemberJoined, "", m.Name))
+		removed := time.Now()
+		if err := l.RemoveMember(ctx, m.Name, lab.RemoveOptions{EtcdFirst: true, KeepAPIServer: true}); err != nil {
+			t.Fatalf("remove the etcd member of %s: %v", m.Name, err)
+		}
+		e := rec.await(t, removed, 2, m.Name+" unready or down", func(e watch.Event) bool {
+			return e.Member == m.Name && (e.Kind == watch.MemberUnready || e.Kind == watch.MemberDown)
+		})
+		if e.Kind == watch.MemberUnready && !strings.Contains(e.Message, "etcd") {
+			t.Errorf("unready without the failing etcd check named: %s", e.Message)
+		}
+		if err := l.RemoveMember(ctx, m.Name, lab.RemoveOptions{}); err != nil {
+			t.Fatalf("remove %s: %v", m.Name, err)
+		}
 	})
 
 	t.Run("kill-9", func(t *testing.T) {
