@@ -167,7 +167,8 @@ func probeMember(ctx context.Context, c *Config, mc *memberClient, m *Member) {
 }
 
 // readyz asks the member's /readyz?verbose and returns the readiness checks that fail, or why
-// the answer could not be read. A failing /readyz answers HTTP 500 with the same verbose body.
+// the answer could not be read. A failing /readyz answers HTTP 500 with the same verbose body; a
+// /readyz that does not answer within the timeout (its etcd check hangs) counts as failing.
 func readyz(ctx context.Context, c *Config, mc *memberClient) ([]string, string) {
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
@@ -176,11 +177,16 @@ func readyz(ctx context.Context, c *Config, mc *memberClient) ([]string, string)
 	switch {
 	case len(failed) > 0:
 		return failed, ""
+	case err != nil && ctx.Err() != nil:
+		return []string{ReadyzTimedOut}, describe("GET /readyz", err).Error()
 	case err != nil:
 		return nil, describe("GET /readyz", err).Error()
 	}
 	return nil, ""
 }
+
+// ReadyzTimedOut stands in Member.NotReady for a /readyz that did not answer in time.
+const ReadyzTimedOut = "(no answer within the timeout)"
 
 // ParseReadyz returns the names of the failing checks in a verbose /readyz or /livez body
 // ("[-]etcd failed: reason withheld").

@@ -70,7 +70,6 @@ func testWatch(t *testing.T, version string) {
 		}
 	}
 
-	var drifted string // its held tokens stay held (and rejected) until 80 % of their lifetime
 	t.Run("key-drift", func(t *testing.T) {
 		adding := time.Now()
 		m, err := l.AddMember(ctx, lab.MemberOptions{SAKey: lab.SAKeyNew})
@@ -78,7 +77,6 @@ func testWatch(t *testing.T, version string) {
 			t.Fatalf("add member: %v", err)
 		}
 		joined := time.Now()
-		drifted = m.Name
 		rec.awaitFrom(t, adding, joined, 2, "member-key-drift naming "+m.Name, is(watch.FindingRaised, "member-key-drift", m.Name))
 		e := rec.awaitFrom(t, adding, joined, 2, "held token of apiserver-1 broken on "+m.Name, func(e watch.Event) bool {
 			return e.Kind == watch.HeldBroken && e.Signer == "apiserver-1" && e.Verifier == m.Name
@@ -133,18 +131,23 @@ func testWatch(t *testing.T, version string) {
 			t.Fatalf("add member: %v", err)
 		}
 		rec.awaitFrom(t, adding, time.Now(), 2, m.Name+" joined", is(watch.MemberJoined, "", m.Name))
+		defer func() {
+			if err := l.RemoveMember(ctx, m.Name, lab.RemoveOptions{}); err != nil {
+				t.Errorf("remove %s: %v", m.Name, err)
+			}
+		}()
 		removed := time.Now()
 		if err := l.RemoveMember(ctx, m.Name, lab.RemoveOptions{EtcdFirst: true, KeepAPIServer: true}); err != nil {
 			t.Fatalf("remove the etcd member of %s: %v", m.Name, err)
 		}
-		e := rec.await(t, removed, 2, m.Name+" unready or down", func(e watch.Event) bool {
-			return e.Member == m.Name && (e.Kind == watch.MemberUnready || e.Kind == watch.MemberDown)
+		// Honest answers: unready (its /readyz names etcd, or hangs on it), down, or it answers but
+		// cannot mint what the others mint (member-unreachable at warning).
+		e := rec.await(t, removed, 2, m.Name+" unready, down or unable to mint", func(e watch.Event) bool {
+			return e.Member == m.Name && (e.Kind == watch.MemberUnready || e.Kind == watch.MemberDown ||
+				e.Kind == watch.FindingRaised && e.ID == "member-unreachable")
 		})
-		if e.Kind == watch.MemberUnready && !strings.Contains(e.Message, "etcd") {
+		if e.Kind == watch.MemberUnready && !strings.Contains(e.Message, "etcd") && !strings.Contains(e.Message, check.ReadyzTimedOut) {
 			t.Errorf("unready without the failing etcd check named: %s", e.Message)
-		}
-		if err := l.RemoveMember(ctx, m.Name, lab.RemoveOptions{}); err != nil {
-			t.Fatalf("remove %s: %v", m.Name, err)
 		}
 	})
 
@@ -180,11 +183,20 @@ func testWatch(t *testing.T, version string) {
 			t.Fatal(err)
 		}
 		resumed := time.Now()
-		rec.await(t, resumed, 2, name+" up again", is(watch.MemberUp, "", name))
+		// It recovers when it answers again; how soon is up to the resumed process (not bounded).
+		rec.await(t, resumed, 15, name+" up again", is(watch.MemberUp, "", name))
 		checkPace(t, rec, stopped)
 	})
 
 	t.Run("healthy-roll", func(t *testing.T) {
+		// Held tokens of members that left before the roll (the drifted ones) stay held, and
+		// rejected, until 80 % of their lifetime: pods holding them would fail too.
+		departed := map[string]bool{}
+		for _, e := range rec.since(time.Time{}) {
+			if e.Kind == watch.MemberLeft {
+				departed[e.Member] = true
+			}
+		}
 		began := time.Now()
 		if err := l.Roll(ctx, lab.MemberOptions{}, nil); err != nil {
 			t.Fatalf("roll: %v", err)
@@ -193,8 +205,7 @@ func testWatch(t *testing.T, version string) {
 		transient := map[string]time.Time{}
 		for _, e := range rec.since(began) {
 			switch {
-			case e.Kind == watch.HeldBroken && e.Signer == drifted:
-				// Pods holding a token minted through the drifted member fail on the new ones too.
+			case e.Kind == watch.HeldBroken && departed[e.Signer]:
 			case e.Kind == watch.TrustBroken || e.Kind == watch.HeldBroken:
 				t.Errorf("healthy roll: %s", watch.FormatEvent(e))
 			case e.Kind == watch.FindingRaised && strings.Contains("member-key-drift member-issuer-drift member-audience-drift", e.ID):
