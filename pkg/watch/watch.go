@@ -87,10 +87,10 @@ func New(c Config) (*Watcher, error) {
 		c.MetricsEvery = max(1, int(15*time.Second/c.Interval))
 	}
 	if c.Fetch == nil {
+		if c.Check.REST == nil {
+			return nil, fmt.Errorf("watch: no client configuration")
+		}
 		c.Fetch = check.Fetch
-	}
-	if c.Check.REST == nil && c.Fetch == nil {
-		return nil, fmt.Errorf("watch: no client configuration")
 	}
 	if c.Check.Now == nil {
 		c.Check.Now = time.Now
