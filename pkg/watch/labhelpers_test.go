@@ -203,3 +203,25 @@ func grep(text, prefix string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// probeFresh logs, for 40 s, whether the member answers /version on a new connection each time:
+// it tells a member that is slow to resume from a connection of the watch that stays wedged.
+func probeFresh(t *testing.T, l *lab.Lab, name string, since time.Time) {
+	m, ok := l.Member(name)
+	if !ok {
+		return
+	}
+	var last error
+	for time.Since(since) < 40*time.Second {
+		c := &http.Client{Timeout: time.Second, Transport: &http.Transport{TLSClientConfig: l.TLSConfig(), DisableKeepAlives: true}}
+		resp, err := c.Get(m.URL + "/version")
+		if err == nil {
+			resp.Body.Close()
+			t.Logf("%s answers /version on a new connection %s after SIGCONT (HTTP %d)", name, time.Since(since).Round(time.Millisecond), resp.StatusCode)
+			return
+		}
+		last = err
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Logf("%s did not answer /version on a new connection for 40 s after SIGCONT: %v", name, last)
+}

@@ -185,8 +185,9 @@ func testWatch(t *testing.T, version string) {
 			t.Fatal(err)
 		}
 		resumed := time.Now()
+		go probeFresh(t, l, name, resumed) // does the member itself answer, on a new connection?
 		// It recovers when it answers again; how soon is up to the resumed process (not bounded).
-		rec.await(t, resumed, 15, name+" up again", is(watch.MemberUp, "", name))
+		rec.await(t, resumed, 25, name+" up again", is(watch.MemberUp, "", name))
 		checkPace(t, rec, stopped)
 	})
 
