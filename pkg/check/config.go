@@ -57,6 +57,10 @@ type Config struct {
 	// Names maps a member URL to the name it had before; a member that cannot say its own name
 	// (unreachable, no static pod) keeps it instead of becoming host:port.
 	Names map[string]string
+	// FreshConnections gives this fetch its own connections and closes them at its end, instead
+	// of client-go's shared pool: a connection to a member that hung (SIGSTOP) can stay wedged
+	// in the pool after the member resumes, until HTTP/2 health checks drop it (about 45 s).
+	FreshConnections bool
 	// OnMint, when set, is called with every probe token minted and the member it was minted
 	// through. It must not print the token.
 	OnMint func(member, token string)

@@ -13,6 +13,7 @@ import (
 
 type fetcher struct {
 	c    *Config
+	cn   *conns
 	cs   kubernetes.Interface // JSON, through the cluster endpoint
 	pcs  kubernetes.Interface // protobuf, for the big lists
 	meta metadata.Interface
@@ -33,24 +34,30 @@ func Fetch(ctx context.Context, c Config) (*Snapshot, error) {
 	if err := c.defaults(); err != nil {
 		return nil, err
 	}
+	cn := &conns{fresh: c.FreshConnections}
+	defer cn.close()
 	base := rest.CopyConfig(c.REST)
 	base.Timeout = c.Timeout
-	cs, err := kubernetes.NewForConfig(base)
+	hc, err := cn.client(base, c.Timeout)
+	if err != nil {
+		return nil, fmt.Errorf("client for %s: %w", base.Host, err)
+	}
+	cs, err := kubernetes.NewForConfigAndClient(base, hc)
 	if err != nil {
 		return nil, fmt.Errorf("client for %s: %w", base.Host, err)
 	}
 	pb := rest.CopyConfig(base)
 	pb.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
 	pb.ContentType = "application/vnd.kubernetes.protobuf"
-	pcs, err := kubernetes.NewForConfig(pb)
+	pcs, err := kubernetes.NewForConfigAndClient(pb, hc)
 	if err != nil {
 		return nil, fmt.Errorf("client for %s: %w", base.Host, err)
 	}
-	meta, err := metadata.NewForConfig(pb)
+	meta, err := metadata.NewForConfigAndClient(pb, hc)
 	if err != nil {
 		return nil, fmt.Errorf("metadata client for %s: %w", base.Host, err)
 	}
-	f := &fetcher{c: &c, cs: cs, pcs: pcs, meta: meta,
+	f := &fetcher{c: &c, cn: cn, cs: cs, pcs: pcs, meta: meta,
 		snap: &Snapshot{Now: c.Now(), Server: base.Host, Sources: map[string]string{}}}
 
 	var wg sync.WaitGroup
@@ -143,7 +150,7 @@ func (f *fetcher) members(ctx context.Context) {
 		m := &members[i]
 		m.URL, m.FoundBy, m.StaticPod, m.Flags = cd.url, cd.foundBy, cd.staticPod, cd.flags
 		applyFlags(m)
-		mc, err := newMemberClient(f.c.REST, cd.url, f.c)
+		mc, err := newMemberClient(f.c.REST, cd.url, f.c, f.cn)
 		if err != nil {
 			m.Error = err.Error()
 			continue

@@ -48,7 +48,7 @@ func (r cnRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 // WrappedRoundTripper lets client-go reach the inner transport (to cancel requests).
 func (r cnRecorder) WrappedRoundTripper() http.RoundTripper { return r.rt }
 
-func newMemberClient(base *rest.Config, memberURL string, c *Config) (*memberClient, error) {
+func newMemberClient(base *rest.Config, memberURL string, c *Config, cn *conns) (*memberClient, error) {
 	cfg := rest.CopyConfig(base)
 	cfg.Host = memberURL
 	cfg.APIPath = ""
@@ -63,7 +63,11 @@ func newMemberClient(base *rest.Config, memberURL string, c *Config) (*memberCli
 		}
 		return cnRecorder{rt: rt, mc: mc}
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	hc, err := cn.client(cfg, c.Timeout)
+	if err != nil {
+		return nil, fmt.Errorf("client for member %s: %w", memberURL, err)
+	}
+	cs, err := kubernetes.NewForConfigAndClient(cfg, hc)
 	if err != nil {
 		return nil, fmt.Errorf("client for member %s: %w", memberURL, err)
 	}

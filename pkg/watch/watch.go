@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -164,6 +165,7 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 
 	cfg := w.c.Check
 	cfg.MembersOnly = true
+	cfg.FreshConnections = true // a connection wedged on a member that hung must not outlive the interval
 	cfg.SkipMetrics = (n-1)%w.c.MetricsEvery != 0
 	cfg.OnMint = w.held.minted
 	cfg.Tokens = append(slices.Clone(cfg.Tokens), w.held.tokens()...)
@@ -189,6 +191,9 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 	cur := newState(n, began, w.c.Check.Now().Sub(began), snap, r, w.checks, prev)
 	if prev != nil && cfg.SkipMetrics {
 		carryMetrics(prev, cur)
+	}
+	if prev != nil && (snap.Missing(check.SrcEndpointSlices) != "" || snap.Missing(check.SrcStaticPods) != "") {
+		carryMembers(prev, cur)
 	}
 	events := Diff(prev, cur)
 
@@ -220,4 +225,15 @@ func carryMetrics(prev, cur *State) {
 			cur.Members[i].AuthFailures = p.AuthFailures
 		}
 	}
+}
+
+// carryMembers keeps the members of prev that this interval did not list when discovery failed
+// (the EndpointSlice list timed out through the load balancer): not listed is not left.
+func carryMembers(prev, cur *State) {
+	for _, m := range prev.Members {
+		if _, ok := cur.Member(m.Name); !ok {
+			cur.Members = append(cur.Members, m)
+		}
+	}
+	slices.SortFunc(cur.Members, func(a, b MemberState) int { return strings.Compare(a.Name, b.Name) })
 }

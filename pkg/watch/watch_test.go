@@ -319,3 +319,31 @@ func TestWatchSkippedCheckKeepsFindings(t *testing.T) {
 		t.Errorf("check-skipped raised in interval %d, want 2", n)
 	}
 }
+
+// An interval whose discovery failed does not report the members it could not list as left.
+func TestWatchDiscoveryFailureKeepsMembers(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	fetch := func(_ context.Context, cfg check.Config) (*check.Snapshot, error) {
+		calls++
+		if calls == 2 {
+			s := fakeSnapshot(cfg, healthy[:1])
+			s.Sources[check.SrcEndpointSlices] = "list EndpointSlices: context deadline exceeded"
+			return s, nil
+		}
+		return fakeSnapshot(cfg, healthy), nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec := &recorder{}
+	stop := ObserverFunc(func(*State, []Event) {
+		if len(rec.states) >= 3 {
+			cancel()
+		}
+	})
+	w, _ := New(Config{Check: check.Config{Timeout: time.Second}, Interval: 10 * time.Millisecond, Fetch: fetch, Observers: []Observer{rec, stop}})
+	w.Run(ctx)
+	if n, e := rec.first(func(e Event) bool { return e.Kind == MemberLeft || e.Kind == MemberJoined && e.Interval > 1 }); n != 0 {
+		t.Errorf("interval %d: %+v", n, e)
+	}
+}
