@@ -5,6 +5,7 @@ package watch_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -78,7 +79,7 @@ func (l *log) awaitFrom(t *testing.T, from, since time.Time, n int, what string,
 			}
 		}
 		if time.Now().After(limit.Add(2 * interval)) {
-			t.Fatalf("no %s within %d intervals; events since: %s", what, n, formatAll(l.since(since)))
+			t.Fatalf("no %s within %d intervals; events since: %s\nlast state: %s", what, n, formatAll(l.since(since)), describeLast(l))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -224,4 +225,19 @@ func probeFresh(t *testing.T, l *lab.Lab, name string, since time.Time) {
 		time.Sleep(500 * time.Millisecond)
 	}
 	t.Logf("%s did not answer /version on a new connection for 40 s after SIGCONT: %v", name, last)
+}
+
+// describeLast says which interval the watch saw last, when, and each member's state.
+func describeLast(l *log) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.states) == 0 {
+		return "none"
+	}
+	s := l.states[len(l.states)-1]
+	out := fmt.Sprintf("interval %d at %s (took %s)", s.Interval, s.Time.Format("15:04:05.000"), s.Took)
+	for _, m := range s.Members {
+		out += fmt.Sprintf("\n  %s %s up=%v ready=%v %s", m.Name, m.URL, m.Up, m.Ready, m.Error)
+	}
+	return out
 }
