@@ -10,7 +10,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS := -X github.com/credwatch/credwatch/internal/cli.version=$(VERSION) -X github.com/credwatch/credwatch/internal/cli.commit=$(COMMIT)
 
-.PHONY: deps all build install image test lint unit integration lab-binaries bench demo fuzz clean
+.PHONY: deps all build install image test lint unit integration lab-binaries bench soak demo fuzz clean
 
 all: build
 
@@ -46,6 +46,11 @@ lab-binaries:
 
 bench: build
 	hack/bench.sh
+
+# 30-minute accelerated soak of credwatch watch (interval 1 s, a lab roll every 2 minutes):
+# RSS and goroutines must stay flat after warm-up. Not part of `make test`. SOAK_MINUTES=5 for a short one.
+soak: build lab-binaries
+	hack/soak.sh
 
 demo: build lab-binaries
 	hack/demo.sh

@@ -4,11 +4,12 @@
 #  2. hack/bench-lab.sh   — lab up wall time and the lab's summed RSS (needs the lab binaries)
 #  3. hack/bench-logs.sh  — 1 GB log throughput vs ripgrep and grep, peak RSS
 #  4. hack/bench-check.sh — full check wall time; inventory of a populated lab (time, RSS)
+#  5. hack/bench-watch.sh — CPU of one watch interval; the watch process at --interval 1s (CPU share, RSS)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 echo "== Go benchmarks"
 go test -run '^$' -bench . -benchmem -benchtime 1x -count 1 ./pkg/... 2>&1 | grep -E '^(Benchmark|ok|FAIL|goos|pkg)' || true
 go test -run '^$' -bench . -benchmem ./pkg/token/... ./pkg/keys/... ./pkg/logs/... 2>&1 | grep -E '^Benchmark' || true
-for s in bench-lab bench-logs bench-check; do
+for s in bench-lab bench-logs bench-check bench-watch; do
   if [[ -x hack/$s.sh ]]; then echo "== $s"; hack/$s.sh || echo "$s: failed (exit $?)"; fi
 done

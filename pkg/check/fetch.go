@@ -13,6 +13,7 @@ import (
 
 type fetcher struct {
 	c    *Config
+	cn   *conns
 	cs   kubernetes.Interface // JSON, through the cluster endpoint
 	pcs  kubernetes.Interface // protobuf, for the big lists
 	meta metadata.Interface
@@ -33,28 +34,38 @@ func Fetch(ctx context.Context, c Config) (*Snapshot, error) {
 	if err := c.defaults(); err != nil {
 		return nil, err
 	}
+	cn := &conns{fresh: c.FreshConnections}
+	defer cn.close()
 	base := rest.CopyConfig(c.REST)
 	base.Timeout = c.Timeout
-	cs, err := kubernetes.NewForConfig(base)
+	hc, err := cn.client(base, c.Timeout)
+	if err != nil {
+		return nil, fmt.Errorf("client for %s: %w", base.Host, err)
+	}
+	cs, err := kubernetes.NewForConfigAndClient(base, hc)
 	if err != nil {
 		return nil, fmt.Errorf("client for %s: %w", base.Host, err)
 	}
 	pb := rest.CopyConfig(base)
 	pb.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
 	pb.ContentType = "application/vnd.kubernetes.protobuf"
-	pcs, err := kubernetes.NewForConfig(pb)
+	pcs, err := kubernetes.NewForConfigAndClient(pb, hc)
 	if err != nil {
 		return nil, fmt.Errorf("client for %s: %w", base.Host, err)
 	}
-	meta, err := metadata.NewForConfig(pb)
+	meta, err := metadata.NewForConfigAndClient(pb, hc)
 	if err != nil {
 		return nil, fmt.Errorf("metadata client for %s: %w", base.Host, err)
 	}
-	f := &fetcher{c: &c, cs: cs, pcs: pcs, meta: meta,
+	f := &fetcher{c: &c, cn: cn, cs: cs, pcs: pcs, meta: meta,
 		snap: &Snapshot{Now: c.Now(), Server: base.Host, Sources: map[string]string{}}}
 
 	var wg sync.WaitGroup
 	wg.Go(func() { f.members(ctx) })
+	if c.MembersOnly {
+		wg.Wait()
+		return f.snap, nil
+	}
 	wg.Go(func() { collect(f, SrcPods, func() ([]Pod, error) { return listPods(ctx, f.c, f.pcs) }, &f.snap.Pods) })
 	wg.Go(func() {
 		collect(f, SrcServiceAccounts, func() (int, error) { return countServiceAccounts(ctx, f.c, f.meta) }, &f.snap.ServiceAccounts)
@@ -139,7 +150,7 @@ func (f *fetcher) members(ctx context.Context) {
 		m := &members[i]
 		m.URL, m.FoundBy, m.StaticPod, m.Flags = cd.url, cd.foundBy, cd.staticPod, cd.flags
 		applyFlags(m)
-		mc, err := newMemberClient(f.c.REST, cd.url, f.c)
+		mc, err := newMemberClient(f.c.REST, cd.url, f.c, f.cn)
 		if err != nil {
 			m.Error = err.Error()
 			continue
@@ -148,7 +159,7 @@ func (f *fetcher) members(ctx context.Context) {
 		wg.Go(func() { probeMember(ctx, f.c, mc, m) })
 	}
 	wg.Wait()
-	nameMembers(members)
+	nameMembers(members, f.c.Names)
 
 	mx, tokens, reason := f.matrix(ctx, members, clients)
 	var public *PublicIssuer
@@ -190,11 +201,15 @@ func applyFlags(m *Member) {
 	m.JWKSURIFlag = last(m.Flags["service-account-jwks-uri"])
 }
 
-// nameMembers names members and keeps the names unique.
-func nameMembers(members []Member) {
+// nameMembers names members and keeps the names unique; known maps a URL to the name the
+// member had before, used when it cannot say its own.
+func nameMembers(members []Member, known map[string]string) {
 	seen := map[string]int{}
 	for i := range members {
 		n := memberName(&members[i])
+		if k := known[members[i].URL]; k != "" && members[i].StaticPod == "" && members[i].ServedBy == "" {
+			n = k
+		}
 		seen[n]++
 		if seen[n] > 1 {
 			n = fmt.Sprintf("%s#%d", n, seen[n])

@@ -74,6 +74,9 @@ func (f *fetcher) matrix(ctx context.Context, members []Member, clients []*membe
 					return
 				}
 				tokens[i] = tok
+				if f.c.OnMint != nil {
+					f.c.OnMint(members[i].Name, tok)
+				}
 				members[i].APIAudiences = auds
 				if ti, err := decodeToken(tok); err == nil {
 					members[i].SigningKID, members[i].SigningIss = ti.KID, ti.Issuer

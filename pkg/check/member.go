@@ -48,7 +48,7 @@ func (r cnRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 // WrappedRoundTripper lets client-go reach the inner transport (to cancel requests).
 func (r cnRecorder) WrappedRoundTripper() http.RoundTripper { return r.rt }
 
-func newMemberClient(base *rest.Config, memberURL string, c *Config) (*memberClient, error) {
+func newMemberClient(base *rest.Config, memberURL string, c *Config, cn *conns) (*memberClient, error) {
 	cfg := rest.CopyConfig(base)
 	cfg.Host = memberURL
 	cfg.APIPath = ""
@@ -63,7 +63,11 @@ func newMemberClient(base *rest.Config, memberURL string, c *Config) (*memberCli
 		}
 		return cnRecorder{rt: rt, mc: mc}
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	hc, err := cn.client(cfg, c.Timeout)
+	if err != nil {
+		return nil, fmt.Errorf("client for member %s: %w", memberURL, err)
+	}
+	cs, err := kubernetes.NewForConfigAndClient(cfg, hc)
 	if err != nil {
 		return nil, fmt.Errorf("client for member %s: %w", memberURL, err)
 	}
@@ -145,6 +149,11 @@ func probeMember(ctx context.Context, c *Config, mc *memberClient, m *Member) {
 		}
 		m.JWKS = keys
 	})
+	wg.Go(func() { m.NotReady, m.ReadyzErr = readyz(ctx, c, mc) })
+	if c.SkipMetrics {
+		wg.Wait()
+		return
+	}
 	wg.Go(func() {
 		raw, err := mc.get(ctx, c, "/metrics", "text/plain")
 		if err != nil {
@@ -159,6 +168,43 @@ func probeMember(ctx context.Context, c *Config, mc *memberClient, m *Member) {
 		m.Metrics = mt
 	})
 	wg.Wait()
+}
+
+// readyz asks the member's /readyz?verbose and returns the readiness checks that fail, or why
+// the answer could not be read. A failing /readyz answers HTTP 500 with the same verbose body; a
+// /readyz that does not answer within the timeout (its etcd check hangs) counts as failing.
+func readyz(ctx context.Context, c *Config, mc *memberClient) ([]string, string) {
+	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	defer cancel()
+	raw, err := mc.rc.Get().AbsPath("/readyz").Param("verbose", "").SetHeader("Accept", "text/plain").Do(ctx).Raw()
+	failed := ParseReadyz(string(raw))
+	switch {
+	case len(failed) > 0:
+		return failed, ""
+	case err != nil && ctx.Err() != nil:
+		return []string{ReadyzTimedOut}, describe("GET /readyz", err).Error()
+	case err != nil:
+		return nil, describe("GET /readyz", err).Error()
+	}
+	return nil, ""
+}
+
+// ReadyzTimedOut stands in Member.NotReady for a /readyz that did not answer in time.
+const ReadyzTimedOut = "(no answer within the timeout)"
+
+// ParseReadyz returns the names of the failing checks in a verbose /readyz or /livez body
+// ("[-]etcd failed: reason withheld").
+func ParseReadyz(body string) []string {
+	var out []string
+	for line := range strings.Lines(body) {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "[-]")
+		if !ok {
+			continue
+		}
+		name, _, _ := strings.Cut(rest, " ")
+		out = append(out, name)
+	}
+	return out
 }
 
 func parseJWKS(raw []byte) ([]JWK, error) {

@@ -22,6 +22,7 @@ type Check struct {
 func Registry() []Check {
 	return []Check{
 		{Name: "members", Description: "every member answers directly", Needs: []string{SrcMembers}, Core: true, Run: checkMembers},
+		{Name: "readiness", Description: "every member that answers is ready (/readyz)", Needs: []string{SrcMembers}, Run: checkReadiness},
 		{Name: "key-drift", Description: "every member signs with and accepts the same keys", Needs: []string{SrcMembers, SrcMatrix}, Core: true, Run: checkKeyDrift},
 		{Name: "issuer-drift", Description: "every member accepts the issuers the others sign with", Needs: []string{SrcMembers, SrcMatrix}, Core: true, Run: checkIssuerDrift},
 		{Name: "audience-drift", Description: "members' API audiences overlap", Needs: []string{SrcMembers, SrcMatrix}, Core: true, Run: checkAudienceDrift},
@@ -96,3 +97,6 @@ func anyReachable(s *Snapshot) bool {
 	}
 	return false
 }
+
+// FindingsOf returns the findings check name raised (nil when it was skipped or raised none).
+func (r *Report) FindingsOf(name string) []finding.Finding { return r.byCheck[name] }

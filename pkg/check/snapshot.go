@@ -88,6 +88,10 @@ type Member struct {
 	ExtendExpiration   string   `json:"extendTokenExpiration,omitempty"`
 	JWKSURIFlag        string   `json:"jwksUriFlag,omitempty"`
 
+	// NotReady are the readiness checks its /readyz?verbose reports failing (e.g. "etcd").
+	NotReady  []string `json:"notReady,omitempty"`
+	ReadyzErr string   `json:"readyzError,omitempty"`
+
 	Metrics    *Metrics `json:"metrics,omitempty"`
 	MetricsErr string   `json:"metricsError,omitempty"`
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/internal/cmd/check/memberflags"
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/check"
 	"github.com/credwatch/credwatch/pkg/cloud"
@@ -24,16 +25,12 @@ type options struct {
 	kube    *cli.KubeFlags
 	output  *cli.OutputFlag
 
-	endpoints     []string
-	probeSA       string
-	createProbeSA bool
-	tokenFiles    []string
-	failOnRaw     string
-	publicCAFile  string
-	serverName    string
-	noCloud       bool
-	cloudLogin    bool
-	cloudLoginTO  time.Duration
+	members      *memberflags.Flags
+	failOnRaw    string
+	publicCAFile string
+	noCloud      bool
+	cloudLogin   bool
+	cloudLoginTO time.Duration
 
 	cfg    check.Config
 	failOn catalogue.Severity
@@ -80,13 +77,9 @@ reachable, or nothing at or above --fail-on but a core check was skipped (partia
 	fs := cmd.Flags()
 	o.kube = cli.NewKubeFlags(fs)
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF, report.JUnit)
-	fs.StringArrayVar(&o.endpoints, "endpoint", nil, "a member URL to ask directly, in addition to the discovered ones (repeatable)")
-	fs.StringVar(&o.probeSA, "probe-serviceaccount", check.DefaultProbeNamespace+"/"+check.DefaultProbeName, "NAMESPACE/NAME of the service account whose tokens are minted for the trust matrix")
-	fs.BoolVar(&o.createProbeSA, "create-probe-sa", false, "create the probe service account (and its namespace) if missing")
-	fs.StringArrayVar(&o.tokenFiles, "token-file", nil, "a token to review on every member, e.g. a pod's token (repeatable; never printed)")
+	o.members = memberflags.New(fs)
 	fs.StringVar(&o.failOnRaw, "fail-on", string(catalogue.Error), "exit 1 when a finding is at or above this severity: info|warning|error|critical")
 	fs.StringVar(&o.publicCAFile, "public-issuer-ca", "", "PEM bundle trusted (with the system roots) when fetching a public issuer")
-	fs.StringVar(&o.serverName, "server-name", check.DefaultServerName, "name members' serving certificates are verified against")
 	fs.BoolVar(&o.noCloud, "no-cloud", false, "leave out the cloud-provider credentials (the cloud-credentials check is skipped)")
 	fs.BoolVar(&o.cloudLogin, "cloud-login", false, "log in to vCenter/Keystone with each cloud credential found (off: repeated failed logins can lock accounts)")
 	fs.DurationVar(&o.cloudLoginTO, "cloud-login-timeout", 15*time.Second, "bound of each cloud login attempt (with --cloud-login)")
@@ -108,26 +101,8 @@ func (o *options) complete() error {
 	if o.cloudLoginTO <= 0 {
 		return cli.Usagef("--cloud-login-timeout must be positive")
 	}
-	ns, name, ok := strings.Cut(o.probeSA, "/")
-	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-		return cli.Usagef("--probe-serviceaccount %q: want NAMESPACE/NAME", o.probeSA)
-	}
-	for _, e := range o.endpoints {
-		if _, err := check.NormalizeEndpoint(e); err != nil {
-			return cli.Usagef("--endpoint: %w", err)
-		}
-	}
-	var tokens []check.NamedToken
-	for _, f := range o.tokenFiles {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return cli.Usagef("--token-file %s: %w", f, err)
-		}
-		t := strings.TrimSpace(string(b))
-		if t == "" {
-			return cli.Usagef("--token-file %s: empty", f)
-		}
-		tokens = append(tokens, check.NamedToken{Name: f, Token: t})
+	if err := o.members.Apply(&o.cfg); err != nil {
+		return err
 	}
 	var ca []byte
 	if o.publicCAFile != "" {
@@ -141,9 +116,8 @@ func (o *options) complete() error {
 	if err != nil {
 		return err
 	}
-	o.cfg = check.Config{REST: rc, Endpoints: o.endpoints, ServerName: o.serverName, ProbeNamespace: ns, ProbeName: name,
-		CreateProbeSA: o.createProbeSA, Tokens: tokens, PublicIssuerCA: ca, Timeout: o.kube.Timeout,
-		Cloud: check.CloudConfig{Skip: o.noCloud, Login: o.cloudLogin, LoginOptions: cloud.LoginOptions{Timeout: o.cloudLoginTO}}}
+	o.cfg.REST, o.cfg.PublicIssuerCA, o.cfg.Timeout = rc, ca, o.kube.Timeout
+	o.cfg.Cloud = check.CloudConfig{Skip: o.noCloud, Login: o.cloudLogin, LoginOptions: cloud.LoginOptions{Timeout: o.cloudLoginTO}}
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/credwatch/credwatch/internal/cmd/logs"
 	"github.com/credwatch/credwatch/internal/cmd/token"
 	"github.com/credwatch/credwatch/internal/cmd/version"
+	"github.com/credwatch/credwatch/internal/cmd/watch"
 )
 
 // commands is the one list of top-level commands.
@@ -28,6 +29,7 @@ func commands(s cli.Streams) []*cobra.Command {
 		token.NewCommand(s),
 		logs.NewCommand(s),
 		version.NewCommand(s),
+		watch.NewCommand(s),
 	}
 }
 

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# soak.sh: an accelerated soak of `credwatch watch` (issue 11; `make soak`, not in `make test`).
+# A 3-member lab; credwatch watch --interval 1s for SOAK_MINUTES (default 30) following the lab's
+# members; a healthy `lab roll` every ROLL_EVERY seconds (default 120); every SAMPLE seconds
+# (default 30) the watch's RSS (/proc) and goroutine count (its --listen /metrics) are sampled.
+# Passes when both are flat after warm-up (the first WARMUP seconds, default 300): the last
+# sample at most 10 % above the first one after warm-up. Holds the lab lock throughout.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SOAK_MINUTES=${SOAK_MINUTES:-30} ROLL_EVERY=${ROLL_EVERY:-120} SAMPLE=${SAMPLE:-30} WARMUP=${WARMUP:-300}
+PORT=${PORT:-19091}
+LOCK=/tmp/credwatch-itest.lock
+export CREDWATCH_LAB_BIN=${CREDWATCH_LAB_BIN:-$PWD/.lab-cache/bin}
+
+go build -o bin/credwatch ./cmd/credwatch
+dir=$(mktemp -d /tmp/cw-soak.XXXXXX)
+exec 9>"$LOCK"
+flock 9
+watch_pid=""
+cleanup() {
+  [[ -n $watch_pid ]] && kill "$watch_pid" 2>/dev/null && wait "$watch_pid" 2>/dev/null || true
+  bin/credwatch lab down --dir "$dir" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+bin/credwatch lab up --dir "$dir" --members 3 >/dev/null
+kc="$dir/admin.kubeconfig"
+bin/credwatch watch --kubeconfig "$kc" --lab "$dir" --create-probe-sa --interval 1s --duration "${SOAK_MINUTES}m" \
+  --listen "127.0.0.1:$PORT" -o json --report "$dir/soak.html" >"$dir/events.jsonl" 2>"$dir/watch.stderr" &
+watch_pid=$!
+echo "soak: lab in $dir, watch pid $watch_pid, ${SOAK_MINUTES} min, roll every ${ROLL_EVERY}s, sample every ${SAMPLE}s"
+start=$(date +%s) next_roll=$((start + ROLL_EVERY)) end=$((start + SOAK_MINUTES * 60))
+samples="$dir/samples.tsv"
+printf 't_s\trss_kb\tgoroutines\n' >"$samples"
+while (( $(date +%s) < end )) && kill -0 "$watch_pid" 2>/dev/null; do
+  now=$(date +%s)
+  if (( now >= next_roll )); then
+    bin/credwatch lab roll --dir "$dir" >/dev/null 2>&1 || echo "soak: roll failed at $((now - start)) s"
+    next_roll=$((next_roll + ROLL_EVERY))
+  fi
+  rss=$(awk '/^VmRSS/ {print $2}' "/proc/$watch_pid/status" 2>/dev/null || echo 0)
+  gor=$(curl -fsS "http://127.0.0.1:$PORT/metrics" 2>/dev/null | awk '/^go_goroutines / {print $2}' || echo 0)
+  printf '%d\t%s\t%s\n' "$((now - start))" "$rss" "${gor:-0}" | tee -a "$samples"
+  sleep "$SAMPLE"
+done
+wait "$watch_pid" || true
+watch_pid=""
+tail -1 "$dir/watch.stderr"
+echo "events: $(wc -l <"$dir/events.jsonl") lines; by kind:"
+python3 - "$dir/events.jsonl" <<'PY'
+import collections, json, sys
+c = collections.Counter((e["kind"], e.get("id", "")) for e in map(json.loads, open(sys.argv[1])))
+for (k, i), n in sorted(c.items()):
+    print(f"  {n:6d} {k} {i}")
+PY
+python3 - "$samples" "$WARMUP" <<'PY'
+import sys
+rows = [l.split("\t") for l in open(sys.argv[1]).read().split("\n")[1:] if l]
+rows = [(int(t), int(r), float(g)) for t, r, g in rows]
+warm = [r for r in rows if r[0] >= int(sys.argv[2])]
+if len(warm) < 2:
+    sys.exit("soak: too few samples after warm-up")
+(t0, r0, g0), (t1, r1, g1) = warm[0], warm[-1]
+ok = r1 <= 1.1 * r0 and g1 <= 1.1 * g0
+print(f"soak: after warm-up ({t0} s -> {t1} s): RSS {r0/1024:.1f} -> {r1/1024:.1f} MB ({100*(r1-r0)/r0:+.1f} %), "
+      f"goroutines {g0:.0f} -> {g1:.0f} ({100*(g1-g0)/max(g0,1):+.1f} %): {'flat' if ok else 'GROWING'} (limit +10 %)")
+sys.exit(0 if ok else 1)
+PY

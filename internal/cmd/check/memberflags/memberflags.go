@@ -1,0 +1,61 @@
+// Package memberflags registers the flags that say which members to ask and with which probe
+// account and tokens, shared by `credwatch check` and `credwatch watch`.
+package memberflags
+
+import (
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/pkg/check"
+)
+
+// Flags are the member flags.
+type Flags struct {
+	endpoints     []string
+	probeSA       string
+	createProbeSA bool
+	tokenFiles    []string
+	serverName    string
+}
+
+// New registers the flags on fs.
+func New(fs *pflag.FlagSet) *Flags {
+	f := &Flags{}
+	fs.StringArrayVar(&f.endpoints, "endpoint", nil, "a member URL to ask directly, in addition to the discovered ones (repeatable)")
+	fs.StringVar(&f.probeSA, "probe-serviceaccount", check.DefaultProbeNamespace+"/"+check.DefaultProbeName, "NAMESPACE/NAME of the service account whose tokens are minted for the trust matrix")
+	fs.BoolVar(&f.createProbeSA, "create-probe-sa", false, "create the probe service account (and its namespace) if missing")
+	fs.StringArrayVar(&f.tokenFiles, "token-file", nil, "a token to review on every member, e.g. a pod's token (repeatable; never printed)")
+	fs.StringVar(&f.serverName, "server-name", check.DefaultServerName, "name members' serving certificates are verified against")
+	return f
+}
+
+// Apply validates the flags, reads the token files and fills the member fields of c.
+func (f *Flags) Apply(c *check.Config) error {
+	ns, name, ok := strings.Cut(f.probeSA, "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		return cli.Usagef("--probe-serviceaccount %q: want NAMESPACE/NAME", f.probeSA)
+	}
+	for _, e := range f.endpoints {
+		if _, err := check.NormalizeEndpoint(e); err != nil {
+			return cli.Usagef("--endpoint: %w", err)
+		}
+	}
+	var tokens []check.NamedToken
+	for _, file := range f.tokenFiles {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return cli.Usagef("--token-file %s: %w", file, err)
+		}
+		t := strings.TrimSpace(string(b))
+		if t == "" {
+			return cli.Usagef("--token-file %s: empty", file)
+		}
+		tokens = append(tokens, check.NamedToken{Name: file, Token: t})
+	}
+	c.Endpoints, c.ServerName, c.ProbeNamespace, c.ProbeName = f.endpoints, f.serverName, ns, name
+	c.CreateProbeSA, c.Tokens = f.createProbeSA, tokens
+	return nil
+}

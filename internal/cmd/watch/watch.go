@@ -1,0 +1,264 @@
+// Package watch implements `credwatch watch`: ask every member every interval, and report what
+// changed — members joining and leaving, trust broken and restored, findings raised and cleared.
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/internal/cmd/check/memberflags"
+	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/lab"
+	"github.com/credwatch/credwatch/pkg/report"
+	"github.com/credwatch/credwatch/pkg/watch"
+)
+
+type options struct {
+	streams cli.Streams
+	kube    *cli.KubeFlags
+	output  *cli.OutputFlag
+	members *memberflags.Flags
+
+	interval  time.Duration
+	duration  time.Duration
+	failOnRaw string
+	listen    string
+	events    bool
+	report    string
+	live      string
+	labDir    string
+
+	cfg    watch.Config
+	failOn catalogue.Severity
+}
+
+// NewCommand returns `credwatch watch`.
+func NewCommand(s cli.Streams) *cobra.Command {
+	o := &options{streams: s}
+	cmd := &cobra.Command{
+		Use:   "watch",
+		Short: "Watch every API server member during a roll: who joins, who leaves, which member rejects whose tokens, and since when",
+		Long: strings.TrimSpace(`
+Every --interval, find the members again (EndpointSlices of default/kubernetes, kube-system
+static pods, --endpoint), ask each directly (/version, /readyz?verbose, discovery, JWKS, and
+/metrics about every 15 s), mint a probe token through each and have every member review it, and
+review the held tokens again: one minted through each member when it first appears, renewed at
+80 % of its lifetime like a pod's projected token. The checks are credwatch check's (members,
+readiness, key, issuer and audience drift, public issuer); watch reports what changed as events:
+member joined/left/down/up/unready/ready, trust broken/restored per signer→verifier pair, held
+token broken/restored, keys/issuer/version changed, auth failures rising, finding raised/cleared.
+
+Every call is bounded by --timeout, each interval by --interval plus one --timeout, so a hanging
+member never stalls the loop.
+
+Output: on a terminal a live view (members, trust matrix, held tokens, last events); piped, one
+plain line per event; -o json, one JSON object per event (JSON Lines, docs/json.md).
+
+Exit codes (at the end of --duration, or on SIGINT/SIGTERM): 0 no finding at or above --fail-on
+was seen; 1 one was (130 when interrupted); 2 usage.`),
+		Example: `  # watch a roll from a terminal
+  credwatch watch --create-probe-sa
+
+  # gate an upgrade: 10 minutes, fail on any error, keep the timeline
+  credwatch watch --duration 10m --fail-on error -o json --report roll.html > events.jsonl
+
+  # in the cluster: metrics for Prometheus, Events on the members
+  credwatch watch --listen :9090 --events -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.complete(cmd); err != nil {
+				return err
+			}
+			return o.run(cmd.Context())
+		},
+	}
+	fs := cmd.Flags()
+	o.kube = cli.NewKubeFlags(fs)
+	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON)
+	o.members = memberflags.New(fs)
+	fs.DurationVar(&o.interval, "interval", 5*time.Second, "time between the starts of two intervals")
+	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (0: until interrupted)")
+	fs.StringVar(&o.failOnRaw, "fail-on", string(catalogue.Error), "exit 1 when a finding at or above this severity was seen: info|warning|error|critical")
+	fs.StringVar(&o.listen, "listen", "", "serve Prometheus metrics on ADDR/metrics, and /healthz and /readyz (e.g. :9090)")
+	fs.BoolVar(&o.events, "events", false, "record Kubernetes Events when a finding appears and clears (on the member's static Pod, else default/kubernetes)")
+	fs.StringVar(&o.report, "report", "", "write a self-contained HTML timeline to FILE on exit")
+	fs.StringVar(&o.labDir, "lab", "", "also watch the members of the credwatch lab in DIR, re-read every interval (until the lab's members appear in the EndpointSlice)")
+	_ = fs.MarkHidden("lab")
+	fs.StringVar(&o.live, "live", "auto", "redraw a live view: auto (when stdout is a terminal)|always|never (one line per event)")
+	return cmd
+}
+
+func (o *options) complete(cmd *cobra.Command) error {
+	if err := o.output.Complete(); err != nil {
+		return err
+	}
+	sev, err := catalogue.ParseSeverity(o.failOnRaw)
+	if err != nil {
+		return cli.Usagef("--fail-on: %w", err)
+	}
+	o.failOn = sev
+	if o.interval <= 0 || o.duration < 0 {
+		return cli.Usagef("--interval must be positive and --duration not negative")
+	}
+	switch o.live {
+	case "auto", "always", "never":
+	default:
+		return cli.Usagef("--live %q: want auto|always|never", o.live)
+	}
+	if o.listen != "" {
+		if _, _, err := net.SplitHostPort(o.listen); err != nil {
+			return cli.Usagef("--listen %q: %w", o.listen, err)
+		}
+	}
+	if err := o.members.Apply(&o.cfg.Check); err != nil {
+		return err
+	}
+	rc, err := o.kube.RESTConfig()
+	if err != nil {
+		return err
+	}
+	o.cfg.Check.REST, o.cfg.Check.Timeout = rc, o.kube.Timeout
+	if !cmd.Flags().Changed("timeout") {
+		o.cfg.Check.Timeout = min(o.interval, o.kube.Timeout)
+	}
+	o.cfg.Interval, o.cfg.Duration = o.interval, o.duration
+	if dir := o.labDir; dir != "" {
+		if _, err := lab.ReadState(dir); err != nil {
+			return cli.Usagef("--lab: %w", err)
+		}
+		o.cfg.Endpoints = func() []string {
+			st, err := lab.ReadState(dir)
+			if err != nil {
+				return nil
+			}
+			out := make([]string, 0, len(st.Members))
+			for _, m := range st.Members {
+				out = append(out, m.URL)
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+func (o *options) run(ctx context.Context) error {
+	var timeline *watch.Timeline
+	if o.report != "" {
+		timeline = watch.NewTimeline()
+		o.cfg.Observers = append(o.cfg.Observers, timeline)
+	}
+	var jl *watch.JSONLines
+	switch {
+	case o.output.Format == report.JSON:
+		jl = watch.NewJSONLines(o.streams.Out)
+		o.cfg.Observers = append(o.cfg.Observers, jl)
+	case o.live == "always" || o.live == "auto" && isTerminal(o.streams.Out):
+		o.cfg.Observers = append(o.cfg.Observers, watch.NewLive(o.streams.Out, 12))
+	default:
+		o.cfg.Observers = append(o.cfg.Observers, watch.NewLines(o.streams.Out))
+	}
+	stop, err := o.integrations(ctx)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	w, err := watch.New(o.cfg)
+	if err != nil {
+		return cli.Usage(err)
+	}
+	sum := w.Run(ctx)
+	var errs []error
+	if timeline != nil {
+		errs = append(errs, writeReport(o.report, timeline, sum))
+	}
+	if jl != nil {
+		errs = append(errs, jl.Err())
+	}
+	o.streams.Infof("watched %d intervals of %s; worst finding: %s; intervals started late: %d (max %s)",
+		sum.Intervals, o.interval, orNone(string(sum.Worst)), sum.Slipped, sum.MaxSlip.Round(time.Millisecond))
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return ExitFor(sum, o.failOn)
+}
+
+// ExitFor maps what a watch saw to the documented exit code: 1 when a finding at or above failOn
+// was seen in any interval, else 0.
+func ExitFor(sum watch.Summary, failOn catalogue.Severity) error {
+	if sum.AnyAtLeast(failOn) {
+		return cli.Silent(cli.ExitFindings)
+	}
+	return nil
+}
+
+// integrations starts --listen and --events; the returned func stops them.
+func (o *options) integrations(ctx context.Context) (func(), error) {
+	var stops []func()
+	stop := func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	if o.listen != "" {
+		m := watch.NewMetrics()
+		o.cfg.Observers = append(o.cfg.Observers, m)
+		ln, err := net.Listen("tcp", o.listen)
+		if err != nil {
+			return stop, cli.Usagef("--listen %s: %w", o.listen, err)
+		}
+		srv := &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = srv.Serve(ln) }()
+		o.streams.Infof("serving metrics on http://%s/metrics", ln.Addr())
+		stops = append(stops, func() {
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			_ = srv.Shutdown(sctx)
+		})
+	}
+	if o.events {
+		ke, err := watch.NewKubeEvents(o.cfg.Check.REST)
+		if err != nil {
+			return stop, err
+		}
+		o.cfg.Observers = append(o.cfg.Observers, ke)
+		stops = append(stops, ke.Stop)
+	}
+	return stop, nil
+}
+
+func writeReport(path string, t *watch.Timeline, sum watch.Summary) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--report: %w", err)
+	}
+	if err := t.WriteHTML(f, sum); err != nil {
+		f.Close()
+		return fmt.Errorf("--report %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--report %s: %w", path, err)
+	}
+	return nil
+}
+
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

@@ -1,0 +1,118 @@
+package watch
+
+import (
+	"net/http"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics exports the last interval's state to Prometheus and serves /healthz and /readyz.
+type Metrics struct {
+	reg      *prometheus.Registry
+	duration prometheus.Histogram
+
+	mu   sync.Mutex
+	last *State
+}
+
+var (
+	descUp       = prometheus.NewDesc("credwatch_member_up", "1 when the member answered directly in the last interval.", []string{"member"}, nil)
+	descReady    = prometheus.NewDesc("credwatch_member_ready", "1 when the member's /readyz passed in the last interval.", []string{"member"}, nil)
+	descTrust    = prometheus.NewDesc("credwatch_trust", "1 when verifier accepted the probe token minted through signer in the last interval, 0 when it rejected it (absent: unknown).", []string{"signer", "verifier"}, nil)
+	descHeld     = prometheus.NewDesc("credwatch_held_token_trust", "1 when verifier accepted the token held since signer first appeared, 0 when it rejected it.", []string{"signer", "verifier"}, nil)
+	descAuth     = prometheus.NewDesc("credwatch_auth_failures_total", "The member's apiserver_authentication_attempts other than success, by result.", []string{"member", "cause"}, nil)
+	descFinding  = prometheus.NewDesc("credwatch_finding", "1 for each finding of the last interval.", []string{"id", "severity", "member"}, nil)
+	descInterval = prometheus.NewDesc("credwatch_interval", "The number of the last interval watched.", nil, nil)
+)
+
+// NewMetrics returns the exporter with its own registry (plus Go and process collectors).
+func NewMetrics() *Metrics {
+	m := &Metrics{reg: prometheus.NewRegistry(),
+		duration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "credwatch_probe_duration_seconds",
+			Help:    "How long one interval's probes (discovery, member endpoints, trust matrix, held tokens) took.",
+			Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}})}
+	m.reg.MustRegister(m, m.duration, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Observe keeps the state.
+func (m *Metrics) Observe(s *State, _ []Event) {
+	m.duration.Observe(s.Took.Seconds())
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.last = s
+}
+
+// Describe implements prometheus.Collector.
+func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descUp, descReady, descTrust, descHeld, descAuth, descFinding, descInterval} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector from the last state.
+func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
+	m.mu.Lock()
+	s := m.last
+	m.mu.Unlock()
+	if s == nil {
+		return
+	}
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	gauge(descInterval, float64(s.Interval))
+	for _, mem := range s.Members {
+		gauge(descUp, b2f(mem.Up), mem.Name)
+		gauge(descReady, b2f(mem.Ready), mem.Name)
+		for _, cause := range sortedKeys(mem.AuthFailures) {
+			ch <- prometheus.MustNewConstMetric(descAuth, prometheus.CounterValue, mem.AuthFailures[cause], mem.Name, cause)
+		}
+	}
+	for _, c := range s.Trust {
+		if !c.unknown() {
+			gauge(descTrust, b2f(c.Accepted), c.Signer, c.Verifier)
+		}
+	}
+	for _, c := range s.Held {
+		if !c.unknown() && c.Signer != "" {
+			gauge(descHeld, b2f(c.Accepted), c.Signer, c.Verifier)
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range s.Findings {
+		k := f.ID + "\x00" + string(f.Severity) + "\x00" + f.Member
+		if !seen[k] {
+			seen[k] = true
+			gauge(descFinding, 1, f.ID, string(f.Severity), f.Member)
+		}
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Handler serves /metrics, /healthz (the process serves) and /readyz (an interval has finished).
+func (m *Metrics) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		m.mu.Lock()
+		ready := m.last != nil
+		m.mu.Unlock()
+		if !ready {
+			http.Error(w, "no interval finished yet", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	return mux
+}

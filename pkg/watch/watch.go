@@ -1,0 +1,239 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/check"
+	"github.com/credwatch/credwatch/pkg/finding"
+)
+
+// Checks are the checks of package check that watch runs every interval: the ones that read
+// only the members, the trust matrix and the public issuer.
+var Checks = []string{"members", "readiness", "key-drift", "issuer-drift", "audience-drift", "public-issuer"}
+
+// Config says what to watch and how often.
+type Config struct {
+	// Check is the configuration of every interval's fetch: REST, endpoints, probe account,
+	// --token-file tokens, per-call Timeout. Watch sets MembersOnly, Names and OnMint.
+	Check check.Config
+	// Interval between the starts of two intervals (default 5 s).
+	Interval time.Duration
+	// Duration ends the watch after this long (0: until ctx is done).
+	Duration time.Duration
+	// MetricsEvery reads the members' /metrics every this many intervals (default: about every
+	// 15 s); the metrics document is the largest a member serves.
+	MetricsEvery int
+	// Endpoints, when set, is asked every interval for member URLs to add to the discovered ones
+	// (tests hand in the lab's current members).
+	Endpoints func() []string
+	// Fetch replaces check.Fetch (tests).
+	Fetch func(context.Context, check.Config) (*check.Snapshot, error)
+	// Observers receive every interval's state and events, in order.
+	Observers []Observer
+}
+
+// Observer receives each interval's state and the events that led to it. Observe is called from
+// the loop: it must not block for long.
+type Observer interface {
+	Observe(s *State, events []Event)
+}
+
+// ObserverFunc adapts a function to Observer.
+type ObserverFunc func(s *State, events []Event)
+
+// Observe calls f.
+func (f ObserverFunc) Observe(s *State, events []Event) { f(s, events) }
+
+// Summary is what a finished watch saw.
+type Summary struct {
+	Intervals int `json:"intervals"`
+	// Slipped counts intervals that started late by more than a tenth of the interval.
+	Slipped  int           `json:"slipped"`
+	MaxSlip  time.Duration `json:"maxSlip"`
+	Worst    catalogue.Severity
+	Findings map[string]finding.Finding // by ID/member/object: every finding seen, last message
+}
+
+// AnyAtLeast reports whether a finding at or above sev was seen.
+func (s Summary) AnyAtLeast(sev catalogue.Severity) bool {
+	return s.Worst != "" && s.Worst.AtLeast(sev)
+}
+
+// Watcher runs the loop.
+type Watcher struct {
+	c      Config
+	held   *heldTokens
+	checks []check.Check
+
+	mu   sync.Mutex
+	last *State
+	sum  Summary
+}
+
+// New validates c and returns a watcher.
+func New(c Config) (*Watcher, error) {
+	if c.Interval <= 0 {
+		c.Interval = 5 * time.Second
+	}
+	if c.Check.Timeout <= 0 {
+		c.Check.Timeout = min(c.Interval, 10*time.Second)
+	}
+	if c.MetricsEvery <= 0 {
+		c.MetricsEvery = max(1, int(15*time.Second/c.Interval))
+	}
+	if c.Fetch == nil {
+		if c.Check.REST == nil {
+			return nil, fmt.Errorf("watch: no client configuration")
+		}
+		c.Fetch = check.Fetch
+	}
+	if c.Check.Now == nil {
+		c.Check.Now = time.Now
+	}
+	w := &Watcher{c: c, held: newHeldTokens(check.ProbeTokenSeconds * time.Second),
+		sum: Summary{Findings: map[string]finding.Finding{}}}
+	for _, ch := range check.Registry() {
+		if slices.Contains(Checks, ch.Name) {
+			w.checks = append(w.checks, ch)
+		}
+	}
+	return w, nil
+}
+
+// Last returns the last interval's state (nil before the first one ends).
+func (w *Watcher) Last() *State {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.last
+}
+
+// Run watches until ctx is done or Duration has passed. Interval k starts at start + k×Interval;
+// each is bounded by Interval plus one per-call timeout, so a hanging member delays the next
+// interval by at most one timeout. An interval whose whole span has passed is skipped.
+func (w *Watcher) Run(ctx context.Context) Summary {
+	start := w.c.Check.Now()
+	for k := 0; ; {
+		at := start.Add(time.Duration(k) * w.c.Interval)
+		if w.c.Duration > 0 && at.Sub(start) >= w.c.Duration {
+			break
+		}
+		if !sleepUntil(ctx, w.c.Check.Now, at) {
+			break
+		}
+		if !w.step(ctx, k+1, at) {
+			break
+		}
+		// The next interval, started late rather than skipped unless it has passed entirely.
+		k++
+		for !start.Add(time.Duration(k+1) * w.c.Interval).After(w.c.Check.Now()) {
+			k++
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.sum
+}
+
+func sleepUntil(ctx context.Context, now func() time.Time, at time.Time) bool {
+	d := at.Sub(now())
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// step runs interval n (scheduled at at) and hands its state and events to the observers. It
+// returns false, observing nothing, when parent was cancelled meanwhile.
+func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
+	began := w.c.Check.Now()
+	slip := began.Sub(at)
+	ctx, cancel := context.WithDeadline(parent, at.Add(w.c.Interval+w.c.Check.Timeout))
+	defer cancel()
+
+	cfg := w.c.Check
+	cfg.MembersOnly = true
+	cfg.FreshConnections = true // a connection wedged on a member that hung must not outlive the interval
+	cfg.SkipMetrics = (n-1)%w.c.MetricsEvery != 0
+	cfg.OnMint = w.held.minted
+	cfg.Tokens = append(slices.Clone(cfg.Tokens), w.held.tokens()...)
+	if w.c.Endpoints != nil {
+		cfg.Endpoints = append(slices.Clone(cfg.Endpoints), w.c.Endpoints()...)
+	}
+	prev := w.Last()
+	if prev != nil {
+		cfg.Names = map[string]string{}
+		for _, m := range prev.Members {
+			cfg.Names[m.URL] = m.Name
+		}
+	}
+	snap, err := w.c.Fetch(ctx, cfg)
+	if err != nil {
+		snap = &check.Snapshot{Now: began, Sources: map[string]string{check.SrcMembers: err.Error()}}
+	}
+	if parent.Err() != nil {
+		return false
+	}
+	w.held.settle(began)
+	r := check.Run(snap, w.checks)
+	cur := newState(n, began, w.c.Check.Now().Sub(began), snap, r, w.checks, prev)
+	if prev != nil && cfg.SkipMetrics {
+		carryMetrics(prev, cur)
+	}
+	if prev != nil && (snap.Missing(check.SrcEndpointSlices) != "" || snap.Missing(check.SrcStaticPods) != "") {
+		carryMembers(prev, cur)
+	}
+	events := Diff(prev, cur)
+
+	w.mu.Lock()
+	w.last = cur
+	w.sum.Intervals = n
+	if slip > w.c.Interval/10 {
+		w.sum.Slipped++
+	}
+	w.sum.MaxSlip = max(w.sum.MaxSlip, slip)
+	for _, f := range cur.Findings {
+		w.sum.Findings[findingKey(f)] = f
+		if f.Severity.Rank() > w.sum.Worst.Rank() {
+			w.sum.Worst = f.Severity
+		}
+	}
+	w.mu.Unlock()
+	for _, o := range w.c.Observers {
+		o.Observe(cur, events)
+	}
+	return true
+}
+
+// carryMetrics keeps the last counters on intervals that did not read /metrics, so they neither
+// vanish nor count as new.
+func carryMetrics(prev, cur *State) {
+	for i := range cur.Members {
+		if p, ok := prev.Member(cur.Members[i].Name); ok && cur.Members[i].AuthFailures == nil {
+			cur.Members[i].AuthFailures = p.AuthFailures
+		}
+	}
+}
+
+// carryMembers keeps the members of prev that this interval did not list when discovery failed
+// (the EndpointSlice list timed out through the load balancer): not listed is not left.
+func carryMembers(prev, cur *State) {
+	for _, m := range prev.Members {
+		if _, ok := cur.Member(m.Name); !ok {
+			cur.Members = append(cur.Members, m)
+		}
+	}
+	slices.SortFunc(cur.Members, func(a, b MemberState) int { return strings.Compare(a.Name, b.Name) })
+}

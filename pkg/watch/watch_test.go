@@ -1,0 +1,349 @@
+package watch
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/check"
+)
+
+var healthy = []fakeMember{{name: "apiserver-1", kid: "k1"}, {name: "apiserver-2", kid: "k1"}, {name: "apiserver-3", kid: "k1"}}
+
+func with(ms []fakeMember, extra ...fakeMember) []fakeMember {
+	return append(slices.Clone(ms), extra...)
+}
+
+// recorder collects every interval's events.
+type recorder struct {
+	mu     sync.Mutex
+	states []*State
+	events [][]Event
+}
+
+func (r *recorder) Observe(s *State, ev []Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.states = append(r.states, s)
+	r.events = append(r.events, ev)
+}
+
+// first returns the interval (1-based) of the first event matching, or 0.
+func (r *recorder) first(match func(Event) bool) (int, Event) {
+	for i, evs := range r.events {
+		for _, e := range evs {
+			if match(e) {
+				return i + 1, e
+			}
+		}
+	}
+	return 0, Event{}
+}
+
+func runScript(t *testing.T, intervals int, steps ...[]fakeMember) (*recorder, Summary) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec := &recorder{}
+	stop := ObserverFunc(func(*State, []Event) {
+		if len(rec.states) >= intervals {
+			cancel()
+		}
+	})
+	w, err := New(Config{Check: check.Config{Timeout: time.Second}, Interval: 10 * time.Millisecond, MetricsEvery: 1,
+		Fetch: script(steps...), Observers: []Observer{rec, stop}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := w.Run(ctx)
+	if len(rec.states) != intervals {
+		t.Fatalf("%d intervals ran, want %d", len(rec.states), intervals)
+	}
+	return rec, sum
+}
+
+func kind(k Kind, member string) func(Event) bool {
+	return func(e Event) bool { return e.Kind == k && e.Member == member }
+}
+
+func raised(id, member string) func(Event) bool {
+	return func(e Event) bool { return e.Kind == FindingRaised && e.ID == id && e.Member == member }
+}
+
+func TestWatchKeyDriftRoll(t *testing.T) {
+	t.Parallel()
+	drifted := fakeMember{name: "apiserver-4", kid: "k2"}
+	rec, sum := runScript(t, 8, healthy, healthy, with(healthy, drifted), with(healthy, drifted), healthy, healthy, healthy, healthy)
+	if n, _ := rec.first(func(e Event) bool { return e.Kind == FindingRaised }); n != 3 {
+		t.Errorf("first finding in interval %d, want 3 (when apiserver-4 joined); events %+v", n, rec.events)
+	}
+	if n, e := rec.first(raised("member-key-drift", "apiserver-4")); n != 3 || e.Severity != catalogue.Error {
+		t.Errorf("member-key-drift naming apiserver-4: interval %d %+v", n, e)
+	}
+	if n, e := rec.first(func(e Event) bool {
+		return e.Kind == HeldBroken && e.Signer == "apiserver-1" && e.Verifier == "apiserver-4"
+	}); n != 3 || e.ID != "signing-key-unknown" {
+		t.Errorf("held token of apiserver-1 broken on apiserver-4: interval %d %+v", n, e)
+	}
+	if n, _ := rec.first(func(e Event) bool { return e.Kind == FindingCleared && e.ID == "member-key-drift" }); n != 5 {
+		t.Errorf("member-key-drift cleared in interval %d, want 5 (when apiserver-4 left)", n)
+	}
+	if n, _ := rec.first(kind(MemberLeft, "apiserver-4")); n != 5 {
+		t.Errorf("member-left in interval %d, want 5", n)
+	}
+	if !sum.AnyAtLeast(catalogue.Error) || sum.AnyAtLeast(catalogue.Critical) {
+		t.Errorf("summary worst %q, want error", sum.Worst)
+	}
+	if last := rec.states[len(rec.states)-1]; len(last.Findings) != 0 {
+		t.Errorf("findings left after the roll: %+v", last.Findings)
+	}
+}
+
+func TestWatchHealthyRollNoTokenFinding(t *testing.T) {
+	t.Parallel()
+	next := fakeMember{name: "apiserver-4", kid: "k1"}
+	rec, sum := runScript(t, 5, healthy, with(healthy, next), with(healthy[1:], next), with(healthy[1:], next))
+	for i, evs := range rec.events {
+		for _, e := range evs {
+			if e.Severity.AtLeast(catalogue.Warning) {
+				t.Errorf("interval %d: %+v", i+1, e)
+			}
+		}
+	}
+	if sum.AnyAtLeast(catalogue.Warning) {
+		t.Errorf("summary worst %q", sum.Worst)
+	}
+	if n, _ := rec.first(kind(MemberJoined, "apiserver-4")); n != 2 {
+		t.Errorf("apiserver-4 joined in interval %d, want 2", n)
+	}
+}
+
+func TestWatchMemberDownAndBack(t *testing.T) {
+	t.Parallel()
+	down := with(healthy[:2], fakeMember{name: "apiserver-3", kid: "k1", down: true})
+	rec, _ := runScript(t, 5, healthy, down, down, healthy, healthy)
+	if n, e := rec.first(kind(MemberDown, "apiserver-3")); n != 2 || e.ID != "member-unreachable" {
+		t.Errorf("member-down: interval %d %+v", n, e)
+	}
+	if n, _ := rec.first(raised("member-unreachable", "apiserver-3")); n != 2 {
+		t.Errorf("member-unreachable finding in interval %d", n)
+	}
+	if n, _ := rec.first(kind(MemberUp, "apiserver-3")); n != 4 {
+		t.Errorf("member-up in interval %d, want 4", n)
+	}
+	if n, _ := rec.first(func(e Event) bool { return e.Kind == TrustBroken }); n != 0 {
+		t.Errorf("a down member broke trust cells (unknown cells must be left to member events): interval %d", n)
+	}
+}
+
+func TestWatchUnreadyAndAuthFailures(t *testing.T) {
+	t.Parallel()
+	unready := with(healthy[:2], fakeMember{name: "apiserver-3", kid: "k1", notReady: []string{"etcd"}, authFail: 5})
+	rec, _ := runScript(t, 3, healthy, unready, healthy)
+	if n, e := rec.first(kind(MemberUnready, "apiserver-3")); n != 2 || !strings.Contains(e.Message, "etcd") {
+		t.Errorf("member-unready naming etcd: interval %d %+v", n, e)
+	}
+	if n, _ := rec.first(raised("member-not-ready", "apiserver-3")); n != 2 {
+		t.Errorf("member-not-ready finding: interval %d", n)
+	}
+	if n, e := rec.first(kind(AuthFailures, "apiserver-3")); n != 2 || !strings.Contains(e.Message, "5 more") {
+		t.Errorf("auth-failures-rising: interval %d %+v", n, e)
+	}
+	if n, _ := rec.first(kind(MemberReady, "apiserver-3")); n != 3 {
+		t.Errorf("member-ready: interval %d", n)
+	}
+}
+
+// A fetch that hangs until its deadline delays the next interval by at most one timeout.
+func TestWatchHangingFetchBounded(t *testing.T) {
+	t.Parallel()
+	const interval, timeout = 40 * time.Millisecond, 30 * time.Millisecond
+	calls := 0
+	fetch := func(ctx context.Context, cfg check.Config) (*check.Snapshot, error) {
+		calls++
+		if calls == 2 {
+			<-ctx.Done()
+		}
+		return fakeSnapshot(cfg, healthy), nil
+	}
+	rec := &recorder{}
+	w, _ := New(Config{Check: check.Config{Timeout: timeout}, Interval: interval, Duration: 8 * interval, Fetch: fetch, Observers: []Observer{rec}})
+	start := time.Now()
+	sum := w.Run(context.Background())
+	if took := time.Since(start); took > 8*interval+timeout+50*time.Millisecond {
+		t.Errorf("8 intervals took %s", took)
+	}
+	if sum.MaxSlip > timeout+15*time.Millisecond {
+		t.Errorf("max slip %s, want at most one timeout (%s)", sum.MaxSlip, timeout)
+	}
+	if len(rec.states) < 7 {
+		t.Errorf("%d intervals observed, want at least 7", len(rec.states))
+	}
+}
+
+func TestWatchStopsOnCancel(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	rec := &recorder{}
+	fetch := func(ctx context.Context, cfg check.Config) (*check.Snapshot, error) {
+		cancel()
+		<-ctx.Done()
+		return fakeSnapshot(cfg, nil), nil
+	}
+	w, _ := New(Config{Check: check.Config{Timeout: time.Second}, Interval: time.Second, Fetch: fetch, Observers: []Observer{rec}})
+	w.Run(ctx)
+	if len(rec.states) != 0 {
+		t.Errorf("an interval cut short by cancellation was observed: %+v", rec.states)
+	}
+}
+
+func TestHeldTokensRenewAndDrop(t *testing.T) {
+	t.Parallel()
+	h := newHeldTokens(100 * time.Second) // renewed after 80 s
+	t0 := time.Unix(1000, 0)
+	h.minted("a", "t1")
+	h.minted("b", "t1b")
+	h.settle(t0)
+	h.minted("a", "t2")
+	h.settle(t0.Add(10 * time.Second))
+	if got := h.tokens(); len(got) != 2 || got[0].Token != "t1" || got[0].Name != "held:a" {
+		t.Fatalf("held before renewal: %+v", got)
+	}
+	h.minted("a", "t3")
+	h.settle(t0.Add(81 * time.Second)) // a renewed; b not seen and due: dropped
+	if got := h.tokens(); len(got) != 1 || got[0].Token != "t3" {
+		t.Fatalf("held after renewal: %+v", got)
+	}
+}
+
+func TestJSONLinesContract(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	j := NewJSONLines(&b)
+	drifted := fakeMember{name: "apiserver-4", kid: "k2"}
+	rec, _ := runScript(t, 3, healthy, with(healthy, drifted), healthy)
+	for i, evs := range rec.events {
+		j.Observe(rec.states[i], evs)
+	}
+	if err := j.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "token-of-") {
+		t.Error("a token is in the JSON lines")
+	}
+	sc := bufio.NewScanner(&b)
+	n := 0
+	for sc.Scan() {
+		n++
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("line %d: %v", n, err)
+		}
+		for _, k := range []string{"time", "kind", "member", "severity", "interval", "message"} {
+			if _, ok := m[k]; !ok {
+				t.Errorf("line %d lacks %q: %s", n, k, sc.Text())
+			}
+		}
+		if _, err := time.Parse(time.RFC3339, m["time"].(string)); err != nil {
+			t.Errorf("line %d: time: %v", n, err)
+		}
+		if k := m["kind"]; (k == string(TrustBroken) || k == string(FindingRaised)) && m["id"] == nil {
+			t.Errorf("line %d: %s without id", n, k)
+		}
+	}
+	if n < 5 {
+		t.Errorf("%d lines", n)
+	}
+}
+
+func TestViewPlainAndLive(t *testing.T) {
+	t.Parallel()
+	drifted := fakeMember{name: "apiserver-4", kid: "k2"}
+	rec, _ := runScript(t, 2, healthy, with(healthy, drifted))
+	var plain, live bytes.Buffer
+	l, v := NewLines(&plain), NewLive(&live, 5)
+	for i, evs := range rec.events {
+		l.Observe(rec.states[i], evs)
+		v.Observe(rec.states[i], evs)
+	}
+	if strings.Contains(plain.String(), "\x1b") {
+		t.Error("plain lines contain escape codes")
+	}
+	if !strings.Contains(plain.String(), "member-key-drift") {
+		t.Errorf("plain lines lack the key drift:\n%s", plain.String())
+	}
+	out := live.String()
+	for _, want := range []string{"\x1b[H\x1b[2J", "TRUST", "HELD TOKENS", "signing-key-unknown", "RECENT EVENTS", "apiserver-4"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("live view lacks %q", want)
+		}
+	}
+}
+
+// An interval whose trust matrix could not be built (the load balancer sent the probe account's
+// GET to a member being stopped) keeps the token findings: unknown is not cleared.
+func TestWatchSkippedCheckKeepsFindings(t *testing.T) {
+	t.Parallel()
+	drift := with(healthy, fakeMember{name: "apiserver-4", kid: "k2"})
+	calls := 0
+	fetch := func(_ context.Context, cfg check.Config) (*check.Snapshot, error) {
+		calls++
+		s := fakeSnapshot(cfg, drift)
+		if calls == 2 {
+			s.Matrix, s.Tokens = nil, nil
+			s.Sources[check.SrcMatrix] = "get probe service account: context deadline exceeded"
+		}
+		return s, nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec := &recorder{}
+	stop := ObserverFunc(func(*State, []Event) {
+		if len(rec.states) >= 3 {
+			cancel()
+		}
+	})
+	w, _ := New(Config{Check: check.Config{Timeout: time.Second}, Interval: 10 * time.Millisecond, Fetch: fetch, Observers: []Observer{rec, stop}})
+	w.Run(ctx)
+	if n, e := rec.first(func(e Event) bool { return e.Kind == FindingCleared && e.ID == "member-key-drift" }); n != 0 {
+		t.Errorf("member-key-drift cleared in interval %d while the matrix was unknown: %+v", n, e)
+	}
+	if n, _ := rec.first(func(e Event) bool { return e.Kind == FindingRaised && e.ID == "check-skipped" }); n != 2 {
+		t.Errorf("check-skipped raised in interval %d, want 2", n)
+	}
+}
+
+// An interval whose discovery failed does not report the members it could not list as left.
+func TestWatchDiscoveryFailureKeepsMembers(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	fetch := func(_ context.Context, cfg check.Config) (*check.Snapshot, error) {
+		calls++
+		if calls == 2 {
+			s := fakeSnapshot(cfg, healthy[:1])
+			s.Sources[check.SrcEndpointSlices] = "list EndpointSlices: context deadline exceeded"
+			return s, nil
+		}
+		return fakeSnapshot(cfg, healthy), nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec := &recorder{}
+	stop := ObserverFunc(func(*State, []Event) {
+		if len(rec.states) >= 3 {
+			cancel()
+		}
+	})
+	w, _ := New(Config{Check: check.Config{Timeout: time.Second}, Interval: 10 * time.Millisecond, Fetch: fetch, Observers: []Observer{rec, stop}})
+	w.Run(ctx)
+	if n, e := rec.first(func(e Event) bool { return e.Kind == MemberLeft || e.Kind == MemberJoined && e.Interval > 1 }); n != 0 {
+		t.Errorf("interval %d: %+v", n, e)
+	}
+}
