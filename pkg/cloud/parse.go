@@ -2,15 +2,14 @@ package cloud
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 
-	"gopkg.in/ini.v1"
-	"sigs.k8s.io/yaml"
+	yaml "gopkg.in/yaml.v2"
 )
 
 // ErrUnknownFormat says a file is neither a vSphere nor an OpenStack cloud config.
@@ -19,11 +18,13 @@ var ErrUnknownFormat = errors.New("not a vSphere or OpenStack cloud config")
 // Parse reads a cloud config of any supported shape; src says where it came from. It decides
 // the provider and format from the content: clouds.yaml (top-level "clouds"), vSphere CPI YAML
 // ("global"/"vcenter"), or INI ([Global] with auth-url & co. for OpenStack; [VirtualCenter "..."],
-// server, datacenters & co. for vSphere). Malformed input is an error naming what is wrong.
+// server, datacenters & co. for vSphere). It reads each the way its provider does (gcfg for INI,
+// gopkg.in/yaml.v2 into string fields for YAML). A malformed input is a *ParseError naming the
+// file, line and key, never a value.
 func Parse(data []byte, src Source) (cfg *Config, err error) {
-	defer func() { // ini.v1 and yaml are third-party parsers: no panic on input escapes
+	defer func() { // gcfg panics on some escapes; no panic on input escapes, nor its text
 		if r := recover(); r != nil {
-			cfg, err = nil, fmt.Errorf("parse %s: malformed input (%v)", src, r)
+			cfg, err = nil, &ParseError{Source: src, Format: "cloud config", Problem: "malformed (the parser gave up)"}
 		}
 	}()
 	trimmed := bytes.TrimSpace(data)
@@ -33,106 +34,61 @@ func Parse(data []byte, src Source) (cfg *Config, err error) {
 	if trimmed[0] == '[' {
 		return parseINI(data, src)
 	}
-	var top map[string]json.RawMessage
+	var top map[string]any
 	if yerr := yaml.Unmarshal(data, &top); yerr == nil && top != nil {
+		_, clouds := top["clouds"]
+		_, vcenter := top["vcenter"]
+		_, global := top["global"]
 		switch {
-		case top["clouds"] != nil:
+		case clouds:
 			return parseCloudsYAML(data, src)
-		case top["vcenter"] != nil || top["global"] != nil:
+		case vcenter || global:
 			return parseVSphereYAML(data, src)
 		}
 		return nil, fmt.Errorf("parse %s: %w (YAML without clouds, global or vcenter)", src, ErrUnknownFormat)
+	} else if yerr != nil {
+		// A file that starts like a provider's YAML gets the YAML error, not an INI one.
+		if m := yamlTopRE.FindSubmatch(data); m != nil {
+			return nil, yamlError(yerr, data, src, yamlFormats[string(m[1])])
+		}
 	}
 	return parseINI(data, src)
 }
 
-var iniOptions = ini.LoadOptions{
-	InsensitiveKeys:           true, // gcfg (the providers' parser) is case-insensitive
-	UnescapeValueDoubleQuotes: true,
-	IgnoreContinuation:        true,
-	SpaceBeforeInlineComment:  true,
-	AllowShadows:              false,
-}
-
-var subsectionRE = regexp.MustCompile(`^(\S+)\s+"(.*)"$`)
-
-// section is a gcfg section: name and optional subsection (`VirtualCenter "vc1"`).
-type section struct {
-	name, sub, raw string
-	keys           map[string]string
-}
-
-func (s section) get(keys ...string) string {
-	for _, k := range keys {
-		if v, ok := s.keys[k]; ok && v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-func (s section) label() string {
-	if s.sub != "" {
-		return fmt.Sprintf("[%s %q]", s.name, s.sub)
-	}
-	return "[" + s.name + "]"
-}
-
-func loadINI(data []byte, src Source) ([]section, error) {
-	f, err := ini.LoadSources(iniOptions, data)
-	if err != nil {
-		return nil, fmt.Errorf("parse %s as INI: %s", src, strings.TrimSpace(err.Error()))
-	}
-	var out []section
-	for _, s := range f.Sections() {
-		if s.Name() == ini.DefaultSection {
-			if len(s.Keys()) > 0 {
-				return nil, fmt.Errorf("parse %s as INI: key %q outside any section", src, s.Keys()[0].Name())
-			}
-			continue
-		}
-		sec := section{name: s.Name(), raw: s.Name(), keys: map[string]string{}}
-		if m := subsectionRE.FindStringSubmatch(s.Name()); m != nil {
-			sec.name, sec.sub = m[1], m[2]
-		}
-		for _, k := range s.Keys() {
-			sec.keys[strings.ToLower(k.Name())] = strings.TrimSpace(k.Value())
-		}
-		out = append(out, sec)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("parse %s as INI: no sections", src)
-	}
-	return out, nil
-}
+// yamlTopRE finds the first key of a file whose first line that is not blank or a comment is
+// a provider's top-level YAML key.
+var (
+	yamlTopRE   = regexp.MustCompile(`^(?:\s*(?:#.*)?\n)*(clouds|global|vcenter):(?:\s|$)`)
+	yamlFormats = map[string]string{"clouds": "clouds.yaml", "global": "vSphere YAML", "vcenter": "vSphere YAML"}
+)
 
 func parseINI(data []byte, src Source) (*Config, error) {
-	secs, err := loadINI(data, src)
+	c, lines, err := readINI(data, src)
 	if err != nil {
 		return nil, err
 	}
-	switch iniProvider(secs) {
+	switch iniProvider(lines) {
 	case OpenStack:
-		return openStackFromINI(secs, src)
+		return openStackFromINI(c, lines, src), nil
 	case VSphere:
-		return vsphereFromINI(secs, src)
+		return vsphereFromINI(c, src)
 	}
 	return nil, fmt.Errorf("parse %s: %w (INI without auth-url or vCenter settings)", src, ErrUnknownFormat)
 }
 
-func iniProvider(secs []section) Provider {
-	for _, s := range secs {
-		n := strings.ToLower(s.name)
-		switch n {
+// iniProvider decides by the first section or [Global] key that only one provider uses.
+func iniProvider(lines []iniLine) Provider {
+	for _, l := range lines {
+		switch l.section {
 		case "virtualcenter", "workspace", "disk", "labels":
 			return VSphere
 		case "loadbalancer", "blockstorage", "route", "metadata", "networking":
 			return OpenStack
 		case "global":
-			if s.get("auth-url", "application-credential-id", "use-clouds", "tenant-id", "tenant-name", "project-id", "project-name") != "" {
+			switch l.key {
+			case "auth-url", "application-credential-id", "use-clouds", "tenant-id", "tenant-name", "user-id", "username":
 				return OpenStack
-			}
-			if s.get("server", "datacenters", "insecure-flag", "secrets-directory", "vm-uuid", "cluster-id", "soap-roundtrip-count") != "" {
+			case "server", "datacenters", "insecure-flag", "secrets-directory", "vm-uuid", "cluster-id", "soap-roundtrip-count":
 				return VSphere
 			}
 		}
@@ -140,33 +96,62 @@ func iniProvider(secs []section) Provider {
 	return ""
 }
 
-// flex is a scalar that YAML may spell as a string, a number or a boolean.
-type flex string
-
-func (f *flex) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err == nil {
-		*f = flex(s)
-		return nil
-	}
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	switch x := v.(type) {
-	case nil:
-		*f = ""
-	case bool, float64:
-		*f = flex(fmt.Sprint(x))
-	default:
-		return fmt.Errorf("want a scalar, got %s", truncate(string(b), 40))
-	}
-	return nil
+// truthy reads a string flag the way strconv.ParseBool and gcfg's bools do.
+func truthy(s string) bool {
+	s = strings.ToLower(strings.TrimSpace(s))
+	b, err := strconv.ParseBool(s)
+	return err == nil && b || s == "yes" || s == "on"
 }
 
-func truthy(s string) bool {
-	b, err := strconv.ParseBool(strings.TrimSpace(s))
-	return err == nil && b || strings.EqualFold(strings.TrimSpace(s), "yes") || strings.EqualFold(strings.TrimSpace(s), "on")
+// knownKeys are the keys the providers define: the only text from a file an error may name.
+var knownKeys = tagNames([]string{"global", "vcenter", "labels", "clouds", "auth"},
+	iniGlobal{}, iniVC{}, vsYAMLGlobal{}, vsYAMLVC{}, cloudYAML{}, cloudAuthYAML{})
+
+func tagNames(base []string, types ...any) map[string]bool {
+	out := map[string]bool{}
+	for _, b := range base {
+		out[b] = true
+	}
+	for _, v := range types {
+		t := reflect.TypeOf(v)
+		for i := range t.NumField() {
+			for _, tag := range []string{"gcfg", "yaml"} {
+				if name, _, _ := strings.Cut(t.Field(i).Tag.Get(tag), ","); name != "" {
+					out[name] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// knownKey returns k when the providers define it, else "".
+func knownKey(k string) string {
+	if knownKeys[k] {
+		return k
+	}
+	return ""
+}
+
+// ParseError is a config that does not parse as its provider would read it. It names the file,
+// the line and the key, never a value (a malformed line may be a password).
+type ParseError struct {
+	Source  Source
+	Format  string // INI, vSphere YAML, clouds.yaml
+	Line    int    // 0 when not known
+	Key     string // "" when not known or not a key the providers define
+	Problem string // a fixed phrase, never text from the file
+}
+
+func (e *ParseError) Error() string {
+	s := fmt.Sprintf("parse %s as %s", e.Source, e.Format)
+	if e.Line > 0 {
+		s += fmt.Sprintf(": line %d", e.Line)
+	}
+	if e.Key != "" {
+		s += fmt.Sprintf(", key %s", e.Key)
+	}
+	return s + ": " + e.Problem
 }
 
 func truncate(s string, n int) string {

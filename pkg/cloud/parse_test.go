@@ -59,8 +59,8 @@ func TestParseGolden(t *testing.T) {
 func TestParseBadInput(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"empty", "  \n", "empty file"},
-		{"unclosed section", "[Global\nuser = x\n", "unclosed section"},
-		{"key outside section", "user = x\n[Global]\n", "outside any section"},
+		{"unclosed section", "[Global\nuser = x\n", "line 1: expected subsection name or right bracket"},
+		{"key outside section", "user = x\n[Global]\n", "line 1, key user: expected section header"},
 		{"unknown ini", "[Foo]\nbar = 1\n", "not a vSphere or OpenStack"},
 		{"unknown yaml", "kind: Pod\n", "not a vSphere or OpenStack"},
 		{"vc without name", "[VirtualCenter]\nuser = x\n", "needs a server name"},

@@ -5,9 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
-
-	"sigs.k8s.io/yaml"
 )
 
 // DefaultSecretsDirectory is vSphere CPI's default secrets-directory.
@@ -27,25 +26,27 @@ type vsGlobal struct {
 }
 
 // vsphereFromINI handles in-tree vsphere.conf (≤1.29), kubespray's cloud_config and CPI/CSI INI.
-func vsphereFromINI(secs []section, src Source) (*Config, error) {
-	var g vsGlobal
+func vsphereFromINI(c *iniConfig, src Source) (*Config, error) {
+	gi := c.Global
+	g := vsGlobal{vc: vc{server: gi.Server, port: gi.Port, user: gi.User, password: gi.Password, caFile: gi.CAFile,
+		insecure: gi.InsecureFlag, secretName: gi.SecretName, secretNamespace: gi.SecretNamespace, section: "[Global]"},
+		secretsDirectory: gi.SecretsDirectory}
 	var vcs []vc
-	for _, s := range secs {
-		switch {
-		case strings.EqualFold(s.name, "global"):
-			g.vc = vcFromSection(s, vc{})
-			g.secretsDirectory = s.get("secrets-directory")
+	for _, name := range sortedKeys(c.VirtualCenter) {
+		if name == "" {
+			return nil, fmt.Errorf("parse %s: section [VirtualCenter] needs a server name: [VirtualCenter \"host\"]", src)
 		}
-	}
-	for _, s := range secs {
-		if strings.EqualFold(s.name, "virtualcenter") {
-			if s.sub == "" {
-				return nil, fmt.Errorf("parse %s: section [%s] needs a server name: [VirtualCenter \"host\"]", src, s.raw)
-			}
-			v := vcFromSection(s, g.vc)
-			v.server = s.sub
-			vcs = append(vcs, v)
+		e := c.VirtualCenter[name]
+		v := g.vc
+		if e.User != "" || e.Password != "" || e.SecretName != "" {
+			v.section = fmt.Sprintf("[VirtualCenter %q]", name)
 		}
+		// The section's name is the server unless the section sets one (then the name is a
+		// tenant label, as CPI reads it); the flag and the rest fall back to [Global].
+		v.server = or(e.Server, name)
+		v.insecure = e.InsecureFlag || g.insecure
+		inherit(&v, e.Port, e.User, e.Password, e.CAFile, e.SecretName, e.SecretNamespace)
+		vcs = append(vcs, v)
 	}
 	if len(vcs) == 0 && g.server != "" {
 		vcs = append(vcs, g.vc)
@@ -53,90 +54,60 @@ func vsphereFromINI(secs []section, src Source) (*Config, error) {
 	return vsphereConfig(src, "ini", g, vcs), nil
 }
 
-func vcFromSection(s section, inherit vc) vc {
-	v := inherit
-	if inherit.section == "" || s.get("user", "password", "secret-name") != "" {
-		v.section = s.label()
-	}
-	set := func(dst *string, keys ...string) {
-		if x := s.get(keys...); x != "" {
+// inherit sets what a vCenter section sets over what it inherited.
+func inherit(v *vc, port, user, password, caFile, secretName, secretNamespace string) {
+	for dst, x := range map[*string]string{&v.port: port, &v.user: user, &v.password: password, &v.caFile: caFile,
+		&v.secretName: secretName, &v.secretNamespace: secretNamespace} {
+		if x != "" {
 			*dst = x
 		}
 	}
-	set(&v.server, "server")
-	set(&v.port, "port")
-	set(&v.user, "user")
-	set(&v.password, "password")
-	set(&v.caFile, "ca-file")
-	set(&v.secretName, "secret-name")
-	set(&v.secretNamespace, "secret-namespace")
-	if x := s.get("insecure-flag"); x != "" {
-		v.insecure = truthy(x)
-	}
-	return v
 }
 
-type vsYAML struct {
-	Global struct {
-		User             flex `json:"user"`
-		Password         flex `json:"password"`
-		Server           flex `json:"server"`
-		Port             flex `json:"port"`
-		InsecureFlag     flex `json:"insecureFlag"`
-		CAFile           flex `json:"caFile"`
-		SecretName       flex `json:"secretName"`
-		SecretNamespace  flex `json:"secretNamespace"`
-		SecretsDirectory flex `json:"secretsDirectory"`
-	} `json:"global"`
-	VCenter map[string]struct {
-		Server          flex `json:"server"`
-		User            flex `json:"user"`
-		Password        flex `json:"password"`
-		Port            flex `json:"port"`
-		InsecureFlag    flex `json:"insecureFlag"`
-		CAFile          flex `json:"caFile"`
-		SecretName      flex `json:"secretName"`
-		SecretNamespace flex `json:"secretNamespace"`
-	} `json:"vcenter"`
+func portString(p uint) string {
+	if p == 0 {
+		return ""
+	}
+	return strconv.FormatUint(uint64(p), 10)
 }
 
 // parseVSphereYAML handles vSphere CPI's YAML config (global: / vcenter: <name>: server: ...).
 func parseVSphereYAML(data []byte, src Source) (*Config, error) {
 	var y vsYAML
-	if err := yaml.Unmarshal(data, &y); err != nil {
-		return nil, fmt.Errorf("parse %s as vSphere YAML: %w", src, err)
+	if err := decodeYAML(data, &y, src, "vSphere YAML"); err != nil {
+		return nil, err
 	}
 	gy := y.Global
-	g := vsGlobal{vc: vc{server: string(gy.Server), port: string(gy.Port), user: string(gy.User),
-		password: string(gy.Password), caFile: string(gy.CAFile), insecure: truthy(string(gy.InsecureFlag)),
-		secretName: string(gy.SecretName), secretNamespace: string(gy.SecretNamespace), section: "global"},
-		secretsDirectory: string(gy.SecretsDirectory)}
-	names := make([]string, 0, len(y.VCenter))
-	for n := range y.VCenter {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	g := vsGlobal{vc: vc{server: gy.Server, port: portString(gy.Port), user: gy.User,
+		password: gy.Password, caFile: gy.CAFile, insecure: gy.InsecureFlag,
+		secretName: gy.SecretName, secretNamespace: gy.SecretNamespace, section: "global"},
+		secretsDirectory: gy.SecretsDirectory}
 	var vcs []vc
-	for _, n := range names {
+	for _, n := range sortedKeys(y.VCenter) {
 		e := y.VCenter[n]
+		if e == nil {
+			e = &vsYAMLVC{}
+		}
 		v := g.vc
 		v.section = "vcenter." + n
-		v.server = n
-		for dst, x := range map[*string]flex{&v.server: e.Server, &v.port: e.Port, &v.user: e.User,
-			&v.password: e.Password, &v.caFile: e.CAFile, &v.secretName: e.SecretName, &v.secretNamespace: e.SecretNamespace} {
-			if x != "" {
-				*dst = string(x)
-			}
-		}
-		if e.InsecureFlag != "" {
-			v.insecure = truthy(string(e.InsecureFlag))
-		}
+		v.server = or(e.Server, n)
+		v.insecure = e.InsecureFlag || g.insecure
+		inherit(&v, portString(e.Port), e.User, e.Password, e.CAFile, e.SecretName, e.SecretNamespace)
 		vcs = append(vcs, v)
 	}
 	if len(vcs) == 0 && g.server != "" {
 		vcs = append(vcs, g.vc)
 	}
 	return vsphereConfig(src, "yaml", g, vcs), nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // vsphereConfig decides, per vCenter, where its credentials come from: a Secret named by the

@@ -175,7 +175,7 @@ func TestBlocksDoNotSplitLines(t *testing.T) {
 	}
 	lines := bytes.Split(data, []byte{'\n'})
 	for _, ev := range small.Events {
-		if got := redactTokens(string(lines[ev.LineNumber-1])); got != ev.Line {
+		if got := evidenceLine(string(lines[ev.LineNumber-1])); got != ev.Line {
 			t.Fatalf("event line %d is %q, but that line is %q", ev.LineNumber, ev.Line, got)
 		}
 	}

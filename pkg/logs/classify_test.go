@@ -157,7 +157,7 @@ func TestGateFindsEveryStandaloneMessage(t *testing.T) {
 func TestRedactTokens(t *testing.T) {
 	t.Parallel()
 	in := "Authorization: Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl done"
-	got := redactTokens(in)
+	got := evidenceLine(in)
 	if got != "Authorization: Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.REDACTED done" {
 		t.Fatal(got)
 	}

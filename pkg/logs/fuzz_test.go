@@ -86,7 +86,7 @@ func FuzzLine(f *testing.F) {
 		if ok && ev.Cause == "" {
 			t.Fatalf("classified without a cause: %+v", ev)
 		}
-		_ = redactTokens(line)
+		_ = evidenceLine(line)
 	})
 }
 

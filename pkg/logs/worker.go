@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/credwatch/credwatch/pkg/redact"
 )
 
 // maxEvidenceLine bounds the length of a line kept as evidence.
@@ -78,7 +80,7 @@ func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 		st.formats.LoadOrStore(rec.Format, true)
 	}
 	if !w.seenHost || rec.Host != w.lastHost || rec.Component != w.lastComponent {
-		w.agg.seeHost(rec.Host, rec.Component)
+		w.agg.seeHost(redact.Text(rec.Host), redact.Text(rec.Component))
 		w.seenHost, w.lastHost, w.lastComponent = true, rec.Host, rec.Component
 	}
 	if rec.Host != st.lc.host {
@@ -98,17 +100,39 @@ func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 	if ev.Component == "" {
 		ev.Component = "-"
 	}
+	redactEvent(&ev)
 	ev.Input, ev.LineNumber, ev.in, ev.seq = st.Name, lineNo, st, seq
 	ev.Line = text // clipped and redacted only when read as evidence (group.evidence)
 	w.agg.add(ev)
 }
 
-// evidenceLine is how a line is kept: clipped, and with any token's signature dropped.
+// evidenceLine is how a line is kept: with any token's signature and private key dropped, then
+// clipped.
 func evidenceLine(text string) string {
+	text = redact.Text(strings.TrimRight(text, "\r"))
 	if len(text) > maxEvidenceLine {
 		text = text[:maxEvidenceLine] + "…"
 	}
-	return redactTokens(strings.TrimRight(text, "\r"))
+	return text
+}
+
+// redactEvent takes secrets out of what an event keeps from its line, but the line itself
+// (evidenceLine does that, for the few lines kept as evidence).
+func redactEvent(ev *Event) {
+	ev.Host, ev.Component, ev.Text = redact.Text(ev.Host), redact.Text(ev.Component), redact.Text(ev.Text)
+	if len(ev.Parts) > 0 {
+		parts := make([]Part, len(ev.Parts))
+		for i, p := range ev.Parts {
+			p.Text = redact.Text(p.Text)
+			parts[i] = p
+		}
+		ev.Parts = parts
+	}
+	if ev.Audit != nil {
+		a := *ev.Audit
+		a.URI, a.UserAgent, a.User = redact.Text(a.URI), redact.Text(a.UserAgent), redact.Text(a.User)
+		ev.Audit = &a
+	}
 }
 
 // countNULLines counts the lines of data that contain a NUL byte (binary garbage).
@@ -127,39 +151,4 @@ func countNULLines(data []byte) int {
 		i += j + nl + 1
 	}
 	return n
-}
-
-// redactTokens drops the signature of anything that looks like a JWT, so evidence never
-// carries a usable token.
-func redactTokens(s string) string {
-	if !strings.Contains(s, "eyJ") {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(s, "eyJ")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		j := i
-		dots := 0
-		for j < len(s) && (isB64URL(s[j]) || s[j] == '.') {
-			if s[j] == '.' {
-				dots++
-			}
-			j++
-		}
-		tok := s[i:j]
-		if dots == 2 {
-			tok = tok[:strings.LastIndexByte(tok, '.')] + ".REDACTED"
-		}
-		b.WriteString(s[:i])
-		b.WriteString(tok)
-		s = s[j:]
-	}
-}
-
-func isB64URL(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_'
 }

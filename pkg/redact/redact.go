@@ -21,8 +21,9 @@ const Withheld = "(message withheld: it contains the password, which is too shor
 // secrets withhold the whole message instead.
 const MinSecretLen = 4
 
-// Text removes what needs no outside knowledge to find: token signatures and private keys.
-func Text(s string) string { return PrivateKeys(Tokens(s)) }
+// Text removes what needs no outside knowledge to find: token signatures, private keys, and
+// the values of password and secret keys (`password=…`, `"client_secret": "…"`).
+func Text(s string) string { return KeyValues(PrivateKeys(Tokens(s))) }
 
 // Tokens keeps the header (and a JWS's JSON payload) of every JOSE compact token in s and
 // replaces the rest with Marker: a run of base64url segments joined by dots, at least three of
@@ -125,4 +126,31 @@ func PrivateKeys(s string) string {
 		return s
 	}
 	return pemKeyRE.ReplaceAllString(s, "-----BEGIN ${1}PRIVATE KEY----- "+Marker+" -----END ${1}PRIVATE KEY-----")
+}
+
+// keyValueRE finds a key ending in password, passwd or secret, its separator, and its value:
+// quoted (also JSON-escaped quotes), or bare up to a space or a delimiter.
+var keyValueRE = regexp.MustCompile(`(?i)([A-Za-z0-9_.-]*(?:password|passwd|secret)\\?["']?\s*[:=]\s*)(\\?"[^"]*"?|'[^']*'?|[^\s,;&)}\]"'\\]+)`)
+
+// KeyValues replaces the value of every password or secret key in s with Marker.
+func KeyValues(s string) string {
+	if !containsFold(s, "pass") && !containsFold(s, "secret") {
+		return s
+	}
+	return keyValueRE.ReplaceAllString(s, "${1}"+Marker)
+}
+
+// containsFold is strings.Contains for a lower-case ASCII sub, ignoring ASCII case, without
+// allocating: most lines hold neither word.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for j < len(sub) && s[i+j]|0x20 == sub[j] {
+			j++
+		}
+		if j == len(sub) {
+			return true
+		}
+	}
+	return false
 }

@@ -103,3 +103,22 @@ func TestSecretShort(t *testing.T) {
 		}
 	}
 }
+
+func TestKeyValues(t *testing.T) {
+	for _, in := range []string{
+		"login with password=Hunter22 failed",
+		`{"user":"u","password":"Hunter22"}`,
+		`err="{\"client_secret\":\"Hunter22\"}"`,
+		"OS_PASSWORD: Hunter22",
+		"application-credential-secret = 'Hunter22'",
+	} {
+		if got := KeyValues(in); strings.Contains(got, "Hunter22") || !strings.Contains(got, Marker) {
+			t.Errorf("KeyValues(%q) = %q", in, got)
+		}
+	}
+	for _, in := range []string{`"passwordSet": true`, "no user, password or Secret", "secretName: creds", "secret-name = vsphere-creds"} {
+		if got := KeyValues(in); got != in {
+			t.Errorf("KeyValues(%q) = %q, want it unchanged", in, got)
+		}
+	}
+}

@@ -38,6 +38,18 @@ func Password(seed []byte) string {
 	return string(out)
 }
 
+// Word derives a password of 1 to 8 marker runes from seed: one with no character that could
+// end a bare value (for planting as key=value in a log line).
+func Word(seed []byte) string {
+	h := sha256.Sum256(append([]byte("word"), seed...))
+	alpha := []rune(MarkerRunes)
+	out := make([]rune, 1+int(h[0])%8)
+	for i := range out {
+		out[i] = alpha[int(h[i+1])%len(alpha)]
+	}
+	return string(out)
+}
+
 // Marker derives a base64url string of n characters from seed (n ≤ 43): a token signature or a
 // key body that appears nowhere else.
 func Marker(seed []byte, n int) string {

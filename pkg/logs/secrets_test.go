@@ -1,0 +1,101 @@
+package logs
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/credwatch/credwatch/pkg/redact/redacttest"
+	"github.com/credwatch/credwatch/pkg/report"
+)
+
+// secretLines are authentication failures the classifier names; a planted secret goes after
+// "Unable", in the message, so the line stays what it is.
+var secretLines = []string{
+	`2026-11-29T08:16:43.535948123Z stderr F E1129 08:16:43.535948       1 authentication.go:75] "Unable to authenticate the request" err="[invalid bearer token, invalid signature, no keys found]"`,
+	`kube-apiserver-ip-10-0-252-80.eu-west-2.compute.internal kube-apiserver E1215 08:16:43.535948       1 authentication.go:63] "Unable to authenticate the request" err="[invalid bearer token, square/go-jose: error in cryptographic primitive]"`,
+	`{"log":"E1129 08:00:01.017000       1 authentication.go:75] \"Unable to authenticate the request\" err=\"[invalid bearer token, invalid signature, no keys found]\"\n","stream":"stderr","time":"2026-11-29T08:00:01.017Z"}`,
+	`2026-11-29T08:00:04.918Z stderr F E1129 08:00:04.918000       1 authentication.go:53] Unable to authenticate the request due to an error: [invalid bearer token, context deadline exceeded]`,
+}
+
+// renderAll is every output of `credwatch logs` for data: table, JSON, YAML and the HTML page.
+func renderAll(t *testing.T, data string) string {
+	t.Helper()
+	in := Input{Name: "kube-apiserver.log", Host: "cp-1", Open: func() (io.ReadCloser, error) {
+		return io.NopCloser(strings.NewReader(data)), nil
+	}}
+	r, err := Analyze(context.Background(), Config{Year: 2026, Workers: 1, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}, []Input{in})
+	if err != nil {
+		return err.Error()
+	}
+	var b bytes.Buffer
+	for _, f := range []report.Format{report.Table, report.JSON, report.YAML} {
+		if err := report.Print(&b, f, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestTokenFollowedByFullStop is the regression for issue 9's second leak: a token followed by
+// a full stop (three dots in the run) kept its signature.
+func TestTokenFollowedByFullStop(t *testing.T) {
+	sig := redacttest.Marker([]byte("full stop"), 32)
+	for _, tail := range []string{".", "..", ",", `"`, "'", ")", ". next", ".\"", ""} {
+		line := secretLines[0] + " token=" + redacttest.JWS(sig) + tail + "\n"
+		out := renderAll(t, line)
+		if !strings.Contains(out, "invalid") {
+			t.Fatalf("the line was not reported:\n%s", out)
+		}
+		if strings.Contains(out, sig) {
+			t.Errorf("tail %q: the signature is in the output", tail)
+		}
+	}
+}
+
+// FuzzLogsNoSecret plants a token signature, a JWE ciphertext, a PEM private key or a password
+// (as key=value) in the message of a classified line, and in a random line, and checks that no
+// output format of the report carries it.
+func FuzzLogsNoSecret(f *testing.F) {
+	f.Add("", uint8(0), uint8(0), uint16(0), []byte("k"), ".")
+	f.Add("Dec 16 09:25:23 host kube-apiserver[1]: ", uint8(1), uint8(1), uint16(500), []byte{1, 2}, "")
+	f.Add(`{"log":"x`, uint8(2), uint8(3), uint16(7), []byte("pem"), `"}`)
+	f.Add("E1129 08:16:43.535948 1 a.go:1] ", uint8(3), uint8(2), uint16(90), []byte{9}, ", ")
+	f.Fuzz(func(t *testing.T, random string, kind, base uint8, pos uint16, seed []byte, tail string) {
+		secret, planted := plantForLogs(kind, seed)
+		tail = redacttest.Scrub(strings.ReplaceAll(tail, "\n", " "))
+		sl := secretLines[int(base)%len(secretLines)]
+		msg := strings.Index(sl, "Unable") + len("Unable")
+		at := msg + int(pos)%(len(sl)-msg+1)
+		line := sl[:at] + " " + planted + tail + sl[at:]
+		random = redacttest.Scrub(strings.ReplaceAll(random, "\n", " "))
+		data := line + "\n" + random + " " + planted + tail + "\n" + sl + "\n"
+		if leak := redacttest.Leak(renderAll(t, data), secret); leak != "" {
+			t.Fatalf("secret %q (%s) planted as %q is in the output of\n%s", secret, leak, planted+tail, data)
+		}
+	})
+}
+
+// plantForLogs returns a secret and the text that carries it in a log line.
+func plantForLogs(kind uint8, seed []byte) (secret, planted string) {
+	switch kind % 4 {
+	case 0:
+		sig := redacttest.Marker(seed, 32)
+		return sig, "token=" + redacttest.JWS(sig)
+	case 1:
+		ct := redacttest.Marker(seed, 32)
+		return ct, redacttest.JWE(ct)
+	case 2:
+		body := redacttest.Marker(seed, 40)
+		return body, strings.ReplaceAll(redacttest.PEM(body), "\n", `\n`)
+	}
+	pw := redacttest.Word(seed)
+	forms := []string{"password=" + pw, `"password":"` + pw + `"`, "client_secret: " + pw, `\"password\":\"` + pw + `\"`}
+	return pw, forms[int(redacttest.Marker(seed, 1)[0])%len(forms)]
+}
