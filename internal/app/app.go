@@ -13,6 +13,7 @@ import (
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/internal/cmd/root"
+	"github.com/credwatch/credwatch/pkg/redact"
 )
 
 // Main runs credwatch with args (args[0] is the program name) and returns the exit code. The first
@@ -40,7 +41,7 @@ func supervise(sigs <-chan os.Signal, s cli.Streams, args []string, run runFunc)
 	for {
 		select {
 		case err := <-done:
-			if msg := cli.Message(err); msg != "" {
+			if msg := redact.Text(cli.Message(err)); msg != "" {
 				fmt.Fprintf(s.ErrOut, "%s: error: %s\n", name, msg)
 			}
 			code := cli.Code(err)

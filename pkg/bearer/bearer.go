@@ -16,6 +16,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/redact"
 )
 
 // NoResponse is the member name recorded when a request got no HTTP response at all (connection
@@ -121,10 +123,7 @@ func Printable(tok string) string {
 	return "<token>"
 }
 
-// Redact replaces token in s with its printable form.
+// Redact takes token out of s, in any spelling, and the signature of any other token.
 func Redact(s, token string) string {
-	if token == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, token, Printable(token))
+	return redact.Secret(redact.Tokens(s), token)
 }

@@ -8,11 +8,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/redact"
 )
 
 // Verdict is the outcome of testing one credential against its provider.
@@ -136,7 +137,7 @@ func (t *Tester) Test(ctx context.Context, c Credential) TestResult {
 	if r.Verdict == Unreachable && actx.Err() != nil && ctx.Err() == nil && r.Fault == "" {
 		r.Fault = "timeout"
 	}
-	r.Detail = redact(r.Detail, c.Password())
+	r.Detail = redact.Secret(r.Detail, c.Password())
 	t.mu.Lock()
 	t.done[key] = r
 	if r.Verdict == Rejected {
@@ -190,14 +191,6 @@ func classifyTransport(err error, server string) TestResult {
 		r.Fault = "network"
 	}
 	return r
-}
-
-func redact(s, secret string) string {
-	if secret == "" || len(secret) < 3 {
-		return s
-	}
-	s = strings.ReplaceAll(s, secret, "REDACTED")
-	return strings.ReplaceAll(s, url.QueryEscape(secret), "REDACTED")
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

@@ -128,9 +128,11 @@ func PrivateKeys(s string) string {
 	return pemKeyRE.ReplaceAllString(s, "-----BEGIN ${1}PRIVATE KEY----- "+Marker+" -----END ${1}PRIVATE KEY-----")
 }
 
-// keyValueRE finds a key ending in password, passwd or secret, its separator, and its value:
-// quoted (also JSON-escaped quotes), or bare up to a space or a delimiter.
-var keyValueRE = regexp.MustCompile(`(?i)([A-Za-z0-9_.-]*(?:password|passwd|secret)\\?["']?\s*[:=]\s*)(\\?"[^"]*"?|'[^']*'?|[^\s,;&)}\]"'\\]+)`)
+// keyValueRE finds a key ending in password or passwd, or in a qualified secret (client_secret,
+// application-credential-secret, clientSecret: not a bare "secret", which in Kubernetes names a
+// Secret), its separator on the same line, and its value: quoted (also with JSON-escaped quotes),
+// or bare up to a space or a delimiter.
+var keyValueRE = regexp.MustCompile(`([A-Za-z0-9_.-]*(?:(?i:passw(?:or)?d)|[_-](?i:secret)|[a-z0-9]Secret)\\?["']?[ \t]*[:=][ \t]*)(\\?"[^"\n]*"?|'[^'\n]*'?|[^\s,;&)}\]"'\\]+)`)
 
 // KeyValues replaces the value of every password or secret key in s with Marker.
 func KeyValues(s string) string {

@@ -111,12 +111,15 @@ func TestKeyValues(t *testing.T) {
 		`err="{\"client_secret\":\"Hunter22\"}"`,
 		"OS_PASSWORD: Hunter22",
 		"application-credential-secret = 'Hunter22'",
+		"clientSecret: Hunter22",
+		"--etcd-passwd=Hunter22",
 	} {
 		if got := KeyValues(in); strings.Contains(got, "Hunter22") || !strings.Contains(got, Marker) {
 			t.Errorf("KeyValues(%q) = %q", in, got)
 		}
 	}
-	for _, in := range []string{`"passwordSet": true`, "no user, password or Secret", "secretName: creds", "secret-name = vsphere-creds"} {
+	for _, in := range []string{`"passwordSet": true`, "no user, password or Secret", "secretName: creds", "secret-name = vsphere-creds",
+		`"secret": {"name": "app-bound"}`, "secret:\n  name: x", "kubernetes.io/secret: x", "secrets: 3", "Secret: x"} {
 		if got := KeyValues(in); got != in {
 			t.Errorf("KeyValues(%q) = %q, want it unchanged", in, got)
 		}

@@ -4,6 +4,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"text/tabwriter"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/credwatch/credwatch/pkg/redact"
 )
 
 // APIVersion of every document credwatch writes.
@@ -58,8 +61,18 @@ type (
 	}
 )
 
-// Print writes v in format f.
+// Print writes v in format f. Whatever a result carries, no token signature, private key or
+// password=/secret= value reaches w: the rendered document passes through redact.Text.
 func Print(w io.Writer, f Format, v any) error {
+	var b bytes.Buffer
+	if err := render(&b, f, v); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, redact.Text(b.String()))
+	return err
+}
+
+func render(w io.Writer, f Format, v any) error {
 	switch f {
 	case JSON:
 		enc := json.NewEncoder(w)
@@ -78,7 +91,7 @@ func Print(w io.Writer, f Format, v any) error {
 		if !ok {
 			return fmt.Errorf("output format sarif: not available for %T", v)
 		}
-		return Print(w, JSON, s.SARIF())
+		return render(w, JSON, s.SARIF())
 	case JUnit:
 		j, ok := v.(JUnitter)
 		if !ok {
@@ -88,7 +101,7 @@ func Print(w io.Writer, f Format, v any) error {
 	default:
 		t, ok := v.(Tabular)
 		if !ok {
-			return Print(w, YAML, v)
+			return render(w, YAML, v)
 		}
 		return t.WriteTable(w)
 	}
