@@ -2,8 +2,14 @@ package cloud
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/credwatch/credwatch/pkg/redact/redacttest"
 )
 
 // FuzzParse feeds any bytes to the config parser: it must not panic, and a parsed config's JSON
@@ -64,4 +70,84 @@ func FuzzKeystoneV3URL(f *testing.F) {
 			t.Fatalf("KeystoneV3URL(%q) = %q", in, u)
 		}
 	})
+}
+
+// secretTemplates are configs of each format with the password's spelling at %s.
+var secretTemplates = []string{
+	"[Global]\nuser = \"u@vsphere.local\"\npassword = %s\n[VirtualCenter \"vc.example.com\"]\ndatacenters = dc\n",
+	"[Global]\nauth-url = https://k:5000/v3\nusername = u\npassword = %s\ntenant-name = p\n",
+	"global:\n  user: u\n  password: %s\nvcenter:\n  vc1:\n    server: vc.example.com\n",
+	"clouds:\n  c:\n    auth:\n      auth_url: https://k/v3\n      username: u\n      password: %s\n",
+}
+
+// FuzzConfigNoSecret plants a password (marker runes and the characters every escaping
+// rewrites, 1 to 8 of them) in a config of each format, spelt raw, quoted or escaped, then
+// breaks the config around it; the password is in no parse error and in no output format of
+// `credwatch cloud` (table, JSON, YAML, SARIF, JUnit).
+func FuzzConfigNoSecret(f *testing.F) {
+	f.Add(uint8(0), []byte("S3cr3t"), uint8(0), uint8(1), "", uint16(0))
+	f.Add(uint8(2), []byte{1}, uint8(1), uint8(2), "[", uint16(30))
+	f.Add(uint8(3), []byte{7, 7}, uint8(2), uint8(3), "\"", uint16(9))
+	f.Add(uint8(1), []byte("x"), uint8(3), uint8(4), " #", uint16(3))
+	f.Fuzz(func(t *testing.T, format uint8, seed []byte, spell, mutation uint8, junk string, pos uint16) {
+		pw := redacttest.Password(seed)
+		var v string
+		switch spell % 4 {
+		case 0:
+			v = pw
+		case 1:
+			v = strconv.Quote(pw)
+		case 2:
+			v = "'" + strings.ReplaceAll(pw, "'", "''") + "'"
+		default:
+			v = redacttest.Encode(pw, spell/4)
+		}
+		data := fmt.Sprintf(secretTemplates[int(format)%len(secretTemplates)], v)
+		junk = redacttest.Scrub(strings.ReplaceAll(junk, "\n", " "))
+		data = mutate(data, mutation, junk, int(pos))
+		cfg, err := Parse([]byte(data), Source{Kind: SourceFile, Path: "fuzz.conf"})
+		o := Options{NoLogin: true}
+		out := ""
+		if err != nil {
+			out, o.ConfigErrors = err.Error(), []error{err}
+		} else {
+			for _, c := range cfg.Credentials {
+				if strings.ContainsAny(c.Account()+c.ProjectName+c.ProjectID+c.Region+c.CAFile, redacttest.MarkerRunes) {
+					return // the mutation made the planted text a user or server name: no longer a secret
+				}
+			}
+			o.Configs = []*Config{cfg}
+		}
+		out += printAll(t, Run(context.Background(), o))
+		if leak := redacttest.PasswordLeak(out); leak != "" {
+			t.Fatalf("password %q (%s) of\n%s\nis in the output:\n%s", pw, leak, data, out)
+		}
+	})
+}
+
+// mutate breaks the password's line (the third) of a template: drops its separator, cuts a
+// quote, indents it, or inserts junk anywhere.
+func mutate(data string, mutation uint8, junk string, pos int) string {
+	lines := strings.Split(data, "\n")
+	pl := 2
+	for i, l := range lines {
+		if strings.Contains(l, "password") {
+			pl = i
+		}
+	}
+	switch mutation % 6 {
+	case 1: // the issue's line: no separator
+		lines[pl] = strings.Replace(strings.Replace(lines[pl], " = ", " ", 1), ": ", " ", 1)
+	case 2:
+		lines[pl] = strings.Replace(lines[pl], `"`, "", 1)
+	case 3:
+		lines[pl] = " " + lines[pl]
+	case 4:
+		lines[pl] += junk
+	case 5:
+		s := strings.Join(lines, "\n")
+		p := pos % (len(s) + 1)
+		return s[:p] + junk + s[p:]
+	}
+	return strings.Join(lines, "\n")
 }
