@@ -44,7 +44,7 @@ func Judge(obs *Observation, failOn catalogue.Severity) *Report {
 	for _, p := range r.Problems {
 		r.add("inputs", finding.New(IDConfigInvalid, p.Input+": "+p.Message).On("", p.Input))
 	}
-	r.add("symptoms", obs.symptomFindings()...)
+	r.add("symptoms", scrubSecrets(obs.symptomFindings(), r.Items)...)
 	finding.Sort(r.Findings)
 	if r.Findings == nil {
 		r.Findings = []finding.Finding{}

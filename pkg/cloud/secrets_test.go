@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/credwatch/credwatch/pkg/finding"
+	"github.com/credwatch/credwatch/pkg/redact"
 	"github.com/credwatch/credwatch/pkg/report"
 )
 
@@ -157,5 +159,19 @@ func TestProviderBadFixtures(t *testing.T) {
 		if !errors.As(err, &pe) || pe.Line != line || strings.Contains(err.Error(), "password:") {
 			t.Errorf("%s: %v, want a ParseError at line %d", file, err, line)
 		}
+	}
+}
+
+func TestScrubSecrets(t *testing.T) {
+	items := []Item{{Credential: Credential{Server: "vc"}.WithPassword("Hunter2-long")}, {Credential: Credential{Server: "k"}.WithPassword("ab")}}
+	fs := scrubSecrets([]finding.Finding{
+		finding.New(IDLoginFailed, "KCM logs: login with Hunter2-long failed"),
+		finding.New(IDLoginFailed, "other", finding.Evidence{Value: "password &lt;ab&gt;: Hunter2%2Dlong"}),
+	}, items)
+	if strings.Contains(fs[0].Message, "Hunter2") || !strings.Contains(fs[0].Message, "KCM logs") {
+		t.Errorf("message %q", fs[0].Message)
+	}
+	if v := fs[1].Evidence[0].Value; v != redact.Withheld {
+		t.Errorf("evidence %q: a short password in it should withhold it", v)
 	}
 }
