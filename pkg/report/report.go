@@ -80,7 +80,11 @@ func render(w io.Writer, f Format, v any) error {
 		enc.SetEscapeHTML(false)
 		return enc.Encode(v)
 	case YAML:
-		b, err := yaml.Marshal(v)
+		j, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("render yaml: %w", err)
+		}
+		b, err := yaml.JSONToYAML(escapeUnprintable(j))
 		if err != nil {
 			return fmt.Errorf("render yaml: %w", err)
 		}
@@ -115,4 +119,26 @@ func NewTabWriter(w io.Writer) *tabwriter.Writer {
 // Row writes tab-separated cells and a newline.
 func Row(w io.Writer, cells ...string) {
 	fmt.Fprintln(w, strings.Join(cells, "\t"))
+}
+
+// escapeUnprintable writes the characters JSON leaves raw but YAML refuses or folds (DEL, C1
+// controls and NEL, LS, PS, U+FFFE/U+FFFF) as \u escapes, so a hostile string in a result (a log line, a config
+// value) cannot make -o yaml fail. They can only occur inside JSON strings.
+func escapeUnprintable(j []byte) []byte {
+	if !bytes.ContainsFunc(j, unprintableInYAML) {
+		return j
+	}
+	var b bytes.Buffer
+	for _, r := range string(j) {
+		if unprintableInYAML(r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.Bytes()
+}
+
+func unprintableInYAML(r rune) bool {
+	return r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0x2028 || r == 0x2029 || r == 0xfffe || r == 0xffff
 }
