@@ -172,7 +172,7 @@ func (g *group) evidence() []Event {
 		if i > 0 && ev.Input == all[i-1].Input && ev.LineNumber == all[i-1].LineNumber && ev.Line == all[i-1].Line {
 			continue
 		}
-		ev.Line = evidenceLine(ev.Line)
+		redactEvidence(&ev)
 		out = append(out, ev)
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/redact"
 	"github.com/credwatch/credwatch/pkg/report"
 )
 
@@ -122,7 +123,7 @@ func buildReport(cfg Config, agg *aggregator, inputs []InputStatus) *Report {
 		if g.key.cause == CauseUnknown {
 			r.Summary.UnknownLines += g.count
 			for t, c := range g.texts {
-				r.Unknown = append(r.Unknown, UnknownText{Host: g.key.host, Component: g.key.component, Count: c, Text: t})
+				r.Unknown = append(r.Unknown, UnknownText{Host: g.key.host, Component: g.key.component, Count: c, Text: redact.Text(t)})
 			}
 		}
 		r.Events = append(r.Events, out.evidence...)

@@ -22,10 +22,12 @@ type worker struct {
 
 	// The formats this worker has recorded, and the last host seen: the shared format set and
 	// the host map are only touched when a line brings something new.
-	formats       map[formatKey]bool
-	lastHost      string
-	lastComponent string
-	seenHost      bool
+	formats map[formatKey]bool
+	// rHost and rComponent redact an event's host and component once per change.
+	rHost, rComponent redactMemo
+	lastHost          string
+	lastComponent     string
+	seenHost          bool
 }
 
 type formatKey struct {
@@ -100,7 +102,8 @@ func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 	if ev.Component == "" {
 		ev.Component = "-"
 	}
-	redactEvent(&ev)
+	// Consecutive events mostly share host and component: each is redacted once per change.
+	ev.Host, ev.Component = w.rHost.text(ev.Host), w.rComponent.text(ev.Component)
 	ev.Input, ev.LineNumber, ev.in, ev.seq = st.Name, lineNo, st, seq
 	ev.Line = text // clipped and redacted only when read as evidence (group.evidence)
 	w.agg.add(ev)
@@ -116,10 +119,11 @@ func evidenceLine(text string) string {
 	return text
 }
 
-// redactEvent takes secrets out of what an event keeps from its line, but the line itself
-// (evidenceLine does that, for the few lines kept as evidence).
-func redactEvent(ev *Event) {
-	ev.Host, ev.Component, ev.Text = redact.Text(ev.Host), redact.Text(ev.Component), redact.Text(ev.Text)
+// redactEvidence takes secrets out of an event kept as evidence: its line (clipped), text, parts
+// and audit fields. Host and component were redacted as the event was read (worker.line).
+func redactEvidence(ev *Event) {
+	ev.Line = evidenceLine(ev.Line)
+	ev.Text = redact.Text(ev.Text)
 	if len(ev.Parts) > 0 {
 		parts := make([]Part, len(ev.Parts))
 		for i, p := range ev.Parts {
@@ -133,6 +137,16 @@ func redactEvent(ev *Event) {
 		a.URI, a.UserAgent, a.User = redact.Text(a.URI), redact.Text(a.UserAgent), redact.Text(a.User)
 		ev.Audit = &a
 	}
+}
+
+// redactMemo is redact.Text of the last string it was asked about.
+type redactMemo struct{ in, out string }
+
+func (m *redactMemo) text(s string) string {
+	if s != m.in {
+		m.in, m.out = s, redact.Text(s)
+	}
+	return m.out
 }
 
 // countNULLines counts the lines of data that contain a NUL byte (binary garbage).
