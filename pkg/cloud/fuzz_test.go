@@ -106,7 +106,7 @@ func FuzzConfigNoSecret(f *testing.F) {
 		junk = redacttest.Scrub(strings.ReplaceAll(junk, "\n", " "))
 		data = mutate(data, mutation, junk, int(pos))
 		cfg, err := Parse([]byte(data), Source{Kind: SourceFile, Path: "fuzz.conf"})
-		o := Options{NoLogin: true}
+		o := FetchOptions{NoLogin: true}
 		out := ""
 		if err != nil {
 			out, o.ConfigErrors = err.Error(), []error{err}
@@ -118,7 +118,7 @@ func FuzzConfigNoSecret(f *testing.F) {
 			}
 			o.Configs = []*Config{cfg}
 		}
-		out += printAll(t, Run(context.Background(), o))
+		out += printAll(t, Judge(Fetch(context.Background(), o), ""))
 		if leak := redacttest.PasswordLeak(out); leak != "" {
 			t.Fatalf("password %q (%s) of\n%s\nis in the output:\n%s", pw, leak, data, out)
 		}

@@ -68,8 +68,8 @@ func TestIssue9MalformedLineLeak(t *testing.T) {
 	}
 	outputs := map[string]string{
 		"error":   errs[0].Error(),
-		"config":  printAll(t, Run(context.Background(), Options{ConfigErrors: errs, NoLogin: true})),
-		"cluster": printAll(t, Run(context.Background(), Options{Client: clusterWithConfig(issue9Config), NoLogin: true})),
+		"config":  printAll(t, Judge(Fetch(context.Background(), FetchOptions{ConfigErrors: errs, NoLogin: true}), "")),
+		"cluster": printAll(t, Judge(Fetch(context.Background(), FetchOptions{Client: clusterWithConfig(issue9Config), NoLogin: true}), "")),
 	}
 	if !strings.Contains(outputs["cluster"], IDConfigInvalid) || !strings.Contains(outputs["cluster"], "line 3, key password") {
 		t.Fatalf("the cluster's config should be %s at line 3, key password:\n%s", IDConfigInvalid, outputs["cluster"])
