@@ -37,7 +37,6 @@ func newPartition(s cli.Streams) *cobra.Command {
   credwatch lab heal apiserver-2`)
 	o.dir.add(cmd.Flags())
 	cmd.Flags().StringVar(&from, "from", "", "etcd (ports 2379/2380 to other hosts), lb (the machine: load balancer and credwatch), members (every other host)")
-	_ = cmd.MarkFlagRequired("from")
 	return cmd
 }
 
