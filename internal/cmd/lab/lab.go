@@ -35,7 +35,7 @@ $CREDWATCH_LAB_BIN or ./.lab-cache/bin (make lab-binaries).`),
 		Args: cobra.NoArgs,
 	}
 	for _, c := range []*cobra.Command{
-		newUp(s), newDown(s), newStatus(s), newAddMember(s), newRemoveMember(s), newRoll(s), newPartition(s), newHeal(s), newServe(s),
+		newUp(s), newDown(s), newStatus(s), newAddMember(s), newRemoveMember(s), newRoll(s), newPartition(s), newHeal(s), newTenantPods(s), newServe(s),
 		scenario.NewCommand(s), tenants.NewCommand(s, DefaultDir()),
 	} {
 		cmd.AddCommand(c)

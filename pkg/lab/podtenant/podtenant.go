@@ -135,15 +135,15 @@ func ptr[T any](v T) *T { return &v }
 
 // Tally is what the tenant pods saw, from their logs: calls per serving member and the 401s.
 type Tally struct {
-	Calls        int
-	Unauthorized int
-	NoResponse   int
+	Calls        int `json:"calls"`
+	Unauthorized int `json:"unauthorized"`
+	NoResponse   int `json:"noResponse"`
 	// ByMember counts calls and 401s per serving member (the serving certificate's CN).
-	ByMember map[string]*workload.MemberCount
+	ByMember map[string]*workload.MemberCount `json:"byMember"`
 	// Reasons are the distinct 401 reasons, sorted.
-	Reasons []string
+	Reasons []string `json:"reasons"`
 	// Pods are the pods read, each with its node.
-	Pods map[string]string
+	Pods map[string]string `json:"pods"`
 }
 
 // ReadTally reads every tenant pod's log (through the apiserver, from the kubelet) and counts the
