@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/credwatch/credwatch/internal/cli"
@@ -131,4 +132,64 @@ func TestIntegrationLabNodes(t *testing.T) {
 		}
 		t.Logf("401 reasons: %v", tally.Reasons)
 	})
+
+	t.Run("etcd member removed, apiserver kept", func(t *testing.T) {
+		// The KubeadmControlPlane scale-down window, seen from pods through the Service: the member's
+		// etcd member is gone but its apiserver still runs. Its lease in etcd can no longer be
+		// renewed, so the other members drop it from the EndpointSlice when the lease expires; until
+		// then kube-proxy still sends pods to it.
+		if err := l.RemoveMember(ctx, "apiserver-4", lab.RemoveOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitSlice(t, cs, 3)
+		t0 := time.Now()
+		if err := l.RemoveMember(ctx, "apiserver-2", lab.RemoveOptions{KeepAPIServer: true}); err != nil {
+			t.Fatal(err)
+		}
+		gone := waitSlice(t, cs, 2)
+		t.Logf("apiserver-2 left the EndpointSlice %s after its etcd member was removed", gone.Sub(t0).Round(time.Second))
+		time.Sleep(5 * time.Second)
+		tally, err := podtenant.ReadTally(ctx, cs, podtenant.Options{}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, c := range tally.ByMember {
+			t.Logf("served by %q: %d calls, %d 401, statuses %v", name, c.Calls, c.Unauthorized, c.Statuses)
+		}
+		t.Logf("while apiserver-2 was listed: %d calls, %d 401 %v, %d without an answer", tally.Calls, tally.Unauthorized, tally.Reasons, tally.NoResponse)
+		if tally.Unauthorized > 0 {
+			t.Errorf("pods got %d 401s: the shared key and issuer are intact, none expected", tally.Unauthorized)
+		}
+		after := time.Now()
+		time.Sleep(5 * time.Second)
+		tally, err = podtenant.ReadTally(ctx, cs, podtenant.Options{}, after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := tally.ByMember["apiserver-2"]; c != nil {
+			t.Errorf("after apiserver-2 left the EndpointSlice, pods still reached it %d times", c.Calls)
+		}
+	})
+}
+
+// waitSlice waits (up to 90 s) until the kubernetes EndpointSlice lists want addresses and returns
+// when it did.
+func waitSlice(t *testing.T, cs kubernetes.Interface, want int) time.Time {
+	t.Helper()
+	var got int
+	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		es, err := cs.DiscoveryV1().EndpointSlices("default").Get(context.Background(), "kubernetes", metav1.GetOptions{})
+		if err != nil {
+			continue
+		}
+		got = 0
+		for _, ep := range es.Endpoints {
+			got += len(ep.Addresses)
+		}
+		if got == want {
+			return time.Now()
+		}
+	}
+	t.Fatalf("the kubernetes EndpointSlice lists %d addresses after 90 s, want %d", got, want)
+	return time.Time{}
 }
