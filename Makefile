@@ -9,13 +9,15 @@ GOTEST_FLAGS ?=
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS := -X github.com/credwatch/credwatch/internal/cli.version=$(VERSION) -X github.com/credwatch/credwatch/internal/cli.commit=$(COMMIT)
+# The release binary: no symbol table or DWARF (-s -w), no build-machine paths (-trimpath).
+RELEASE_FLAGS := -trimpath -ldflags "-s -w $(LDFLAGS)"
 
 .PHONY: deps all build install image test lint unit integration lab-binaries bench soak demo fuzz clean
 
 all: build
 
 build:
-	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/credwatch
+	CGO_ENABLED=0 $(GO) build $(RELEASE_FLAGS) -o $(BIN) ./cmd/credwatch
 
 # The OCI image (linux/amd64 + linux/arm64, from scratch + CA bundle, non-root) as an OCI layout
 # tarball; no container daemon; the same commit gives the same digest.
@@ -23,7 +25,7 @@ image:
 	GO=$(GO) VERSION=$(VERSION) COMMIT=$(COMMIT) hack/image.sh bin/credwatch-image.tar
 
 install:
-	CGO_ENABLED=0 $(GO) install -ldflags "$(LDFLAGS)" ./cmd/credwatch
+	CGO_ENABLED=0 $(GO) install $(RELEASE_FLAGS) ./cmd/credwatch
 
 lint:
 	@out="$$(gofmt -l $$(git ls-files '*.go' | grep -v '^hack/labbin/'))"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

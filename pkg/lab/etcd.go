@@ -11,9 +11,6 @@ import (
 	"strings"
 	"time"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
-
 	"github.com/credwatch/credwatch/pkg/lab/proc"
 )
 
@@ -151,7 +148,8 @@ func (l *Lab) liveEtcd(skip string) []*etcdProc {
 	return out
 }
 
-func (l *Lab) etcdClient(skip string) (*clientv3.Client, error) {
+// etcdClient returns a client of the running members except skip.
+func (l *Lab) etcdClient(skip string) (*etcdAPI, error) {
 	var eps []string
 	for _, e := range l.liveEtcd(skip) {
 		eps = append(eps, e.clientURL)
@@ -159,11 +157,7 @@ func (l *Lab) etcdClient(skip string) (*clientv3.Client, error) {
 	if len(eps) == 0 {
 		return nil, fmt.Errorf("no running etcd member left")
 	}
-	c, err := clientv3.New(clientv3.Config{Endpoints: eps, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
-	if err != nil {
-		return nil, fmt.Errorf("connect to etcd %v: %w", eps, err)
-	}
-	return c, nil
+	return newEtcdAPI(eps), nil
 }
 
 // addEtcd joins a new etcd member to the cluster and starts it.
@@ -172,9 +166,8 @@ func (l *Lab) addEtcd(ctx context.Context) (*etcdProc, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer c.Close()
 	e := l.newEtcd()
-	var resp *clientv3.MemberAddResponse
+	var resp *etcdAddResponse
 	err = retryUnhealthy(ctx, func(ctx context.Context) error {
 		var err error
 		resp, err = c.MemberAdd(ctx, []string{e.peerURL})
@@ -204,7 +197,7 @@ func (l *Lab) addEtcd(ctx context.Context) (*etcdProc, error) {
 	}
 	rctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	_, rerr := c.MemberRemove(rctx, resp.Member.ID)
+	rerr := c.MemberRemove(rctx, resp.Member.ID)
 	e.proc.Stop(stopGrace)
 	return nil, fmt.Errorf("start new etcd member %s: %w", e.name, errors.Join(err, rerr))
 }
@@ -221,18 +214,16 @@ func (l *Lab) removeEtcd(ctx context.Context, name string) error {
 	if err != nil {
 		return fmt.Errorf("remove etcd member %s: %w", name, err)
 	}
-	defer c.Close()
 	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	list, err := c.MemberList(lctx)
+	members, err := c.MemberList(lctx)
 	cancel()
 	if err != nil {
 		return fmt.Errorf("etcd member list: %w", err)
 	}
-	for _, m := range list.Members {
+	for _, m := range members {
 		if m.Name == name {
 			err := retryUnhealthy(ctx, func(ctx context.Context) error {
-				_, err := c.MemberRemove(ctx, m.ID)
-				return err
+				return c.MemberRemove(ctx, m.ID)
 			})
 			if err != nil {
 				return fmt.Errorf("etcd member remove %s: %w", name, err)

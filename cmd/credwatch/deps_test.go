@@ -1,0 +1,23 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestReleaseDeps keeps what only the lab needed, and used to weigh 5 MB, out of the binary: the
+// lab talks to etcd through its JSON gateway, so neither etcd's client nor gRPC may be linked.
+func TestReleaseDeps(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		for _, banned := range []string{"go.etcd.io/", "google.golang.org/grpc", "go.uber.org/zap"} {
+			if strings.HasPrefix(p, banned) {
+				t.Errorf("credwatch links %s (banned prefix %s): see README, Release binary", p, banned)
+			}
+		}
+	}
+}

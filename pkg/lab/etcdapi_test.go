@@ -1,0 +1,74 @@
+package lab
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestEtcdAPI checks the gateway client against replies shaped like etcd v3.6's (captured with
+// curl from the lab's etcd): uint64 IDs as strings, errors as {"code","message"}, and fail-over
+// only when an endpoint cannot be reached.
+func TestEtcdAPI(t *testing.T) {
+	var removed string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		switch r.URL.Path {
+		case "/v3/cluster/member/add":
+			if string(body) != `{"peerURLs":["http://127.0.0.78:2380"]}` {
+				t.Errorf("add request %s", body)
+			}
+			_, _ = io.WriteString(w, `{"header":{"cluster_id":"3460116363838020990"},"member":{"ID":"11295851679227236502","peerURLs":["http://127.0.0.78:2380"]},"members":[{"ID":"7501010807256764859","name":"a","peerURLs":["http://127.0.0.77:2380"],"clientURLs":["http://127.0.0.77:2379"]},{"ID":"11295851679227236502","peerURLs":["http://127.0.0.78:2380"]}]}`)
+		case "/v3/cluster/member/list":
+			_, _ = io.WriteString(w, `{"members":[{"ID":"7501010807256764859","name":"a","peerURLs":["http://127.0.0.77:2380"]}]}`)
+		case "/v3/cluster/member/remove":
+			removed = string(body)
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, `{"code":14,"message":"etcdserver: unhealthy cluster"}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	dead := httptest.NewServer(http.NotFoundHandler())
+	dead.Close() // an endpoint that refuses connections comes first
+	a := newEtcdAPI([]string{dead.URL, srv.URL})
+	ctx := context.Background()
+
+	add, err := a.MemberAdd(ctx, []string{"http://127.0.0.78:2380"})
+	if err != nil {
+		t.Fatalf("MemberAdd: %v", err)
+	}
+	if add.Member.ID != 11295851679227236502 || len(add.Members) != 2 || add.Members[0].Name != "a" {
+		t.Errorf("MemberAdd = %+v", add)
+	}
+	list, err := a.MemberList(ctx)
+	if err != nil || len(list) != 1 || list[0].ID != 7501010807256764859 || list[0].PeerURLs[0] != "http://127.0.0.77:2380" {
+		t.Errorf("MemberList = %+v, %v", list, err)
+	}
+	err = a.MemberRemove(ctx, 7501010807256764859)
+	var ee *etcdError
+	if !errors.As(err, &ee) || ee.Code != 14 || !strings.Contains(err.Error(), "unhealthy cluster") {
+		t.Errorf("MemberRemove error = %#v, want the gateway's unhealthy-cluster error", err)
+	}
+	var req map[string]string
+	if json.Unmarshal([]byte(removed), &req) != nil || req["ID"] != "7501010807256764859" {
+		t.Errorf("remove request %s", removed)
+	}
+
+	// An error etcd returns is final; only unreachable endpoints make the client try the next one.
+	if err := newEtcdAPI([]string{srv.URL, dead.URL}).MemberRemove(ctx, 1); !errors.As(err, &ee) {
+		t.Errorf("error from the first endpoint: %v", err)
+	}
+	if _, err := newEtcdAPI([]string{dead.URL}).MemberList(ctx); err == nil || errors.As(err, &ee) {
+		t.Errorf("no endpoint reachable: %v", err)
+	}
+	if _, err := newEtcdAPI([]string{srv.URL + "/nowhere"}).MemberList(ctx); err == nil || !strings.Contains(err.Error(), "HTTP 404") {
+		t.Errorf("non-gateway reply: %v", err)
+	}
+}
