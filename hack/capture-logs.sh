@@ -3,7 +3,9 @@
 # logged during it (trimmed to warnings, errors and authentication lines) plus the evidence:
 #   pkg/logs/testdata/lab/<version>/<scenario>/<member>.log and evidence.json
 # The logs package uses these as test data. Takes ~15 minutes; holds the lab lock.
-# Usage: hack/capture-logs.sh [OUTDIR]   (CREDWATCH_SCENARIOS=a,b limits the scenarios)
+# The generator is TestCaptureLogs in pkg/lab/scenario, built only with -tags capture.
+# Usage: hack/capture-logs.sh [OUTDIR]   (CREDWATCH_SCENARIOS=a,b limits the scenarios; a name
+# that is no scenario fails the run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(realpath -m "${1:-pkg/logs/testdata/lab}")
@@ -16,7 +18,7 @@ echo "capture-logs: writing into $out" >&2
 log=$(mktemp /tmp/capture-logs.XXXXXX)
 rc=0
 CREDWATCH_CAPTURE_DIR=$out flock /tmp/credwatch-lab.lock \
-	go test -count=1 -timeout 45m -run '^TestIntegrationCapture$' -v ./pkg/lab/scenario/ >"$log" 2>&1 || rc=$?
+	go test -tags capture -count=1 -timeout 45m -run '^TestCaptureLogs$' -v ./pkg/lab/scenario/ >"$log" 2>&1 || rc=$?
 grep -E '^(--- |\s+--- |PASS|FAIL|ok)|captured ' "$log" >&2 || true
 if [[ $rc != 0 ]]; then
 	echo "capture-logs: go test failed (exit $rc); full output in $log" >&2

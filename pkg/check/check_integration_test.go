@@ -160,8 +160,7 @@ func cellOf(r *check.Report, via, member string) check.Cell {
 // server, kube-controller-manager) across the scenarios, adding and removing members as they go.
 func TestIntegrationCheck(t *testing.T) {
 	pub := newPublicIssuer(t)
-	_, haveKCM := lab.Binary(lab.DefaultBinDir(), lab.DefaultVersion, "kube-controller-manager")
-	l := labtest.Start(t, lab.Options{Members: 3, Issuers: []string{pub.srv.URL}, WithControllerManager: haveKCM == nil})
+	l := labtest.Start(t, lab.Options{Members: 3, Issuers: []string{pub.srv.URL}, WithControllerManager: true})
 	e := &env{t: t, l: l, pub: pub}
 	pub.copyJWKS(t, l, "apiserver-1")
 	ctx := context.Background()
@@ -208,11 +207,9 @@ func TestIntegrationCheck(t *testing.T) {
 		}
 	})
 
-	if haveKCM == nil {
-		// Stop it now; the lease expires while the other scenarios run.
-		if err := l.StopControllerManager(ctx); err != nil {
-			t.Fatalf("stop kube-controller-manager: %v", err)
-		}
+	// Stop it now; the lease expires while the other scenarios run.
+	if err := l.StopControllerManager(ctx); err != nil {
+		t.Fatalf("stop kube-controller-manager: %v", err)
 	}
 
 	t.Run("public-jwks-missing-key", func(t *testing.T) {
@@ -430,9 +427,6 @@ func TestIntegrationCheck(t *testing.T) {
 	})
 
 	t.Run("controllers-not-running", func(t *testing.T) {
-		if haveKCM != nil {
-			t.Fatalf("no kube-controller-manager binary: %v (run make lab-binaries)", haveKCM)
-		}
 		deadline := time.Now().Add(90 * time.Second)
 		for {
 			r := e.check(t)

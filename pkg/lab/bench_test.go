@@ -17,7 +17,7 @@ import (
 // Run holding the lab lock: flock /tmp/credwatch-lab.lock go test -run '^$' -bench LabUp -benchtime 1x ./pkg/lab/
 func BenchmarkLabUp(b *testing.B) {
 	if _, ok := labtest.BinDir(); !ok {
-		b.Skip("lab binaries missing: run make lab-binaries")
+		b.Fatal("lab binaries missing: run make lab-binaries")
 	}
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()

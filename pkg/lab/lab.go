@@ -72,16 +72,8 @@ func Up(ctx context.Context, o Options) (*Lab, error) {
 	if err := o.complete(); err != nil {
 		return nil, err
 	}
-	if _, err := Binary(o.BinDir, "", "etcd"); err != nil {
+	if err := CheckBinaries(o.BinDir, o.Needs()); err != nil {
 		return nil, err
-	}
-	if _, err := Binary(o.BinDir, o.Version, "kube-apiserver"); err != nil {
-		return nil, err
-	}
-	if o.WithControllerManager {
-		if _, err := Binary(o.BinDir, o.Version, "kube-controller-manager"); err != nil {
-			return nil, err
-		}
 	}
 	l := &Lab{o: o, logs: map[string]string{}}
 	if err := l.prepareDir(); err != nil {

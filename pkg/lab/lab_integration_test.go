@@ -98,8 +98,7 @@ func tokenKID(t *testing.T, token string) string {
 }
 
 func TestIntegrationLabNewLine(t *testing.T) {
-	_, withKCM := labBinary(lab.DefaultVersion, "kube-controller-manager")
-	l := labtest.Start(t, lab.Options{Members: 3, WithControllerManager: withKCM})
+	l := labtest.Start(t, lab.Options{Members: 3, WithControllerManager: true})
 	ctx := context.Background()
 
 	t.Run("members ready and identified by serving certificate", func(t *testing.T) {
@@ -143,11 +142,9 @@ func TestIntegrationLabNewLine(t *testing.T) {
 		}
 	})
 
-	if withKCM {
-		t.Run("controller manager turns a Deployment into a ReplicaSet and Pods", func(t *testing.T) {
-			testDeployment(t, l)
-		})
-	}
+	t.Run("controller manager turns a Deployment into a ReplicaSet and Pods", func(t *testing.T) {
+		testDeployment(t, l)
+	})
 
 	t.Run("a member with a new SA key rejects tokens minted elsewhere", func(t *testing.T) {
 		m, err := l.AddMember(ctx, lab.MemberOptions{SAKey: lab.SAKeyNew})
@@ -233,12 +230,6 @@ func TestIntegrationLabNewLine(t *testing.T) {
 }
 
 func TestIntegrationLabOldLine(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: starts a lab (skipped under -short)")
-	}
-	if _, ok := labBinary(lab.OldVersion, "kube-apiserver"); !ok {
-		t.Fatalf("kube-apiserver %s missing: run make lab-binaries", lab.OldVersion)
-	}
 	l := labtest.Start(t, lab.Options{Members: 3, Version: lab.OldVersion})
 	info, err := clientset(t, l, "").Discovery().ServerVersion()
 	if err != nil {
@@ -252,11 +243,6 @@ func TestIntegrationLabOldLine(t *testing.T) {
 			t.Errorf("%s not ready: %s", m.Name, m.Health)
 		}
 	}
-}
-
-func labBinary(version, name string) (string, bool) {
-	p, err := lab.Binary(lab.DefaultBinDir(), version, name)
-	return p, err == nil
 }
 
 // children lists the processes whose parent is this test process.

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -198,4 +199,46 @@ func Binary(binDir, version, name string) (string, error) {
 		return "", fmt.Errorf("%s %s not found at %s: run `make lab-binaries` (or set CREDWATCH_LAB_BIN)", name, dir, p)
 	}
 	return p, nil
+}
+
+// BinaryRef names one lab binary: Name of Version, or etcd (Version is then EtcdVersion's
+// directory, "etcd-"+EtcdVersion).
+type BinaryRef struct{ Version, Name string }
+
+// Binaries is every binary `make lab-binaries` (hack/labbin/build.sh) builds.
+func Binaries() []BinaryRef {
+	return []BinaryRef{
+		{"", "etcd"},
+		{DefaultVersion, "kube-apiserver"},
+		{OldVersion, "kube-apiserver"},
+		{DefaultVersion, "kube-controller-manager"},
+		{DefaultVersion, "kube-scheduler"},
+		{DefaultVersion, "kubelet"},
+		{DefaultVersion, "kube-proxy"},
+	}
+}
+
+// Needs lists the binaries a lab started with o runs: etcd, kube-apiserver of o.Version (the
+// default when empty) and, with WithControllerManager, kube-controller-manager.
+func (o Options) Needs() []BinaryRef {
+	v := o.Version
+	if v == "" {
+		v = DefaultVersion
+	}
+	out := []BinaryRef{{"", "etcd"}, {v, "kube-apiserver"}}
+	if o.WithControllerManager {
+		out = append(out, BinaryRef{v, "kube-controller-manager"})
+	}
+	return out
+}
+
+// CheckBinaries returns an error naming every binary of refs missing from binDir.
+func CheckBinaries(binDir string, refs []BinaryRef) error {
+	var errs []error
+	for _, b := range refs {
+		if _, err := Binary(binDir, b.Version, b.Name); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
