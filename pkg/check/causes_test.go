@@ -3,6 +3,7 @@ package check
 import (
 	"testing"
 
+	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/kubever"
 )
 
@@ -41,10 +42,12 @@ func TestCauseOf(t *testing.T) {
 func FuzzCauseOf(f *testing.F) {
 	f.Add("[invalid bearer token, invalid signature, no keys found]", "v1.36.3")
 	f.Add("", "")
+	cat := catalogue.Default()
 	f.Fuzz(func(t *testing.T, text, version string) {
 		v, _ := kubever.Parse(version)
-		if CauseOf(text, v) == "" {
-			t.Fatal("empty cause")
+		c := CauseOf(text, v)
+		if _, ok := cat.Get(c); !ok {
+			t.Fatalf("CauseOf(%q) = %q, which is not in the catalogue", text, c)
 		}
 	})
 }

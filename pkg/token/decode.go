@@ -13,6 +13,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/credwatch/credwatch/pkg/keys/strictjson"
 )
@@ -56,8 +57,20 @@ func (e *DecodeError) Error() string {
 
 func (e *DecodeError) Unwrap() error { return e.Kind }
 
+// maxDetail bounds a DecodeError's detail: what it quotes from the token (an alg, a duplicate
+// key) is clipped, so an error never repeats a large part of its input.
+const maxDetail = 120
+
 func decodeErr(kind error, part, format string, args ...any) error {
-	return &DecodeError{Kind: kind, Part: part, Detail: fmt.Sprintf(format, args...)}
+	d := fmt.Sprintf(format, args...)
+	if len(d) > maxDetail {
+		n := maxDetail
+		for n > 0 && !utf8.RuneStart(d[n]) {
+			n--
+		}
+		d = d[:n] + "…"
+	}
+	return &DecodeError{Kind: kind, Part: part, Detail: d}
 }
 
 // Header is the JOSE header (alg, kid, typ).

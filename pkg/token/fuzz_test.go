@@ -1,6 +1,8 @@
 package token
 
 import (
+	"encoding/base64"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -9,20 +11,37 @@ import (
 	"github.com/credwatch/credwatch/pkg/kubever"
 )
 
-// FuzzDecode feeds arbitrary text to Decode (seed corpus in testdata/fuzz/FuzzDecode) and
-// verifies whatever decodes, so Verify never panics on a token Decode accepts.
+// maxDecodeError bounds a decode error: it names what is wrong, never echoes the input at length.
+const maxDecodeError = 200
+
+// FuzzDecode feeds arbitrary text to Decode (seed corpus in testdata/fuzz/FuzzDecode). Errors are
+// one bounded line. A token that decodes decodes the same from its canonical form (header.payload
+// as read, the signature re-encoded) with a "Bearer " prefix and white space around it, and
+// Verify reaches a verdict on it without error.
 func FuzzDecode(f *testing.F) {
 	k, err := keys.LoadPEMFile("../keys/testdata/kubernetes/rsa.pub")
 	if err != nil {
 		f.Fatal(err)
 	}
+	long := strings.Repeat("k", 300)
+	b64 := base64.RawURLEncoding.EncodeToString
+	f.Add(b64([]byte(`{"alg":"RS256","`+long+`":1,"`+long+`":2}`)) + ".e30.c2ln") // duplicate key
+	f.Add(b64([]byte(`{"alg":"`+long+`"}`)) + ".e30.c2ln")                        // unknown alg
 	f.Fuzz(func(t *testing.T, raw string) {
 		tok, err := Decode(raw)
 		if err != nil {
-			if strings.Contains(err.Error(), "\n") {
-				t.Fatalf("multi-line error %q", err)
+			if msg := err.Error(); strings.Contains(msg, "\n") || len(msg) > maxDecodeError {
+				t.Fatalf("decode error of %d bytes, or on several lines: %q", len(msg), msg)
 			}
 			return
+		}
+		canonical := tok.SigningInput() + "." + base64.RawURLEncoding.EncodeToString(tok.signature)
+		again, err := Decode(" Bearer " + canonical + "\n")
+		if err != nil {
+			t.Fatalf("the canonical form of a decoded token does not decode: %v", err)
+		}
+		if !reflect.DeepEqual(tok, again) {
+			t.Fatalf("decoded differently from its canonical form:\n%+v\n%+v", tok, again)
 		}
 		tok.Classify()
 		tok.KubeletRefresh(time.Unix(0, 0))
