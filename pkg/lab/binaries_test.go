@@ -76,6 +76,8 @@ func TestNeeds(t *testing.T) {
 		{lab.Options{}, []lab.BinaryRef{{"", "etcd"}, {lab.DefaultVersion, "kube-apiserver"}}},
 		{lab.Options{Version: lab.OldVersion}, []lab.BinaryRef{{"", "etcd"}, {lab.OldVersion, "kube-apiserver"}}},
 		{lab.Options{WithControllerManager: true}, []lab.BinaryRef{{"", "etcd"}, {lab.DefaultVersion, "kube-apiserver"}, {lab.DefaultVersion, "kube-controller-manager"}}},
+		{lab.Options{Nodes: 1}, []lab.BinaryRef{{"", "etcd"}, {lab.DefaultVersion, "kube-apiserver"}, {lab.DefaultVersion, "kube-controller-manager"},
+			{lab.DefaultVersion, "kube-scheduler"}, {lab.DefaultVersion, "kubelet"}, {lab.DefaultVersion, "kube-proxy"}}},
 	}
 	for _, tt := range tests {
 		if got := tt.o.Needs(); !slices.Equal(got, tt.want) {

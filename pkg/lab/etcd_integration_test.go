@@ -8,13 +8,14 @@ import (
 )
 
 // TestIntegrationEtcdMembership grows a real one-member etcd cluster to two and shrinks it back
-// to one through the gateway client, as AddMember and RemoveMember do. It needs only etcd.
+// to one through the gateway client, as AddMember and RemoveMember do. It needs only etcd, on the
+// loopback network (no root).
 // Run it holding the lab lock: flock /tmp/credwatch-itest.lock go test -run TestIntegrationEtcd ./pkg/lab
 func TestIntegrationEtcdMembership(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: starts etcd (skipped under -short)")
 	}
-	o := Options{Dir: t.TempDir(), Members: 1, Log: io.Discard, Wait: time.Minute}
+	o := Options{Dir: t.TempDir(), Members: 1, Log: io.Discard, Wait: time.Minute, Network: NetworkLoopback}
 	if err := o.complete(); err != nil {
 		t.Fatal(err)
 	}
@@ -32,13 +33,13 @@ func TestIntegrationEtcdMembership(t *testing.T) {
 	defer ln.Close()
 	t.Cleanup(func() {
 		for _, e := range l.etcd {
-			e.proc.stop(stopGrace)
+			e.proc.Stop(stopGrace)
 		}
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	first := l.newEtcd()
-	if err := l.startEtcd(first, initialCluster([]*etcdProc{first}), "new"); err != nil {
+	if err := l.startEtcd(ctx, first, initialCluster([]*etcdProc{first}), "new"); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.waitEtcd(ctx, first); err != nil {

@@ -218,16 +218,21 @@ func Binaries() []BinaryRef {
 	}
 }
 
-// Needs lists the binaries a lab started with o runs: etcd, kube-apiserver of o.Version (the
-// default when empty) and, with WithControllerManager, kube-controller-manager.
+// Needs lists the lab binaries a lab started with o runs: etcd, kube-apiserver of o.Version (the
+// default when empty), kube-controller-manager with WithControllerManager, and with Nodes the
+// controller manager, kube-scheduler, kubelet and kube-proxy. (A node's system programs,
+// containerd and runc, are checked when it starts.)
 func (o Options) Needs() []BinaryRef {
 	v := o.Version
 	if v == "" {
 		v = DefaultVersion
 	}
 	out := []BinaryRef{{"", "etcd"}, {v, "kube-apiserver"}}
-	if o.WithControllerManager {
+	if o.WithControllerManager || o.Nodes > 0 {
 		out = append(out, BinaryRef{v, "kube-controller-manager"})
+	}
+	if o.Nodes > 0 {
+		out = append(out, BinaryRef{v, "kube-scheduler"}, BinaryRef{v, "kubelet"}, BinaryRef{v, "kube-proxy"})
 	}
 	return out
 }
