@@ -20,6 +20,9 @@ func newPartition(s cli.Streams) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f := lab.PartitionFrom(from)
+			if from == "" {
+				return cli.Usagef("--from is required: etcd, lb or members")
+			}
 			if err := lab.ValidatePartitionFrom(f); err != nil {
 				return cli.Usagef("--from: %v", err)
 			}
