@@ -15,7 +15,7 @@ const (
 	ExitUsage       = 2   // bad flags, bad input, unreadable file
 	ExitUnreachable = 3   // cluster unreachable, or the check was partial
 	ExitInternal    = 4   // any other failure: an I/O or lab error, a bug; never a verdict
-	ExitTimeout     = 124 // --timeout elapsed
+	ExitTimeout     = 124 // an unclassified deadline; reserved: no command produces it today
 	ExitInterrupted = 130 // interrupted (Ctrl-C)
 )
 

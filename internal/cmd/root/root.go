@@ -46,7 +46,7 @@ under a running control plane.
 
 Exit codes: 0 ok, 1 findings at or above --fail-on (or a rejected token), 2 bad input or usage,
 3 the cluster could not be reached or a check was partial, 4 internal or unexpected error,
-124 timeout, 130 interrupted (docs/exit-codes.md).`),
+124 deadline (reserved), 130 interrupted (docs/exit-codes.md).`),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: name},
