@@ -14,13 +14,12 @@ import (
 	"github.com/credwatch/credwatch/pkg/lab/node"
 )
 
-// labHost makes a lab network with one host for the node.
-func labHost(t *testing.T, ctx context.Context) (*hostnet.Network, hostnet.Host) {
+// labNetwork makes a lab network for the nodes, destroyed by t.Cleanup after they stopped.
+func labNetwork(t *testing.T, ctx context.Context) *hostnet.Network {
 	t.Helper()
-	x := 100 + os.Getpid()%150
 	netw, err := hostnet.Create(ctx, hostnet.Config{
 		Prefix: fmt.Sprintf("cwn%d", os.Getpid()%10000),
-		Subnet: netip.MustParsePrefix(fmt.Sprintf("10.201.%d.0/24", x)),
+		Subnet: netip.MustParsePrefix(fmt.Sprintf("10.201.%d.0/24", 100+os.Getpid()%150)),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -30,11 +29,7 @@ func labHost(t *testing.T, ctx context.Context) (*hostnet.Network, hostnet.Host)
 			t.Error(err)
 		}
 	})
-	h, err := netw.AddHost(ctx, "node-1", netip.MustParseAddr(fmt.Sprintf("10.201.%d.21", x)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return netw, h
+	return netw
 }
 
 // forward relays TCP connections from listen (on the lab network) to target (the lab's loopback
