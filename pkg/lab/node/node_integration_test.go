@@ -35,23 +35,17 @@ func TestIntegrationNode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
+	// A hosts-network lab: its load balancer is on the lab network and every apiserver has the
+	// flags node.APIServerArgs returns; the nodes join its network. No scheduler or controller
+	// manager: the test pod names its node.
 	l := labtest.Start(t, lab.Options{Members: 1})
-	// The apiservers must reach the kubelets (logs): replace the first member by one with the flags.
-	args, err := node.APIServerArgs(filepath.Join(l.Dir(), "pki", "nodes"), filepath.Join(l.Dir(), "pki", "ca.crt"), l.IssueCertificate)
-	if err != nil {
-		t.Fatal(err)
+	netw := l.Network()
+	if netw == nil {
+		t.Fatal("the lab has no hosts network")
 	}
-	if _, err := l.AddMember(ctx, lab.MemberOptions{ExtraArgs: args}); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.RemoveMember(ctx, "apiserver-1", lab.RemoveOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	netw := labNetwork(t, ctx)
 	base := node.Config{
-		APIServer:     "https://" + forward(t, netip.AddrPortFrom(netw.Gateway(), 6443).String(), l.LBAddress()),
-		APIServerName: "kubernetes",
-		CAPEM:         l.CA(), Issue: l.IssueCertificate,
+		APIServer: "https://" + l.LBAddress(),
+		CAPEM:     l.CA(), Issue: l.IssueCertificate,
 		Kubelet: kubelet, KubeProxy: kubeProxy,
 		ClusterCIDR: node.ClusterCIDR,
 		Images:      []string{buildPauseImage(t, node.DefaultSandboxImage)},
@@ -99,7 +93,7 @@ func startNode(t *testing.T, ctx context.Context, netw *hostnet.Network, cfg nod
 	cfg.Name = fmt.Sprintf("node-%d", i)
 	cfg.Dir = filepath.Join(labDir, "nodes", cfg.Name)
 	a := netw.Subnet().Addr().As4()
-	a[3] = byte(20 + i)
+	a[3] = byte(200 + i)
 	var err error
 	if cfg.Host, err = netw.AddHost(ctx, cfg.Name, netip.AddrFrom4(a)); err != nil {
 		t.Fatal(err)
