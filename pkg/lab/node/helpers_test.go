@@ -1,78 +1,13 @@
 package node_test
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"net"
-	"net/netip"
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/credwatch/credwatch/pkg/lab/hostnet"
 	"github.com/credwatch/credwatch/pkg/lab/node"
 )
-
-// labHost makes a lab network with one host for the node.
-func labHost(t *testing.T, ctx context.Context) (*hostnet.Network, hostnet.Host) {
-	t.Helper()
-	x := 100 + os.Getpid()%150
-	netw, err := hostnet.Create(ctx, hostnet.Config{
-		Prefix: fmt.Sprintf("cwn%d", os.Getpid()%10000),
-		Subnet: netip.MustParsePrefix(fmt.Sprintf("10.201.%d.0/24", x)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := netw.Destroy(context.Background()); err != nil {
-			t.Error(err)
-		}
-	})
-	h, err := netw.AddHost(ctx, "node-1", netip.MustParseAddr(fmt.Sprintf("10.201.%d.21", x)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return netw, h
-}
-
-// forward relays TCP connections from listen (on the lab network) to target (the lab's loopback
-// load balancer, which a network namespace cannot reach).
-func forward(t *testing.T, listen, target string) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				u, err := net.Dial("tcp", target)
-				if err != nil {
-					return
-				}
-				defer u.Close()
-				done := make(chan struct{}, 2)
-				for _, pair := range [][2]net.Conn{{u, c}, {c, u}} {
-					go func() {
-						_, _ = io.Copy(pair[0], pair[1])
-						_ = pair[0].(*net.TCPConn).CloseWrite()
-						done <- struct{}{}
-					}()
-				}
-				<-done
-			}()
-		}
-	}()
-	return ln.Addr().String()
-}
 
 // logRSS logs the resident memory of the node's processes and of its containerd shims.
 func logRSS(t *testing.T, n *node.Node) {

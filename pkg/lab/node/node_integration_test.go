@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -18,13 +19,14 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/credwatch/credwatch/pkg/lab"
+	"github.com/credwatch/credwatch/pkg/lab/hostnet"
 	"github.com/credwatch/credwatch/pkg/lab/labtest"
 	"github.com/credwatch/credwatch/pkg/lab/node"
 )
 
-// TestIntegrationNode runs one real node against a lab: Ready, a pod with a projected
-// service-account token Running, the token written by the kubelet, the pod's log read through the
-// apiserver, and nothing left after Stop.
+// TestIntegrationNode runs two real nodes on one machine against a lab: both Ready, a pod with a
+// projected service-account token Running on node-2, the token written by the kubelet, the pod's
+// log read through the apiserver; node-1 stops leaving nothing while node-2 runs on, then node-2.
 func TestIntegrationNode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("lab test: skipped under -short")
@@ -33,74 +35,85 @@ func TestIntegrationNode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
+	// A hosts-network lab: its load balancer is on the lab network and every apiserver has the
+	// flags node.APIServerArgs returns; the nodes join its network. No scheduler or controller
+	// manager: the test pod names its node.
 	l := labtest.Start(t, lab.Options{Members: 1})
-	// The apiservers must reach the kubelets (logs): replace the first member by one with the flags.
-	args, err := node.APIServerArgs(filepath.Join(l.Dir(), "pki", "nodes"), filepath.Join(l.Dir(), "pki", "ca.crt"), l.IssueCertificate)
-	if err != nil {
-		t.Fatal(err)
+	netw := l.Network()
+	if netw == nil {
+		t.Fatal("the lab has no hosts network")
 	}
-	if _, err := l.AddMember(ctx, lab.MemberOptions{ExtraArgs: args}); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.RemoveMember(ctx, "apiserver-1", lab.RemoveOptions{}); err != nil {
-		t.Fatal(err)
-	}
-
-	netw, host := labHost(t, ctx)
-	apiAddr := forward(t, netip.AddrPortFrom(netw.Gateway(), 6443).String(), l.LBAddress())
-	image := buildPauseImage(t, node.DefaultSandboxImage)
-
-	podCIDR, err := node.PodCIDRFor(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t0 := time.Now()
-	n, err := node.Start(ctx, node.Config{
-		Name: "node-1", Dir: filepath.Join(l.Dir(), "nodes", "node-1"), Host: host,
-		PodCIDR: podCIDR, ClusterCIDR: node.ClusterCIDR,
-		APIServer: "https://" + apiAddr, APIServerName: "kubernetes",
-		CAPEM: l.CA(), Issue: l.IssueCertificate,
+	base := node.Config{
+		APIServer: "https://" + l.LBAddress(),
+		CAPEM:     l.CA(), Issue: l.IssueCertificate,
 		Kubelet: kubelet, KubeProxy: kubeProxy,
-		Images: []string{image},
-		Log:    testLog{t},
-	})
-	if err != nil {
-		t.Fatal(err)
+		ClusterCIDR: node.ClusterCIDR,
+		Images:      []string{buildPauseImage(t, node.DefaultSandboxImage)},
+		Log:         testLog{t},
 	}
-	stopped := false
-	t.Cleanup(func() {
-		if t.Failed() {
-			for _, c := range []string{"containerd", "kubelet", "kube-proxy"} {
-				t.Logf("--- %s log ---\n%s", c, tailFile(n.LogFile(c), 40))
-			}
-		}
-		if !stopped {
-			_ = n.Stop(context.Background())
-		}
-	})
 	cs, err := kubernetes.NewForConfig(l.RESTConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := n.WaitReady(ctx, cs); err != nil {
-		t.Fatal(err)
+	var nodes []*node.Node
+	for i := 1; i <= 2; i++ {
+		t0 := time.Now()
+		n := startNode(t, ctx, netw, base, i, l.Dir())
+		if err := n.WaitReady(ctx, cs); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("FIGURE %s Ready %s after node.Start was called", n.Name(), time.Since(t0).Round(time.Millisecond))
+		nodes = append(nodes, n)
 	}
-	t.Logf("FIGURE node Ready %s after node.Start was called", time.Since(t0).Round(time.Millisecond))
 
-	pod := runTokenPod(t, ctx, cs)
-	checkToken(t, n, pod)
+	pod := runTokenPod(t, ctx, cs, "node-2")
+	checkToken(t, nodes[1], pod)
 	checkLogs(t, ctx, cs, pod)
-	logRSS(t, n)
+	logRSS(t, nodes[1])
 
-	t1 := time.Now()
-	stopped = true
-	if err := n.Stop(ctx); err != nil {
+	for _, n := range nodes {
+		t1 := time.Now()
+		if err := n.Stop(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("FIGURE %s Stop took %s", n.Name(), time.Since(t1).Round(time.Millisecond))
+		if left := n.Leftovers(); len(left) > 0 {
+			t.Errorf("%s left behind after Stop: %s", n.Name(), strings.Join(left, "; "))
+		}
+		if n.Name() == "node-1" { // node-2's kubelet still serves its pod's log
+			checkLogs(t, ctx, cs, pod)
+		}
+	}
+}
+
+// startNode starts node-i on a new host of netw; it is stopped by t.Cleanup (a second Stop is
+// harmless), its logs dumped if the test failed.
+func startNode(t *testing.T, ctx context.Context, netw *hostnet.Network, cfg node.Config, i int, labDir string) *node.Node {
+	t.Helper()
+	cfg.Name = fmt.Sprintf("node-%d", i)
+	cfg.Dir = filepath.Join(labDir, "nodes", cfg.Name)
+	a := netw.Subnet().Addr().As4()
+	a[3] = byte(200 + i)
+	var err error
+	if cfg.Host, err = netw.AddHost(ctx, cfg.Name, netip.AddrFrom4(a)); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("FIGURE node Stop took %s", time.Since(t1).Round(time.Millisecond))
-	if left := n.Leftovers(); len(left) > 0 {
-		t.Errorf("left behind after Stop: %s", strings.Join(left, "; "))
+	if cfg.PodCIDR, err = node.PodCIDRFor(i); err != nil {
+		t.Fatal(err)
 	}
+	n, err := node.Start(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, c := range []string{"containerd", "kubelet", "kube-proxy"} {
+				t.Logf("--- %s %s log ---\n%s", cfg.Name, c, tailFile(n.LogFile(c), 40))
+			}
+		}
+		_ = n.Stop(context.Background())
+	})
+	return n
 }
 
 // nodeBinaries returns the kubelet and kube-proxy, failing (never skipping) when a node
@@ -128,9 +141,9 @@ func nodeBinaries(t *testing.T) (kubelet, kubeProxy string) {
 
 const tokenAudience = "credwatch-node-test"
 
-// runTokenPod creates a service account and a pod on node-1 with a projected token (no scheduler
+// runTokenPod creates a service account and a pod on nodeName with a projected token (no scheduler
 // or controller manager: nodeName is set and the account created by hand) and waits for Running.
-func runTokenPod(t *testing.T, ctx context.Context, cs kubernetes.Interface) *corev1.Pod {
+func runTokenPod(t *testing.T, ctx context.Context, cs kubernetes.Interface, nodeName string) *corev1.Pod {
 	t.Helper()
 	ns := "node-it"
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
@@ -142,7 +155,7 @@ func runTokenPod(t *testing.T, ctx context.Context, cs kubernetes.Interface) *co
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "token-reader", Namespace: ns},
 		Spec: corev1.PodSpec{
-			NodeName:                     "node-1",
+			NodeName:                     nodeName,
 			ServiceAccountName:           "tokens",
 			AutomountServiceAccountToken: ptr.To(false),
 			Volumes: []corev1.Volume{{Name: "tokens", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
@@ -207,9 +220,9 @@ func checkToken(t *testing.T, n *node.Node, pod *corev1.Pod) {
 	if err := json.Unmarshal(payload, &claims); err != nil {
 		t.Fatal(err)
 	}
-	if len(claims.Aud) != 1 || claims.Aud[0] != tokenAudience || claims.K8s.Pod.UID != string(pod.UID) || claims.K8s.Node.Name != "node-1" {
-		t.Errorf("token claims: aud %v, pod %s (%s), node %q; want %s, the pod %s, node-1",
-			claims.Aud, claims.K8s.Pod.Name, claims.K8s.Pod.UID, claims.K8s.Node.Name, tokenAudience, pod.UID)
+	if len(claims.Aud) != 1 || claims.Aud[0] != tokenAudience || claims.K8s.Pod.UID != string(pod.UID) || claims.K8s.Node.Name != n.Name() {
+		t.Errorf("token claims: aud %v, pod %s (%s), node %q; want %s, the pod %s, %s",
+			claims.Aud, claims.K8s.Pod.Name, claims.K8s.Pod.UID, claims.K8s.Node.Name, tokenAudience, pod.UID, n.Name())
 	}
 }
 
