@@ -225,3 +225,10 @@ func isIPv4(s string) bool {
 	}
 	return dots == 3
 }
+
+// ParseLine unwraps one line of a log that host's component writes (a followed file, say):
+// envelopes, format, time and message, as the inputs of Analyze are read. ref is the reference
+// time for year-less timestamps. It never fails: a line no format claims is plain text.
+func ParseLine(line, host, component string, ref time.Time) Record {
+	return parseRecord(line, lineContext{host: host, component: normalizeComponent(component), ref: ref})
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/finding"
@@ -20,6 +21,7 @@ func Diff(prev, cur *State) []Event {
 	d.trust(prev.known, cur.Trust, false)
 	d.trust(prev.known, cur.Held, true)
 	d.findings(prev)
+	d.logCauses(prev)
 	return d.out
 }
 
@@ -174,4 +176,33 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// logCauses reports the causes the members' log lines started and stopped naming.
+func (d *differ) logCauses(prev *State) {
+	key := func(c LogCause) string { return c.Member + "\x00" + c.ID }
+	before := map[string]bool{}
+	for _, c := range prev.LogCauses {
+		before[key(c)] = true
+	}
+	now := map[string]bool{}
+	for _, c := range d.cur.LogCauses {
+		now[key(c)] = true
+		if before[key(c)] {
+			continue
+		}
+		sev := catalogue.Warning
+		if e, ok := catalogue.Default().Get(c.ID); ok {
+			sev = e.Severity
+		}
+		d.add(Event{Kind: LogCauseAppeared, Member: c.Member, Severity: sev, ID: c.ID,
+			Message:  fmt.Sprintf("%s's log names %s (%d lines)", c.Member, c.ID, c.Lines),
+			Evidence: []finding.Evidence{{Member: c.Member, Object: c.Source, Key: c.ID, Value: c.Line}}})
+	}
+	for _, c := range prev.LogCauses {
+		if !now[key(c)] {
+			d.add(Event{Kind: LogCauseCleared, Member: c.Member, ID: c.ID,
+				Message: fmt.Sprintf("%s's log has not named %s since %s", c.Member, c.ID, c.Last.Format(time.RFC3339))})
+		}
+	}
 }

@@ -20,6 +20,8 @@ type State struct {
 	Held     []Cell            `json:"held"`
 	Findings []finding.Finding `json:"findings"`
 	Sources  map[string]string `json:"unavailable,omitempty"`
+	// LogCauses are the causes the members' own log lines name (--log-file).
+	LogCauses []LogCause `json:"logCauses,omitempty"`
 
 	byCheck map[string][]finding.Finding // the findings of each check, carried over when it is skipped
 	known   map[string]Cell              // the last known review of every cell (Trust and Held), by key

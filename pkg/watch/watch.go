@@ -36,6 +36,12 @@ type Config struct {
 	Fetch func(context.Context, check.Config) (*check.Snapshot, error)
 	// Observers receive every interval's state and events, in order.
 	Observers []Observer
+	// LogFiles are members' log files followed every interval (--log-file): the causes their
+	// new lines name are the state's LogCauses.
+	LogFiles []LogFile
+	// LogQuiet clears a log cause no line has named for this long (default: 3 intervals, at
+	// least 30 s).
+	LogQuiet time.Duration
 }
 
 // Observer receives each interval's state and the events that led to it. Observe is called from
@@ -70,6 +76,7 @@ type Watcher struct {
 	c      Config
 	held   *heldTokens
 	checks []check.Check
+	logs   *logCauses // nil without LogFiles
 
 	mu   sync.Mutex
 	last *State
@@ -96,8 +103,14 @@ func New(c Config) (*Watcher, error) {
 	if c.Check.Now == nil {
 		c.Check.Now = time.Now
 	}
+	if c.LogQuiet <= 0 {
+		c.LogQuiet = max(3*c.Interval, 30*time.Second)
+	}
 	w := &Watcher{c: c, held: newHeldTokens(check.ProbeTokenSeconds * time.Second),
 		sum: Summary{Findings: map[string]finding.Finding{}}}
+	if len(c.LogFiles) > 0 {
+		w.logs = newLogCauses(c.LogFiles, c.LogQuiet)
+	}
 	for _, ch := range check.Registry() {
 		if slices.Contains(Checks, ch.Name) {
 			w.checks = append(w.checks, ch)
@@ -134,6 +147,9 @@ func (w *Watcher) Run(ctx context.Context) Summary {
 		for !start.Add(time.Duration(k+1) * w.c.Interval).After(w.c.Check.Now()) {
 			k++
 		}
+	}
+	if w.logs != nil {
+		w.logs.close()
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -189,6 +205,9 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 	w.held.settle(began)
 	r := check.Run(snap, w.checks)
 	cur := newState(n, began, w.c.Check.Now().Sub(began), snap, r, w.checks, prev)
+	if w.logs != nil {
+		cur.LogCauses = w.logs.poll(w.c.Check.Now())
+	}
 	if prev != nil && cfg.SkipMetrics {
 		carryMetrics(prev, cur)
 	}

@@ -37,6 +37,7 @@ type options struct {
 	report    string
 	live      string
 	labDir    string
+	logFiles  []string
 
 	cfg    watch.Config
 	failOn catalogue.Severity
@@ -57,6 +58,9 @@ review the held tokens again: one minted through each member when it first appea
 readiness, key, issuer and audience drift, public issuer); watch reports what changed as events:
 member joined/left/down/up/unready/ready, trust broken/restored per signer→verifier pair, held
 token broken/restored, keys/issuer/version changed, auth failures rising, finding raised/cleared.
+With --log-file HOST=PATH, the member's own log is followed too (from its end, across rotation
+and truncation): a cause the logs classifier finds in its new lines is a log-cause-appeared
+event, cleared after 3 intervals (at least 30 s) without another line naming it.
 
 Every call is bounded by --timeout, each interval by --interval plus one --timeout, so a hanging
 member never stalls the loop.
@@ -94,6 +98,7 @@ was seen; 1 one was (130 when interrupted); 2 usage.`),
 	fs.StringVar(&o.report, "report", "", "write a self-contained HTML timeline to FILE on exit")
 	fs.StringVar(&o.labDir, "lab", "", "also watch the members of the credwatch lab in DIR, re-read every interval (until the lab's members appear in the EndpointSlice)")
 	_ = fs.MarkHidden("lab")
+	fs.StringArrayVar(&o.logFiles, "log-file", nil, "follow a member's log file, HOST=PATH (repeatable; HOST is the member's name): the causes its new lines name are events; survives rotation and truncation")
 	fs.StringVar(&o.live, "live", "auto", "redraw a live view: auto (when stdout is a terminal)|always|never (one line per event)")
 	return cmd
 }
@@ -119,6 +124,13 @@ func (o *options) complete(cmd *cobra.Command) error {
 		if _, _, err := net.SplitHostPort(o.listen); err != nil {
 			return cli.Usagef("--listen %q: %w", o.listen, err)
 		}
+	}
+	for _, raw := range o.logFiles {
+		lf, err := watch.ParseLogFile(raw)
+		if err != nil {
+			return cli.Usagef("--log-file: %w", err)
+		}
+		o.cfg.LogFiles = append(o.cfg.LogFiles, lf)
 	}
 	if err := o.members.Apply(&o.cfg.Check); err != nil {
 		return err

@@ -26,6 +26,7 @@ func TestUsageErrors(t *testing.T) {
 		{"probe sa", []string{"--probe-serviceaccount", "x"}, "--probe-serviceaccount"},
 		{"endpoint", []string{"--endpoint", "http://10.0.0.1"}, "--endpoint"},
 		{"token file", []string{"--token-file", "/nonexistent/token"}, "--token-file"},
+		{"log file", []string{"--log-file", "/var/log/x.log"}, "--log-file"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer

@@ -1,0 +1,128 @@
+package watch
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/logs"
+	"github.com/credwatch/credwatch/pkg/redact"
+)
+
+// LogFile is a member's log file to follow (--log-file HOST=PATH): Host is the member's name as
+// watch reports it (apiserver-2, or the node name of a static pod).
+type LogFile struct {
+	Host string
+	Path string
+}
+
+// ParseLogFile reads HOST=PATH.
+func ParseLogFile(s string) (LogFile, error) {
+	host, path, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(host) == "" || path == "" {
+		return LogFile{}, fmt.Errorf("%q: want HOST=PATH", s)
+	}
+	return LogFile{Host: strings.TrimSpace(host), Path: path}, nil
+}
+
+// LogCause is a cause the logs classifier found in a member's own log lines: active from the
+// first line naming it until no line has named it for the quiet period.
+type LogCause struct {
+	Member string    `json:"member"`
+	ID     string    `json:"id"` // the catalogue ID
+	Since  time.Time `json:"since"`
+	Last   time.Time `json:"last"`
+	Lines  int       `json:"lines"` // lines naming it since it appeared
+	// Line is the last line naming it, secrets taken out and clipped.
+	Line string `json:"line"`
+	// Source is the file (or pod/container) the line was read from.
+	Source string `json:"source"`
+}
+
+// maxCauseLine clips the line kept as evidence.
+const maxCauseLine = 400
+
+// logCauses follows the members' log files and keeps the causes their lines name. It is used
+// from the loop goroutine only.
+type logCauses struct {
+	files  []LogFile
+	tails  []*tailer
+	cl     *logs.Classifier
+	quiet  time.Duration
+	active map[string]*LogCause // by member and ID
+	errs   map[string]string    // the last error following each file, by path
+}
+
+func newLogCauses(files []LogFile, quiet time.Duration) *logCauses {
+	lc := &logCauses{files: files, cl: logs.NewClassifier(catalogue.Default()), quiet: quiet,
+		active: map[string]*LogCause{}, errs: map[string]string{}}
+	for _, f := range files {
+		lc.tails = append(lc.tails, newTailer(f.Path))
+	}
+	return lc
+}
+
+// poll reads every file's new lines, classifies them and returns the causes active at now.
+func (lc *logCauses) poll(now time.Time) []LogCause {
+	for i, t := range lc.tails {
+		lines, err := t.poll()
+		if err != nil {
+			lc.errs[t.path] = err.Error()
+		} else {
+			delete(lc.errs, t.path)
+		}
+		lc.feed(lc.files[i].Host, t.path, lines, now)
+	}
+	return lc.current(now)
+}
+
+// feed classifies lines of host's log read from source at now.
+func (lc *logCauses) feed(host, source string, lines []string, now time.Time) {
+	for _, line := range lines {
+		ev, ok := lc.cl.Classify(logs.ParseLine(line, host, "kube-apiserver", now))
+		if !ok || ev.Kind != "cause" {
+			continue
+		}
+		k := host + "\x00" + ev.Cause
+		c := lc.active[k]
+		if c == nil {
+			c = &LogCause{Member: host, ID: ev.Cause, Since: now}
+			lc.active[k] = c
+		}
+		c.Last, c.Source = now, source
+		c.Lines++
+		c.Line = clip(redact.Text(line), maxCauseLine)
+	}
+}
+
+// current drops the causes quiet for the quiet period and returns the others, sorted.
+func (lc *logCauses) current(now time.Time) []LogCause {
+	out := make([]LogCause, 0, len(lc.active))
+	for k, c := range lc.active {
+		if now.Sub(c.Last) >= lc.quiet {
+			delete(lc.active, k)
+			continue
+		}
+		out = append(out, *c)
+	}
+	slices.SortFunc(out, func(a, b LogCause) int {
+		return cmp.Or(strings.Compare(a.Member, b.Member), strings.Compare(a.ID, b.ID))
+	})
+	return out
+}
+
+func (lc *logCauses) close() {
+	for _, t := range lc.tails {
+		t.close()
+	}
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

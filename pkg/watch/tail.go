@@ -1,0 +1,129 @@
+package watch
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+const (
+	// tailReadMax bounds what one poll reads of a file; the rest is read at the next poll.
+	tailReadMax = 8 << 20
+	// tailLineMax is the longest partial line kept: a longer one is handed over as it is.
+	tailLineMax = 64 << 10
+)
+
+// tailer follows one file by path across polls, like `tail -F`: it reads what was appended since
+// the last poll, keeps a partial last line until its newline arrives, and survives rotation (the
+// path renamed away and a new file created: the old file is read to its end, then the new one from
+// its start) and truncation (the file shorter than what was read: read again from its start).
+// A truncation followed by more writes than were read before, between two polls, is not seen.
+type tailer struct {
+	path    string
+	f       *os.File
+	off     int64
+	partial []byte
+	polled  bool // a poll has run: files that exist at the first poll are read from their end
+}
+
+func newTailer(path string) *tailer { return &tailer{path: path} }
+
+// poll returns the complete lines appended since the last poll, without their line ends. A file
+// that does not exist (yet, or between a rename and the new file) is not an error.
+func (t *tailer) poll() ([]string, error) {
+	first := !t.polled
+	t.polled = true
+	if t.f == nil {
+		f, err := os.Open(t.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("follow %s: %w", t.path, err)
+		}
+		t.f, t.off, t.partial = f, 0, nil
+		if first {
+			if st, err := f.Stat(); err == nil {
+				t.off = st.Size()
+			}
+		}
+	}
+	var lines []string
+	byName, err := os.Stat(t.path)
+	open, oerr := t.f.Stat()
+	switch {
+	case oerr != nil:
+		return nil, fmt.Errorf("follow %s: %w", t.path, oerr)
+	case err == nil && !os.SameFile(byName, open):
+		// Rotated: what was written to the old file before the rename, then the new file.
+		lines, err = t.read(true)
+		t.f.Close()
+		t.f = nil
+		if err != nil {
+			return lines, err
+		}
+		more, err := t.poll()
+		return append(lines, more...), err
+	case open.Size() < t.off:
+		t.off, t.partial = 0, nil // truncated
+	}
+	return t.read(false)
+}
+
+// read reads the open file from t.off; at eof (the file was rotated away) a partial last line is
+// handed over as it is.
+func (t *tailer) read(eof bool) ([]string, error) {
+	buf := make([]byte, 64<<10)
+	var lines []string
+	for n := 0; n < tailReadMax; {
+		k, err := t.f.ReadAt(buf, t.off)
+		t.off += int64(k)
+		n += k
+		lines = t.split(buf[:k], lines)
+		if err == io.EOF || k == 0 {
+			break
+		}
+		if err != nil {
+			return lines, fmt.Errorf("follow %s: %w", t.path, err)
+		}
+	}
+	if eof && len(t.partial) > 0 {
+		lines = append(lines, string(t.partial))
+		t.partial = nil
+	}
+	return lines, nil
+}
+
+// split appends the complete lines of the partial line followed by b, keeping the rest.
+func (t *tailer) split(b []byte, lines []string) []string {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			t.partial = append(t.partial, b...)
+			if len(t.partial) > tailLineMax {
+				lines = append(lines, string(t.partial))
+				t.partial = nil
+			}
+			return lines
+		}
+		line := b[:i]
+		if len(t.partial) > 0 {
+			line = append(t.partial, line...)
+			t.partial = nil
+		}
+		lines = append(lines, string(bytes.TrimSuffix(line, []byte("\r"))))
+		b = b[i+1:]
+	}
+	return lines
+}
+
+// close releases the open file.
+func (t *tailer) close() {
+	if t.f != nil {
+		t.f.Close()
+		t.f = nil
+	}
+}

@@ -1,0 +1,186 @@
+package watch
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+func appendFile(t *testing.T, path, s string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTailer(t *testing.T) {
+	type step struct {
+		do   func(t *testing.T, path string)
+		want []string
+	}
+	write := func(s string) func(*testing.T, string) {
+		return func(t *testing.T, path string) { appendFile(t, path, s) }
+	}
+	nothing := func(*testing.T, string) {}
+	rotate := func(s string) func(*testing.T, string) {
+		return func(t *testing.T, path string) {
+			if err := os.Rename(path, path+".1"); err != nil {
+				t.Fatal(err)
+			}
+			appendFile(t, path+".1", s) // written after the rename, before the writer reopens
+		}
+	}
+	truncate := func(t *testing.T, path string) {
+		if err := os.Truncate(path, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		existing string // "" : the file does not exist at the first poll
+		steps    []step
+	}{
+		{"existing file is read from its end", "old 1\nold 2\n", []step{
+			{nothing, nil},
+			{write("new 1\nnew 2\n"), []string{"new 1", "new 2"}},
+		}},
+		{"file created after the first poll is read from its start", "", []step{
+			{nothing, nil},
+			{write("a\nb\n"), []string{"a", "b"}},
+			{nothing, nil},
+		}},
+		{"partial lines wait for their newline", "x\n", []step{
+			{nothing, nil},
+			{write("par"), nil},
+			{write("tial\r\nnext"), []string{"partial"}},
+			{write("\n"), []string{"next"}},
+		}},
+		{"rotation: rest of the old file, then the new one", "x\n", []step{
+			{nothing, nil},
+			{write("before\n"), []string{"before"}},
+			{rotate("late in old\ncut"), []string{"late in old"}}, // no new file yet: the old one is still followed
+			{write("in new\n"), []string{"cut", "in new"}},        // its last line ends with it
+			{rotate("old again\n"), []string{"old again"}},
+			{write("newest\n"), []string{"newest"}},
+		}},
+		{"rotation and new file between two polls", "x\n", []step{
+			{nothing, nil},
+			{func(t *testing.T, path string) { rotate("last old\n")(t, path); appendFile(t, path, "first new\n") },
+				[]string{"last old", "first new"}},
+		}},
+		{"truncation: read again from the start", "x\n", []step{
+			{nothing, nil},
+			{write("a long line before truncation\npart"), []string{"a long line before truncation"}},
+			{func(t *testing.T, path string) { truncate(t, path); appendFile(t, path, "after\n") }, []string{"after"}},
+			{write("more\n"), []string{"more"}},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "apiserver.log")
+			if tc.existing != "" {
+				appendFile(t, path, tc.existing)
+			}
+			tl := newTailer(path)
+			defer tl.close()
+			for i, s := range tc.steps {
+				s.do(t, path)
+				got, err := tl.poll()
+				if err != nil {
+					t.Fatalf("step %d: %v", i, err)
+				}
+				if !slices.Equal(got, s.want) {
+					t.Errorf("step %d: lines %q, want %q", i, got, s.want)
+				}
+			}
+		})
+	}
+}
+
+func TestTailerLongLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log")
+	tl := newTailer(path)
+	tl.poll()
+	long := make([]byte, tailLineMax+10)
+	for i := range long {
+		long[i] = 'a'
+	}
+	appendFile(t, path, string(long))
+	got, err := tl.poll()
+	if err != nil || len(got) != 1 || len(got[0]) != len(long) {
+		t.Fatalf("a line longer than %d without newline: %d lines, %v", tailLineMax, len(got), err)
+	}
+}
+
+const (
+	keyDriftLine = `E1129 22:30:25.561362   19589 authentication.go:73] "Unable to authenticate the request" err="[invalid bearer token, square/go-jose: error in cryptographic primitive]"`
+	infoLine     = `I1129 22:30:25.561362   19589 controller.go:12] "Starting controller" name="x"`
+)
+
+func TestLogCauses(t *testing.T) {
+	dir := t.TempDir()
+	p2, p3 := filepath.Join(dir, "apiserver-2.log"), filepath.Join(dir, "apiserver-3.log")
+	appendFile(t, p2, keyDriftLine+"\n") // before watch started: not read
+	lc := newLogCauses([]LogFile{{"apiserver-2", p2}, {"apiserver-3", p3}}, 10*time.Second)
+	defer lc.close()
+	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	if got := lc.poll(at(0)); len(got) != 0 {
+		t.Fatalf("lines before the start: %+v", got)
+	}
+	appendFile(t, p3, infoLine+"\n"+keyDriftLine+"\n"+keyDriftLine+"\n")
+	got := lc.poll(at(2))
+	if len(got) != 1 || got[0].Member != "apiserver-3" || got[0].ID != "signing-key-unknown" || got[0].Lines != 2 || !got[0].Since.Equal(at(2)) {
+		t.Fatalf("log causes %+v, want signing-key-unknown on apiserver-3 from 2 lines", got)
+	}
+	if got[0].Source != p3 || got[0].Line != keyDriftLine {
+		t.Errorf("evidence %q from %q", got[0].Line, got[0].Source)
+	}
+	appendFile(t, p3, keyDriftLine+"\n")
+	if got := lc.poll(at(8)); len(got) != 1 || got[0].Lines != 3 || !got[0].Since.Equal(at(2)) || !got[0].Last.Equal(at(8)) {
+		t.Fatalf("still active: %+v", got)
+	}
+	if got := lc.poll(at(17)); len(got) != 1 {
+		t.Fatalf("quiet for 9 s of 10: %+v", got)
+	}
+	if got := lc.poll(at(18)); len(got) != 0 {
+		t.Fatalf("quiet for 10 s: %+v, want cleared", got)
+	}
+}
+
+func TestDiffLogCauses(t *testing.T) {
+	c := LogCause{Member: "apiserver-3", ID: "signing-key-unknown", Lines: 2, Line: keyDriftLine, Source: "x.log"}
+	prev := &State{Interval: 1}
+	cur := &State{Interval: 2, LogCauses: []LogCause{c}}
+	ev := Diff(prev, cur)
+	if len(ev) != 1 || ev[0].Kind != LogCauseAppeared || ev[0].ID != c.ID || ev[0].Member != c.Member || ev[0].Severity == "" ||
+		len(ev[0].Evidence) != 1 || ev[0].Evidence[0].Value != keyDriftLine {
+		t.Fatalf("appeared: %+v", ev)
+	}
+	if ev := Diff(cur, &State{Interval: 3, LogCauses: []LogCause{c}}); len(ev) != 0 {
+		t.Fatalf("unchanged: %+v", ev)
+	}
+	ev = Diff(cur, &State{Interval: 3})
+	if len(ev) != 1 || ev[0].Kind != LogCauseCleared || ev[0].ID != c.ID || ev[0].Member != c.Member {
+		t.Fatalf("cleared: %+v", ev)
+	}
+}
+
+func TestParseLogFile(t *testing.T) {
+	if lf, err := ParseLogFile("apiserver-2=/tmp/a=b.log"); err != nil || lf != (LogFile{"apiserver-2", "/tmp/a=b.log"}) {
+		t.Errorf("got %+v, %v", lf, err)
+	}
+	for _, bad := range []string{"", "host", "=path", "host="} {
+		if _, err := ParseLogFile(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
