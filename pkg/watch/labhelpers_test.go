@@ -15,11 +15,13 @@ import (
 	"testing"
 	"time"
 
+	authv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/credwatch/credwatch/internal/cli"
 	cmdwatch "github.com/credwatch/credwatch/internal/cmd/watch"
+	"github.com/credwatch/credwatch/pkg/check"
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/watch"
 )
@@ -240,4 +242,43 @@ func describeLast(l *log) string {
 		out += fmt.Sprintf("\n  %s %s up=%v ready=%v %s", m.Name, m.URL, m.Up, m.Ready, m.Error)
 	}
 	return out
+}
+
+// labLogFiles are the log files of the lab's members apiserver-1 … apiserver-n, whether they
+// exist yet or not.
+func labLogFiles(l *lab.Lab, n int) []watch.LogFile {
+	out := make([]watch.LogFile, 0, n)
+	for i := 1; i <= n; i++ {
+		name := fmt.Sprintf("apiserver-%d", i)
+		out = append(out, watch.LogFile{Host: name, Path: filepath.Join(l.Dir(), "logs", name+".log")})
+	}
+	return out
+}
+
+// presentHeldToken sends a token minted through signer to verifier as a bearer token, as a pod
+// holding it would: a verifier that does not trust it logs why.
+func presentHeldToken(t *testing.T, l *lab.Lab, signer, verifier string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cs, err := kubernetes.NewForConfig(l.MemberRESTConfig(signer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := cs.CoreV1().ServiceAccounts(check.DefaultProbeNamespace).CreateToken(ctx, check.DefaultProbeName,
+		&authv1.TokenRequest{Spec: authv1.TokenRequestSpec{}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("mint a token through %s: %v", signer, err)
+	}
+	rc := l.MemberRESTConfig(verifier)
+	rc.CertData, rc.KeyData, rc.BearerToken = nil, nil, tr.Status.Token
+	vc, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := vc.CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{}); err == nil {
+			t.Fatalf("%s accepts the token minted through %s", verifier, signer)
+		}
+	}
 }

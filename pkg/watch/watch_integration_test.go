@@ -46,6 +46,7 @@ func testWatch(t *testing.T, version string) {
 			return out
 		},
 		Observers: []watch.Observer{rec, metrics, kev},
+		LogFiles:  labLogFiles(l, 12), // the members' logs, added ones included
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -83,6 +84,13 @@ func testWatch(t *testing.T, version string) {
 		})
 		if e.ID != "signing-key-unknown" {
 			t.Errorf("held token broken with %q, want signing-key-unknown", e.ID)
+		}
+		// A pod's token from before the roll, sent to the drifted member: its own log says why.
+		presented := time.Now()
+		presentHeldToken(t, l, "apiserver-1", m.Name)
+		e = rec.await(t, presented, 2, "log cause signing-key-unknown on "+m.Name, is(watch.LogCauseAppeared, "signing-key-unknown", m.Name))
+		if len(e.Evidence) != 1 || !strings.Contains(e.Evidence[0].Value, "Unable to authenticate the request") {
+			t.Errorf("log cause evidence %+v", e.Evidence)
 		}
 		if text := scrape(t, srv.URL); !strings.Contains(text, `credwatch_trust{signer="apiserver-1",verifier="`+m.Name+`"} 0`) ||
 			!strings.Contains(text, `credwatch_trust{signer="apiserver-1",verifier="apiserver-2"} 1`) {
