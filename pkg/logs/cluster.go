@@ -16,6 +16,11 @@ type ClusterOptions struct {
 	Selectors []string      // label selectors in kube-system; each pod once
 	Since     time.Duration // only lines newer than this; 0 means all the kubelet kept
 	Previous  bool          // the previous container instance's log
+	// SinceTime, when set, reads only lines from then on (the node's clock); it wins over Since.
+	SinceTime time.Time
+	// Timestamps prefixes every line with the kubelet's RFC 3339 timestamp and a space
+	// (`credwatch watch` follows logs by it).
+	Timestamps bool
 }
 
 // DefaultSelectors are the kube-apiserver static pods; ControllerSelectors add KCM and CCM.
@@ -41,8 +46,10 @@ func ClusterInputs(ctx context.Context, pods corev1client.PodInterface, o Cluste
 			}
 			seen[p.Name] = true
 			for _, c := range p.Spec.Containers {
-				opts := &corev1.PodLogOptions{Container: c.Name, Previous: o.Previous}
-				if o.Since > 0 {
+				opts := &corev1.PodLogOptions{Container: c.Name, Previous: o.Previous, Timestamps: o.Timestamps}
+				if !o.SinceTime.IsZero() {
+					opts.SinceTime = &metav1.Time{Time: o.SinceTime}
+				} else if o.Since > 0 {
 					s := int64(o.Since.Seconds())
 					opts.SinceSeconds = &s
 				}

@@ -53,7 +53,7 @@ type logCauses struct {
 	cl     *logs.Classifier
 	quiet  time.Duration
 	active map[string]*LogCause // by member and ID
-	errs   map[string]string    // the last error following each file, by path
+	errs   map[string]string    // the last error following each file ("log-file PATH"), or the pods ("pod-logs")
 }
 
 func newLogCauses(files []LogFile, quiet time.Duration) *logCauses {
@@ -65,16 +65,20 @@ func newLogCauses(files []LogFile, quiet time.Duration) *logCauses {
 	return lc
 }
 
-// poll reads every file's new lines, classifies them and returns the causes active at now.
-func (lc *logCauses) poll(now time.Time) []LogCause {
+// poll reads every file's new lines, classifies them and the pods' lines, and returns the causes
+// active at now.
+func (lc *logCauses) poll(now time.Time, pods []podLines) []LogCause {
 	for i, t := range lc.tails {
 		lines, err := t.poll()
 		if err != nil {
-			lc.errs[t.path] = err.Error()
+			lc.errs["log-file "+t.path] = err.Error()
 		} else {
-			delete(lc.errs, t.path)
+			delete(lc.errs, "log-file "+t.path)
 		}
 		lc.feed(lc.files[i].Host, t.path, lines, now)
+	}
+	for _, p := range pods {
+		lc.feed(p.member, p.source, p.lines, now)
 	}
 	return lc.current(now)
 }

@@ -66,6 +66,14 @@ func (c Cell) key() string {
 // unknown is a cell whose review could not be made (member unreachable, token not minted).
 func (c Cell) unknown() bool { return c.Cause == "unreachable" || c.Cause == "not-minted" }
 
+// sources returns s.Sources, made when nil.
+func (s *State) sources() map[string]string {
+	if s.Sources == nil {
+		s.Sources = map[string]string{}
+	}
+	return s.Sources
+}
+
 // Member returns the member named name.
 func (s *State) Member(name string) (MemberState, bool) {
 	i := slices.IndexFunc(s.Members, func(m MemberState) bool { return m.Name == name })

@@ -133,11 +133,11 @@ func TestLogCauses(t *testing.T) {
 	defer lc.close()
 	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
-	if got := lc.poll(at(0)); len(got) != 0 {
+	if got := lc.poll(at(0), nil); len(got) != 0 {
 		t.Fatalf("lines before the start: %+v", got)
 	}
 	appendFile(t, p3, infoLine+"\n"+keyDriftLine+"\n"+keyDriftLine+"\n")
-	got := lc.poll(at(2))
+	got := lc.poll(at(2), nil)
 	if len(got) != 1 || got[0].Member != "apiserver-3" || got[0].ID != "signing-key-unknown" || got[0].Lines != 2 || !got[0].Since.Equal(at(2)) {
 		t.Fatalf("log causes %+v, want signing-key-unknown on apiserver-3 from 2 lines", got)
 	}
@@ -145,13 +145,13 @@ func TestLogCauses(t *testing.T) {
 		t.Errorf("evidence %q from %q", got[0].Line, got[0].Source)
 	}
 	appendFile(t, p3, keyDriftLine+"\n")
-	if got := lc.poll(at(8)); len(got) != 1 || got[0].Lines != 3 || !got[0].Since.Equal(at(2)) || !got[0].Last.Equal(at(8)) {
+	if got := lc.poll(at(8), nil); len(got) != 1 || got[0].Lines != 3 || !got[0].Since.Equal(at(2)) || !got[0].Last.Equal(at(8)) {
 		t.Fatalf("still active: %+v", got)
 	}
-	if got := lc.poll(at(17)); len(got) != 1 {
+	if got := lc.poll(at(17), nil); len(got) != 1 {
 		t.Fatalf("quiet for 9 s of 10: %+v", got)
 	}
-	if got := lc.poll(at(18)); len(got) != 0 {
+	if got := lc.poll(at(18), nil); len(got) != 0 {
 		t.Fatalf("quiet for 10 s: %+v, want cleared", got)
 	}
 }

@@ -3,10 +3,13 @@ package watch
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/check"
@@ -39,6 +42,10 @@ type Config struct {
 	// LogFiles are members' log files followed every interval (--log-file): the causes their
 	// new lines name are the state's LogCauses.
 	LogFiles []LogFile
+	// PodLogs follows the kube-apiserver static pods' logs through the API too (needs get on
+	// pods and pods/log in kube-system), in intervals that follow one where a member was a static
+	// pod.
+	PodLogs bool
 	// LogQuiet clears a log cause no line has named for this long (default: 3 intervals, at
 	// least 30 s).
 	LogQuiet time.Duration
@@ -76,7 +83,8 @@ type Watcher struct {
 	c      Config
 	held   *heldTokens
 	checks []check.Check
-	logs   *logCauses // nil without LogFiles
+	logs   *logCauses // nil without LogFiles and PodLogs
+	pods   *podLogs   // nil without PodLogs
 
 	mu   sync.Mutex
 	last *State
@@ -108,8 +116,15 @@ func New(c Config) (*Watcher, error) {
 	}
 	w := &Watcher{c: c, held: newHeldTokens(check.ProbeTokenSeconds * time.Second),
 		sum: Summary{Findings: map[string]finding.Finding{}}}
-	if len(c.LogFiles) > 0 {
+	if len(c.LogFiles) > 0 || c.PodLogs {
 		w.logs = newLogCauses(c.LogFiles, c.LogQuiet)
+	}
+	if c.PodLogs && c.Check.REST != nil {
+		cs, err := kubernetes.NewForConfig(c.Check.REST)
+		if err != nil {
+			return nil, fmt.Errorf("watch: pod logs client: %w", err)
+		}
+		w.pods = newPodLogs(cs.CoreV1().Pods("kube-system"))
 	}
 	for _, ch := range check.Registry() {
 		if slices.Contains(Checks, ch.Name) {
@@ -195,6 +210,7 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 			cfg.Names[m.URL] = m.Name
 		}
 	}
+	podLines := w.followPods(ctx, prev, began)
 	snap, err := w.c.Fetch(ctx, cfg)
 	if err != nil {
 		snap = &check.Snapshot{Now: began, Sources: map[string]string{check.SrcMembers: err.Error()}}
@@ -206,7 +222,8 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 	r := check.Run(snap, w.checks)
 	cur := newState(n, began, w.c.Check.Now().Sub(began), snap, r, w.checks, prev)
 	if w.logs != nil {
-		cur.LogCauses = w.logs.poll(w.c.Check.Now())
+		cur.LogCauses = w.logs.poll(w.c.Check.Now(), podLines())
+		maps.Copy(cur.sources(), w.logs.errs)
 	}
 	if prev != nil && cfg.SkipMetrics {
 		carryMetrics(prev, cur)

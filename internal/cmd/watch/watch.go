@@ -38,6 +38,7 @@ type options struct {
 	live      string
 	labDir    string
 	logFiles  []string
+	podLogs   bool
 
 	cfg    watch.Config
 	failOn catalogue.Severity
@@ -58,9 +59,10 @@ review the held tokens again: one minted through each member when it first appea
 readiness, key, issuer and audience drift, public issuer); watch reports what changed as events:
 member joined/left/down/up/unready/ready, trust broken/restored per signer→verifier pair, held
 token broken/restored, keys/issuer/version changed, auth failures rising, finding raised/cleared.
-With --log-file HOST=PATH, the member's own log is followed too (from its end, across rotation
-and truncation): a cause the logs classifier finds in its new lines is a log-cause-appeared
-event, cleared after 3 intervals (at least 30 s) without another line naming it.
+The members' own logs are followed too: static pods' kube-apiserver logs through the API
+(--pod-logs), and files with --log-file HOST=PATH (from their end, across rotation and
+truncation). A cause the logs classifier finds in new lines is a log-cause-appeared event,
+cleared after 3 intervals (at least 30 s) without another line naming it.
 
 Every call is bounded by --timeout, each interval by --interval plus one --timeout, so a hanging
 member never stalls the loop.
@@ -99,6 +101,7 @@ was seen; 1 one was (130 when interrupted); 2 usage.`),
 	fs.StringVar(&o.labDir, "lab", "", "also watch the members of the credwatch lab in DIR, re-read every interval (until the lab's members appear in the EndpointSlice)")
 	_ = fs.MarkHidden("lab")
 	fs.StringArrayVar(&o.logFiles, "log-file", nil, "follow a member's log file, HOST=PATH (repeatable; HOST is the member's name): the causes its new lines name are events; survives rotation and truncation")
+	fs.BoolVar(&o.podLogs, "pod-logs", true, "follow the kube-apiserver static pods' logs through the API (needs get on pods/log in kube-system): the causes their new lines name are events")
 	fs.StringVar(&o.live, "live", "auto", "redraw a live view: auto (when stdout is a terminal)|always|never (one line per event)")
 	return cmd
 }
@@ -143,7 +146,7 @@ func (o *options) complete(cmd *cobra.Command) error {
 	if !cmd.Flags().Changed("timeout") {
 		o.cfg.Check.Timeout = min(o.interval, o.kube.Timeout)
 	}
-	o.cfg.Interval, o.cfg.Duration = o.interval, o.duration
+	o.cfg.Interval, o.cfg.Duration, o.cfg.PodLogs = o.interval, o.duration, o.podLogs
 	if dir := o.labDir; dir != "" {
 		if _, err := lab.ReadState(dir); err != nil {
 			return cli.Usagef("--lab: %w", err)
