@@ -44,6 +44,9 @@ func TestMetricsHandler(t *testing.T) {
 	for i, evs := range rec.events {
 		m.Observe(rec.states[i], evs)
 	}
+	last := *rec.states[len(rec.states)-1]
+	last.LogCauses = []LogCause{{Member: "apiserver-4", ID: "signing-key-unknown", Lines: 3}}
+	m.Observe(&last, nil)
 	if code, _ := get("/readyz"); code != http.StatusOK {
 		t.Errorf("/readyz after an interval: %d", code)
 	}
@@ -56,7 +59,8 @@ func TestMetricsHandler(t *testing.T) {
 		`credwatch_held_token_trust{signer="apiserver-1",verifier="apiserver-4"} 0`,
 		`credwatch_finding{id="member-key-drift",member="apiserver-4",severity="error"} 1`,
 		`credwatch_auth_failures_total{cause="failure",member="apiserver-1"} 0`,
-		`credwatch_probe_duration_seconds_count 2`,
+		`credwatch_log_cause_lines{id="signing-key-unknown",member="apiserver-4"} 3`,
+		`credwatch_probe_duration_seconds_count 3`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("metrics lack %s", want)

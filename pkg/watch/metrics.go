@@ -25,6 +25,7 @@ var (
 	descHeld     = prometheus.NewDesc("credwatch_held_token_trust", "1 when verifier accepted the token held since signer first appeared, 0 when it rejected it.", []string{"signer", "verifier"}, nil)
 	descAuth     = prometheus.NewDesc("credwatch_auth_failures_total", "The member's apiserver_authentication_attempts other than success, by result.", []string{"member", "cause"}, nil)
 	descFinding  = prometheus.NewDesc("credwatch_finding", "1 for each finding of the last interval.", []string{"id", "severity", "member"}, nil)
+	descLogCause = prometheus.NewDesc("credwatch_log_cause_lines", "Lines of the member's own log naming the cause id since it appeared (absent: not named lately).", []string{"member", "id"}, nil)
 	descInterval = prometheus.NewDesc("credwatch_interval", "The number of the last interval watched.", nil, nil)
 )
 
@@ -48,7 +49,7 @@ func (m *Metrics) Observe(s *State, _ []Event) {
 
 // Describe implements prometheus.Collector.
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descUp, descReady, descTrust, descHeld, descAuth, descFinding, descInterval} {
+	for _, d := range []*prometheus.Desc{descUp, descReady, descTrust, descHeld, descAuth, descFinding, descLogCause, descInterval} {
 		ch <- d
 	}
 }
@@ -81,6 +82,9 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		if !c.unknown() && c.Signer != "" {
 			gauge(descHeld, b2f(c.Accepted), c.Signer, c.Verifier)
 		}
+	}
+	for _, c := range s.LogCauses {
+		gauge(descLogCause, float64(c.Lines), c.Member, c.ID)
 	}
 	seen := map[string]bool{}
 	for _, f := range s.Findings {
