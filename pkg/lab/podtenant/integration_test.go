@@ -160,25 +160,21 @@ func TestIntegrationLabNodes(t *testing.T) {
 		if tally.Unauthorized > 0 {
 			t.Errorf("pods got %d 401s: the shared key and issuer are intact, none expected", tally.Unauthorized)
 		}
-		// kube-proxy rewrites the Service's rules within a second or two, but a connection the
-		// tenant opened before stays on its backend (conntrack): measure when the last call
-		// reached apiserver-2 after it left the EndpointSlice.
-		clean := false
-		for deadline := gone.Add(45 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Second) {
-			tally, err = podtenant.ReadTally(ctx, cs, podtenant.Options{}, gone)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if c := tally.ByMember["apiserver-2"]; c == nil || c.Calls == 0 {
-				clean = true
-				break
-			}
-			gone = time.Now()
+		// kube-proxy rewrites the Service's rules within a second or two, but it leaves established
+		// TCP connections alone (conntrack): a pod whose kept-alive connection went to apiserver-2
+		// keeps talking to it after it left the slice, for as long as the apiserver runs. Measured
+		// and logged; the assertion is only that nothing was rejected.
+		time.Sleep(10 * time.Second)
+		tally, err = podtenant.ReadTally(ctx, cs, podtenant.Options{}, gone.Add(2*time.Second))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if !clean {
-			t.Errorf("pods still reach apiserver-2 45 s after it left the EndpointSlice")
+		if c := tally.ByMember["apiserver-2"]; c != nil {
+			t.Logf("after apiserver-2 left the EndpointSlice, kept connections still reached it %d times (statuses %v)", c.Calls, c.Statuses)
 		}
-		t.Logf("pods stopped reaching apiserver-2 by %s after it left the EndpointSlice", time.Since(t0).Round(time.Second))
+		if tally.Unauthorized > 0 || tally.NoResponse > 0 {
+			t.Errorf("after apiserver-2 left the EndpointSlice: %d 401, %d without an answer", tally.Unauthorized, tally.NoResponse)
+		}
 	})
 }
 
