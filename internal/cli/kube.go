@@ -36,10 +36,15 @@ func (k *KubeFlags) RESTConfig() (*rest.Config, error) {
 	if err != nil {
 		return nil, Usage(fmt.Errorf("load kubeconfig: %w", err))
 	}
+	return k.tune(cfg), nil
+}
+
+// tune sets what every credwatch client shares: the per-call timeout, user agent and rate limits.
+func (k *KubeFlags) tune(cfg *rest.Config) *rest.Config {
 	cfg.Timeout = k.Timeout
 	cfg.UserAgent = "credwatch"
 	cfg.QPS, cfg.Burst = 50, 100
-	return cfg, nil
+	return cfg
 }
 
 // Clientset builds a clientset from RESTConfig.

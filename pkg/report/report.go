@@ -142,3 +142,19 @@ func escapeUnprintable(j []byte) []byte {
 func unprintableInYAML(r rune) bool {
 	return r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0x2028 || r == 0x2029 || r == 0xfffe || r == 0xffff
 }
+
+// OrDash is s, or "-" for an empty table cell.
+func OrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// YesNo is a boolean table cell.
+func YesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

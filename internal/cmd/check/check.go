@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/internal/cmd/check/memberflags"
@@ -24,6 +25,7 @@ type options struct {
 	streams cli.Streams
 	kube    *cli.KubeFlags
 	output  *cli.OutputFlag
+	fleet   *fleetFlags
 
 	members      *memberflags.Flags
 	failOnRaw    string
@@ -59,16 +61,25 @@ as kubernetes.default.svc), and report:
 It writes only TokenRequests and TokenReviews (and the probe service account with
 --create-probe-sa). With less RBAC it skips what it cannot see and lists the skipped checks.
 
+Many clusters: --all-contexts (or --contexts a,b,c) checks every (or each named) kubeconfig
+context, --parallel at a time, and prints one row per cluster: worst finding, members up, broken
+trust pairs, partial or not; -o json|yaml gives every cluster's full report in one
+FleetCheckReport. The exit code is the worst cluster's: a cluster not reached first, then findings,
+then a partial check.
+
 Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it; 2 usage; 3 no member
 reachable, or nothing at or above --fail-on but a core check was skipped (partial).`),
 		Example: `  # the whole picture, as a table
   credwatch check --create-probe-sa
 
   # also review a pod's token on every member; fail the pipeline on warnings
-  credwatch check --token-file ./token --fail-on warning -o sarif`,
+  credwatch check --token-file ./token --fail-on warning -o sarif
+
+  # every cluster of the kubeconfig, four at a time
+  credwatch check --all-contexts --create-probe-sa`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.complete(); err != nil {
+			if err := o.complete(cmd); err != nil {
 				return err
 			}
 			return o.run(cmd)
@@ -83,10 +94,11 @@ reachable, or nothing at or above --fail-on but a core check was skipped (partia
 	fs.BoolVar(&o.noCloud, "no-cloud", false, "leave out the cloud-provider credentials (the cloud-credentials check is skipped)")
 	fs.BoolVar(&o.cloudLogin, "cloud-login", false, "log in to vCenter/Keystone with each cloud credential found (off: repeated failed logins can lock accounts)")
 	fs.DurationVar(&o.cloudLoginTO, "cloud-login-timeout", 15*time.Second, "bound of each cloud login attempt (with --cloud-login)")
+	o.fleet = newFleetFlags(fs)
 	return cmd
 }
 
-func (o *options) complete() error {
+func (o *options) complete(cmd *cobra.Command) error {
 	if err := o.output.Complete(); err != nil {
 		return err
 	}
@@ -112,8 +124,12 @@ func (o *options) complete() error {
 		}
 		ca = b
 	}
-	rc, err := o.kube.RESTConfig()
-	if err != nil {
+	var rc *rest.Config
+	if o.fleet.enabled() {
+		if err := o.fleet.validate(cmd, o); err != nil {
+			return err
+		}
+	} else if rc, err = o.kube.RESTConfig(); err != nil {
 		return err
 	}
 	o.cfg.REST, o.cfg.PublicIssuerCA, o.cfg.Timeout = rc, ca, o.kube.Timeout
@@ -122,6 +138,9 @@ func (o *options) complete() error {
 }
 
 func (o *options) run(cmd *cobra.Command) error {
+	if o.fleet.enabled() {
+		return o.runFleet(cmd)
+	}
 	snap, err := check.Fetch(cmd.Context(), o.cfg)
 	if err != nil {
 		return cli.Usage(err)

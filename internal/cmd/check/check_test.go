@@ -19,6 +19,15 @@ func TestUsageErrors(t *testing.T) {
 	if err := os.WriteFile(empty, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: a, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: a, user: {token: x}}]
+contexts: [{name: a, context: {cluster: a, user: a}}]
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -33,6 +42,13 @@ func TestUsageErrors(t *testing.T) {
 		{"no-cloud with cloud-login", []string{"--no-cloud", "--cloud-login"}, "--no-cloud and --cloud-login"},
 		{"cloud-login-timeout", []string{"--cloud-login", "--cloud-login-timeout", "0s"}, "--cloud-login-timeout"},
 		{"args", []string{"extra"}, "unknown command"},
+		{"all-contexts with contexts", []string{"--all-contexts", "--contexts", "a"}, "exclude each other"},
+		{"all-contexts with context", []string{"--all-contexts", "--context", "a"}, "--context names one cluster"},
+		{"contexts with endpoint", []string{"--contexts", "a,b", "--endpoint", "https://10.0.0.1:6443"}, "--endpoint names members of one cluster"},
+		{"parallel", []string{"--all-contexts", "--parallel", "0"}, "--parallel"},
+		{"fleet sarif", []string{"--all-contexts", "-o", "sarif"}, "-o sarif"},
+		{"context missing", []string{"--kubeconfig", kubeconfig, "--contexts", "a,nope"}, `context "nope": not in the kubeconfig`},
+		{"no contexts", []string{"--kubeconfig", empty, "--all-contexts"}, "no contexts"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
