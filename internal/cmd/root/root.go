@@ -51,7 +51,6 @@ Exit codes: 0 ok, 1 findings at or above --fail-on (or a rejected token), 2 bad 
 		SilenceErrors: true,
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: name},
 	}
-	cmd.CompletionOptions.HiddenDefaultCmd = true
 	for _, c := range commands(s) {
 		cmd.AddCommand(c)
 	}

@@ -35,3 +35,17 @@ func TestNoCobraFlagRules(t *testing.T) {
 	}
 	walk(NewCommand("credwatch", cli.Streams{In: strings.NewReader(""), Out: &b, ErrOut: &b}))
 }
+
+// TestCompletion: cobra's completion command is offered for every shell.
+func TestCompletion(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
+		var out, errOut bytes.Buffer
+		cmd := NewCommand("credwatch", cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+		cmd.SetArgs([]string{"completion", shell})
+		cmd.SetOut(&out)
+		cmd.SetErr(&errOut)
+		if err := cmd.Execute(); err != nil || !strings.Contains(out.String(), "credwatch") {
+			t.Errorf("completion %s: err %v, %d bytes", shell, err, out.Len())
+		}
+	}
+}
