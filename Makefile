@@ -12,7 +12,13 @@ LDFLAGS := -X github.com/credwatch/credwatch/internal/cli.version=$(VERSION) -X 
 # The release binary: no symbol table or DWARF (-s -w), no build-machine paths (-trimpath).
 RELEASE_FLAGS := -trimpath -ldflags "-s -w $(LDFLAGS)"
 
-.PHONY: deps all build install image test lint unit integration every-scenario lab-binaries bench soak demo fuzz clean
+.PHONY: deps all build install image test lint unit integration every-scenario lab-binaries bench soak demo fuzz clean \
+	test-deploy docs krew-manifest release-check release-snapshot
+
+# Separate Go modules under hack/ that test what ships, with their heavy tools kept out of go.mod:
+# the Helm chart (helm lint, render, server-side dry-run on a lab), its alert rules (promtool
+# test rules) and the krew manifest (krew's validator).
+DEPLOY_MODULES := hack/krew hack/promtool hack/helm
 
 all: build
 
@@ -36,6 +42,7 @@ lint:
 
 unit:
 	$(GO) test -short -count=1 $(GOTEST_FLAGS) ./...
+	$(MAKE) test-deploy GOTEST_FLAGS="-short $(GOTEST_FLAGS)"
 
 # Integration tests run against real kube-apiserver/etcd processes (the lab) and vcsim/Keystone.
 integration: every-scenario lab-binaries
@@ -44,6 +51,30 @@ integration: every-scenario lab-binaries
 # lint + unit + integration. Builds the lab binaries first if they are missing.
 test: every-scenario deps lint lab-binaries
 	$(GO) test -count=1 -timeout 25m -p 1 $(GOTEST_FLAGS) ./...
+	$(MAKE) test-deploy
+
+test-deploy:
+	set -e; for m in $(DEPLOY_MODULES); do (cd $$m && $(GO) test -count=1 -timeout 15m $(GOTEST_FLAGS) ./...); done
+
+# The command reference docs/reference/*.md, from the cobra tree (a test keeps it current).
+docs:
+	$(GO) run ./hack/docgen docs/reference
+
+# deploy/krew/credwatch.yaml for VERSION from dist/checksums.txt (after a goreleaser release).
+krew-manifest:
+	cd hack/krew && $(GO) run . -version $(VERSION) -checksums ../../dist/checksums.txt -out ../../deploy/krew/credwatch.yaml
+
+# goreleaser, pinned in hack/release/go.mod (its own module: it is large).
+bin/goreleaser: hack/release/go.mod hack/release/go.sum
+	cd hack/release && $(GO) build -o ../../bin/goreleaser github.com/goreleaser/goreleaser/v2
+
+# goreleaser check of .goreleaser.yaml.
+release-check: bin/goreleaser
+	bin/goreleaser check
+
+# Local release archives and checksums in dist/ (no publishing).
+release-snapshot: bin/goreleaser
+	bin/goreleaser release --snapshot --clean
 
 # make test and make integration run every lab scenario: a narrowed selection is refused, not obeyed.
 every-scenario:

@@ -1,0 +1,178 @@
+package helm
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
+	"helm.sh/helm/v3/pkg/lint"
+	"helm.sh/helm/v3/pkg/lint/support"
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/internal/cmd/root"
+)
+
+const chartDir = "../../deploy/helm/credwatch"
+
+// render renders the chart as `helm install credwatch -n namespace` would, with vals over the
+// chart's values (validated against values.schema.json), and returns the objects it makes.
+func render(t *testing.T, namespace string, vals map[string]any) []*unstructured.Unstructured {
+	t.Helper()
+	objs, err := renderErr(namespace, vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
+func renderErr(namespace string, vals map[string]any) ([]*unstructured.Unstructured, error) {
+	ch, err := loader.Load(chartDir)
+	if err != nil {
+		return nil, err
+	}
+	rv, err := chartutil.ToRenderValues(ch, vals, chartutil.ReleaseOptions{Name: "credwatch", Namespace: namespace, IsInstall: true},
+		chartutil.DefaultCapabilities)
+	if err != nil {
+		return nil, err
+	}
+	files, err := engine.Render(ch, rv)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var out []*unstructured.Unstructured
+	for _, n := range names {
+		if !strings.HasSuffix(n, ".yaml") {
+			continue
+		}
+		for _, doc := range strings.Split(files[n], "\n---") {
+			var m map[string]any
+			if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
+				return nil, err
+			}
+			if len(m) != 0 {
+				out = append(out, &unstructured.Unstructured{Object: m})
+			}
+		}
+	}
+	return out, nil
+}
+
+func find(objs []*unstructured.Unstructured, kind string) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() == kind {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// TestLint is `helm lint --strict` with the defaults and with every optional object on.
+func TestLint(t *testing.T) {
+	for _, vals := range []map[string]any{nil, {"serviceMonitor": map[string]any{"enabled": true}, "prometheusRule": map[string]any{"enabled": true}}} {
+		l := lint.All(chartDir, vals, "credwatch", true)
+		for _, m := range l.Messages {
+			if m.Severity > support.InfoSev {
+				t.Errorf("helm lint (%v): %s", vals, m)
+			}
+		}
+	}
+}
+
+// TestSchema: values.schema.json rejects what the watcher could not run with.
+func TestSchema(t *testing.T) {
+	for name, vals := range map[string]map[string]any{
+		"unknown key":       {"intervall": "5s"},
+		"bad interval":      {"watch": map[string]any{"interval": "5 seconds"}},
+		"bad port":          {"watch": map[string]any{"port": 0}},
+		"empty image":       {"image": map[string]any{"repository": ""}},
+		"bad probe account": {"probeServiceAccount": map[string]any{"name": "Probe_SA"}},
+	} {
+		if _, err := renderErr("credwatch", vals); err == nil || !strings.Contains(err.Error(), "schema") {
+			t.Errorf("%s: rendered (err %v), want a schema error", name, err)
+		}
+	}
+}
+
+// TestDeployment: the watcher runs `credwatch watch` with flags the command has, hardened, with
+// probes on its health endpoints and resources.
+func TestDeployment(t *testing.T) {
+	deps := find(render(t, "monitoring", nil), "Deployment")
+	if len(deps) != 1 {
+		t.Fatalf("%d Deployments", len(deps))
+	}
+	var d appsv1.Deployment
+	if err := runtimeConvert(deps[0], &d); err != nil {
+		t.Fatal(err)
+	}
+	ps := d.Spec.Template.Spec
+	c := ps.Containers[0]
+	if sc := ps.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.SeccompProfile == nil || sc.SeccompProfile.Type != "RuntimeDefault" {
+		t.Errorf("pod security context: %+v", ps.SecurityContext)
+	}
+	if sc := c.SecurityContext; sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem ||
+		sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation || sc.Capabilities == nil || !slices.Contains(sc.Capabilities.Drop, "ALL") {
+		t.Errorf("container security context: %+v", c.SecurityContext)
+	}
+	if c.LivenessProbe == nil || c.LivenessProbe.HTTPGet.Path != "/healthz" || c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet.Path != "/readyz" {
+		t.Errorf("probes: liveness %+v readiness %+v", c.LivenessProbe, c.ReadinessProbe)
+	}
+	if c.Resources.Requests.Cpu().IsZero() || c.Resources.Limits.Memory().IsZero() {
+		t.Errorf("resources: %+v", c.Resources)
+	}
+	want := []string{"watch", "--listen=:9090", "--events", "--probe-serviceaccount=monitoring/credwatch-probe"}
+	for _, a := range want {
+		if !slices.Contains(c.Args, a) {
+			t.Errorf("args %v lack %s", c.Args, a)
+		}
+	}
+	// the args must parse as credwatch's own command line
+	cmd := root.NewCommand("credwatch", cli.Streams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard})
+	sub, rest, err := cmd.Find(c.Args)
+	if err != nil || sub.Name() != "watch" {
+		t.Skipf("credwatch has no watch command yet (branch watch not merged): %v", err)
+	}
+	if err := sub.ParseFlags(rest); err != nil {
+		t.Errorf("credwatch %s: %v", strings.Join(c.Args, " "), err)
+	}
+}
+
+// TestPrometheusRule: the PrometheusRule carries files/alerts.yaml (which promtool tests) verbatim.
+func TestPrometheusRule(t *testing.T) {
+	objs := render(t, "credwatch", map[string]any{"prometheusRule": map[string]any{"enabled": true}, "serviceMonitor": map[string]any{"enabled": true}})
+	rules, mons := find(objs, "PrometheusRule"), find(objs, "ServiceMonitor")
+	if len(rules) != 1 || len(mons) != 1 {
+		t.Fatalf("%d PrometheusRules, %d ServiceMonitors", len(rules), len(mons))
+	}
+	raw, err := os.ReadFile(filepath.Join(chartDir, "files", "alerts.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file map[string]any
+	if err := yaml.Unmarshal(raw, &file); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := yaml.Marshal(file)
+	b, _ := yaml.Marshal(rules[0].Object["spec"])
+	if !bytes.Equal(a, b) {
+		t.Errorf("PrometheusRule spec differs from files/alerts.yaml:\n%s", b)
+	}
+	if objs := render(t, "credwatch", nil); len(find(objs, "PrometheusRule"))+len(find(objs, "ServiceMonitor")) != 0 {
+		t.Error("PrometheusRule or ServiceMonitor rendered by default")
+	}
+}
