@@ -7,10 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/credwatch/credwatch/internal/cli"
 	cmdcheck "github.com/credwatch/credwatch/internal/cmd/check"
@@ -60,38 +56,13 @@ func TestIntegrationCheckEndpointSlice(t *testing.T) {
 			t.Errorf("members found through the EndpointSlice: %v, want the lab's %v", urls, lab)
 		}
 	}
-	waitSlice(t, l, 3)
+	labtest.WaitEndpointSlice(t, l, 3)
 	t.Run("three", func(t *testing.T) { run(t, 3) })
 	t.Run("joined", func(t *testing.T) {
 		if _, err := l.AddMember(context.Background(), lab.MemberOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		waitSlice(t, l, 4)
+		labtest.WaitEndpointSlice(t, l, 4)
 		run(t, 4)
 	})
-}
-
-// waitSlice waits (up to 60 s) until the kubernetes EndpointSlice lists want addresses: a member
-// writes itself there shortly after it is ready.
-func waitSlice(t *testing.T, l *lab.Lab, want int) {
-	t.Helper()
-	cs, err := kubernetes.NewForConfig(l.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got int
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
-		es, err := cs.DiscoveryV1().EndpointSlices("default").Get(context.Background(), "kubernetes", metav1.GetOptions{})
-		if err != nil {
-			continue
-		}
-		got = 0
-		for _, ep := range es.Endpoints {
-			got += len(ep.Addresses)
-		}
-		if got == want {
-			return
-		}
-	}
-	t.Fatalf("the kubernetes EndpointSlice lists %d addresses after 60 s, want %d", got, want)
 }

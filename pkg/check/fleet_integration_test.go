@@ -27,8 +27,8 @@ func TestIntegrationCheckAllContexts(t *testing.T) {
 	if _, err := drifted.AddMember(context.Background(), lab.MemberOptions{SAKey: lab.SAKeyNew}); err != nil {
 		t.Fatalf("AddMember: %v", err)
 	}
-	waitSlice(t, healthy, 2)
-	waitSlice(t, drifted, 2)
+	labtest.WaitEndpointSlice(t, healthy, 2)
+	labtest.WaitEndpointSlice(t, drifted, 2)
 	kubeconfig := mergeKubeconfigs(t, map[string]string{"healthy": healthy.AdminKubeconfig(), "drifted": drifted.AdminKubeconfig()})
 
 	run := func(t *testing.T, args ...string) (string, int) {

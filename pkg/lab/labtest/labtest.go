@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
 	"github.com/credwatch/credwatch/pkg/lab"
 )
 
@@ -56,6 +59,31 @@ func Start(t testing.TB, o lab.Options) *lab.Lab {
 		}
 	})
 	return l
+}
+
+// WaitEndpointSlice waits (up to 60 s) until the kubernetes EndpointSlice lists want addresses: a
+// member writes itself there shortly after it is ready.
+func WaitEndpointSlice(t testing.TB, l *lab.Lab, want int) {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(l.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got int
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
+		es, err := cs.DiscoveryV1().EndpointSlices("default").Get(context.Background(), "kubernetes", metav1.GetOptions{})
+		if err != nil {
+			continue
+		}
+		got = 0
+		for _, ep := range es.Endpoints {
+			got += len(ep.Addresses)
+		}
+		if got == want {
+			return
+		}
+	}
+	t.Fatalf("the kubernetes EndpointSlice lists %d addresses after 60 s, want %d", got, want)
 }
 
 // DumpLogs logs the last n lines of every process's log.
