@@ -6,13 +6,14 @@ package promtool
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
 func promtool(t *testing.T, args ...string) {
 	t.Helper()
 	cmd := exec.Command("go", append([]string{"tool", "promtool"}, args...)...)
-	cmd.Env = append(os.Environ(), "GOFLAGS=-tags=remove_all_sd")
+	cmd.Env = append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -tags=remove_all_sd"))
 	out, err := cmd.CombinedOutput()
 	t.Logf("promtool %v:\n%s", args, out)
 	if err != nil {
