@@ -102,7 +102,7 @@ func TestIntegrationChartDryRun(t *testing.T) {
 		t.Errorf("the apiserver warned on the rendered chart:\n%s", strings.Join(got, "\n"))
 	}
 	t.Run("an unhardened pod is caught", func(t *testing.T) {
-		bare := render(t, ns, map[string]any{"podSecurityContext": map[string]any{}, "securityContext": map[string]any{}})
+		bare := render(t, ns, map[string]any{"podSecurityContext": nil, "securityContext": nil}) // null drops the defaults
 		if err := a.create(ctx, find(bare, "Deployment")[0], true); err != nil {
 			t.Fatal(err)
 		}
