@@ -449,7 +449,7 @@ func TestIntegrationCheck(t *testing.T) {
 			// the EndpointSlice lists it until the lease expires (an operator should see that, and
 			// watch reports it). Check once the slice is back to the running members.
 			t0 := time.Now()
-			waitSlice(t, l, len(l.Members()))
+			labtest.WaitEndpointSlice(t, l, len(l.Members()))
 			t.Logf("%s left the EndpointSlice %s after it was stopped", removed.Name, time.Since(t0).Round(time.Second))
 			r := e.check(t)
 			for _, f := range atLeast(r.Findings, catalogue.Warning) {
