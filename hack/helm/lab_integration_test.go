@@ -134,6 +134,8 @@ func TestIntegrationChartDryRun(t *testing.T) {
 		}{
 			{authzv1.ResourceAttributes{Verb: "create", Resource: "events", Namespace: "kube-system"}, true},
 			{authzv1.ResourceAttributes{Verb: "patch", Resource: "events", Namespace: "default"}, true},
+			{authzv1.ResourceAttributes{Verb: "get", Resource: "pods", Subresource: "log", Namespace: "kube-system", Name: "kube-apiserver-x"}, true},
+			{authzv1.ResourceAttributes{Verb: "get", Resource: "pods", Subresource: "log", Namespace: "default", Name: "app"}, false},
 			{authzv1.ResourceAttributes{Verb: "list", Resource: "secrets"}, false},
 			{authzv1.ResourceAttributes{Verb: "get", Resource: "secrets", Namespace: "kube-system", Name: "cloud-config"}, false},
 			{authzv1.ResourceAttributes{Verb: "list", Resource: "pods"}, false},

@@ -2,6 +2,7 @@ package helm
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -135,7 +136,7 @@ func TestDeployment(t *testing.T) {
 	if c.Resources.Requests.Cpu().IsZero() || c.Resources.Limits.Memory().IsZero() {
 		t.Errorf("resources: %+v", c.Resources)
 	}
-	want := []string{"watch", "--listen=:9090", "--events", "--probe-serviceaccount=monitoring/credwatch-probe"}
+	want := []string{"watch", "--listen=:9090", "--events", "--pod-logs=true", "--probe-serviceaccount=monitoring/credwatch-probe"}
 	for _, a := range want {
 		if !slices.Contains(c.Args, a) {
 			t.Errorf("args %v lack %s", c.Args, a)
@@ -149,6 +150,26 @@ func TestDeployment(t *testing.T) {
 	}
 	if err := sub.ParseFlags(rest); err != nil {
 		t.Errorf("credwatch %s: %v", strings.Join(c.Args, " "), err)
+	}
+}
+
+// TestPodLogsRule: pods/log is granted exactly when the watcher follows the pods' logs.
+func TestPodLogsRule(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		objs := render(t, "credwatch", map[string]any{"watch": map[string]any{"podLogs": on}})
+		granted := false
+		for _, r := range find(objs, "Role") {
+			rules, _, _ := unstructured.NestedSlice(r.Object, "rules")
+			for _, rule := range rules {
+				res, _, _ := unstructured.NestedStringSlice(rule.(map[string]any), "resources")
+				granted = granted || slices.Contains(res, "pods/log") && r.GetNamespace() == "kube-system"
+			}
+		}
+		args, _, _ := unstructured.NestedSlice(find(objs, "Deployment")[0].Object, "spec", "template", "spec", "containers")
+		flag := fmt.Sprintf("--pod-logs=%v", on)
+		if granted != on || !slices.Contains(args[0].(map[string]any)["args"].([]any), any(flag)) {
+			t.Errorf("podLogs %v: pods/log granted %v, args %v", on, granted, args[0].(map[string]any)["args"])
+		}
 	}
 }
 
