@@ -73,9 +73,6 @@ func compilePattern(text string) pattern {
 	return p
 }
 
-// contains reports whether the segments occur in text in order (wildcards match anything).
-func (p *pattern) contains(text string) bool { return p.containsAt(text) >= 0 }
-
 // containsAt is where the pattern's first segment matches in text, or -1.
 func (p *pattern) containsAt(text string) int {
 	if len(p.segs) == 0 {
