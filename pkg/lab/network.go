@@ -71,12 +71,15 @@ func (l *Lab) placeOn(ctx context.Context, n int, loopbackIP string) (ip, netns 
 		return loopbackIP, "", nil
 	}
 	addr := netip.MustParseAddr(l.hostAddr(n))
+	_, existed := l.hosts.Host(controlPlaneHost(n)) // apiserver-n and etcd-n share the host
 	h, err := l.hosts.AddHost(ctx, controlPlaneHost(n), addr)
 	if err != nil {
 		return "", "", err
 	}
-	if err := l.routePods(ctx); err != nil {
-		return "", "", err
+	if !existed {
+		if err := l.routePods(ctx); err != nil { // a new host needs routes to the nodes' pods
+			return "", "", err
+		}
 	}
 	return h.IP.String(), h.NetNS, nil
 }

@@ -61,16 +61,17 @@ func Start(t testing.TB, o lab.Options) *lab.Lab {
 	return l
 }
 
-// WaitEndpointSlice waits (up to 60 s) until the kubernetes EndpointSlice lists want addresses: a
+// WaitEndpointSlice waits (up to 90 s) until the kubernetes EndpointSlice lists want addresses: a
 // member writes itself there shortly after it is ready.
-func WaitEndpointSlice(t testing.TB, l *lab.Lab, want int) {
+// It returns when the slice reached want, for tests that measure how long a member stayed listed.
+func WaitEndpointSlice(t testing.TB, l *lab.Lab, want int) time.Time {
 	t.Helper()
 	cs, err := kubernetes.NewForConfig(l.RESTConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got int
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
+	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
 		es, err := cs.DiscoveryV1().EndpointSlices("default").Get(context.Background(), "kubernetes", metav1.GetOptions{})
 		if err != nil {
 			continue
@@ -80,10 +81,11 @@ func WaitEndpointSlice(t testing.TB, l *lab.Lab, want int) {
 			got += len(ep.Addresses)
 		}
 		if got == want {
-			return
+			return time.Now()
 		}
 	}
-	t.Fatalf("the kubernetes EndpointSlice lists %d addresses after 60 s, want %d", got, want)
+	t.Fatalf("the kubernetes EndpointSlice lists %d addresses after 90 s, want %d", got, want)
+	return time.Time{}
 }
 
 // DumpLogs logs the last n lines of every process's log.

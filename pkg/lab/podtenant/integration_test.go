@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/credwatch/credwatch/internal/cli"
@@ -141,12 +140,12 @@ func TestIntegrationLabNodes(t *testing.T) {
 		if err := l.RemoveMember(ctx, "apiserver-4", lab.RemoveOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		waitSlice(t, cs, 3)
+		labtest.WaitEndpointSlice(t, l, 3)
 		t0 := time.Now()
 		if err := l.RemoveMember(ctx, "apiserver-2", lab.RemoveOptions{KeepAPIServer: true}); err != nil {
 			t.Fatal(err)
 		}
-		gone := waitSlice(t, cs, 2)
+		gone := labtest.WaitEndpointSlice(t, l, 2)
 		t.Logf("apiserver-2 left the EndpointSlice %s after its etcd member was removed", gone.Sub(t0).Round(time.Second))
 		time.Sleep(5 * time.Second)
 		tally, err := podtenant.ReadTally(ctx, cs, podtenant.Options{}, t0)
@@ -176,26 +175,4 @@ func TestIntegrationLabNodes(t *testing.T) {
 			t.Errorf("after apiserver-2 left the EndpointSlice: %d 401, %d without an answer", tally.Unauthorized, tally.NoResponse)
 		}
 	})
-}
-
-// waitSlice waits (up to 90 s) until the kubernetes EndpointSlice lists want addresses and returns
-// when it did.
-func waitSlice(t *testing.T, cs kubernetes.Interface, want int) time.Time {
-	t.Helper()
-	var got int
-	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
-		es, err := cs.DiscoveryV1().EndpointSlices("default").Get(context.Background(), "kubernetes", metav1.GetOptions{})
-		if err != nil {
-			continue
-		}
-		got = 0
-		for _, ep := range es.Endpoints {
-			got += len(ep.Addresses)
-		}
-		if got == want {
-			return time.Now()
-		}
-	}
-	t.Fatalf("the kubernetes EndpointSlice lists %d addresses after 90 s, want %d", got, want)
-	return time.Time{}
 }
