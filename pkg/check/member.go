@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -181,16 +182,47 @@ func readyz(ctx context.Context, c *Config, mc *memberClient) ([]string, string)
 	switch {
 	case len(failed) > 0:
 		return failed, ""
-	case err != nil && ctx.Err() != nil:
+	case err != nil && readyzTimedOut(ctx, err):
 		return []string{ReadyzTimedOut}, describe("GET /readyz", err).Error()
-	case err != nil:
+	case err != nil && readyzUnknown(err):
 		return nil, describe("GET /readyz", err).Error()
+	case err != nil:
+		return []string{ReadyzFailed}, describe("GET /readyz", err).Error()
 	}
 	return nil, ""
 }
 
+// readyzTimedOut tells whether a /readyz error means no answer in time: our deadline, the
+// client's, or the member's own handler timeout (HTTP 504, which a member whose etcd check hangs
+// answers a moment before our deadline because client-go passes the timeout to it).
+func readyzTimedOut(ctx context.Context, err error) bool {
+	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	var st apierrors.APIStatus
+	return errors.As(err, &st) && st.Status().Code == http.StatusGatewayTimeout
+}
+
+// readyzUnknown tells whether a /readyz error says nothing about readiness: we were not allowed
+// to ask, or could not reach the member at all (reachability is judged by /version).
+func readyzUnknown(err error) bool {
+	if apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err) {
+		return true
+	}
+	var st apierrors.APIStatus
+	return !errors.As(err, &st)
+}
+
 // ReadyzTimedOut stands in Member.NotReady for a /readyz that did not answer in time.
 const ReadyzTimedOut = "(no answer within the timeout)"
+
+// ReadyzFailed stands in Member.NotReady for a /readyz that answered an error without naming
+// the failing checks (say, HTTP 503 from a member shutting down).
+const ReadyzFailed = "(failed without naming a check)"
 
 // ParseReadyz returns the names of the failing checks in a verbose /readyz or /livez body
 // ("[-]etcd failed: reason withheld").
