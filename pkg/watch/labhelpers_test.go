@@ -60,9 +60,23 @@ func (l *log) since(t time.Time) []watch.Event {
 
 // await waits for an event matching after since and fails unless it came within n intervals
 // of since (plus one timeout: the interval running at since may have started before the change).
+// Events carry their interval's start time, so events of the interval running at since count.
 func (l *log) await(t *testing.T, since time.Time, n int, what string, match func(watch.Event) bool) watch.Event {
 	t.Helper()
-	return l.awaitFrom(t, since, since, n, what, match)
+	return l.awaitFrom(t, l.intervalAt(since), since, n, what, match)
+}
+
+// intervalAt returns the start of the interval running at t (t itself before the first one).
+func (l *log) intervalAt(t time.Time) time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	from := t
+	for _, s := range l.states {
+		if !s.Time.After(t) {
+			from = s.Time
+		}
+	}
+	return from
 }
 
 // awaitFrom is await for a change that took from `from` to `since` to happen (a member being
@@ -92,8 +106,9 @@ func (l *log) awaitFrom(t *testing.T, from, since time.Time, n int, what string,
 func (l *log) observe(t *testing.T, since time.Time, n int, what string, match func(watch.Event) bool) (watch.Event, bool) {
 	t.Helper()
 	limit := since.Add(time.Duration(n)*interval + timeout)
+	from := l.intervalAt(since)
 	for {
-		for _, e := range l.since(since) {
+		for _, e := range l.since(from) {
 			if match(e) {
 				t.Logf("%s after %s: %s", what, e.Time.Sub(since).Round(time.Millisecond), watch.FormatEvent(e))
 				return e, true
