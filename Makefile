@@ -49,7 +49,7 @@ integration: every-scenario lab-binaries
 
 # lint + unit + integration. Builds the lab binaries first if they are missing.
 test: every-scenario deps lint lab-binaries
-	$(GO) test -count=1 -timeout 25m -p 1 $(GOTEST_FLAGS) ./...
+	GO=$(GO) GOTEST_FLAGS="$(GOTEST_FLAGS)" hack/test.sh
 	$(MAKE) test-deploy
 
 # The first run builds promtool and krew's validator (minutes on 2 cores); later runs take seconds.
