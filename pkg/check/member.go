@@ -177,7 +177,8 @@ func probeMember(ctx context.Context, c *Config, mc *memberClient, m *Member) {
 func readyz(ctx context.Context, c *Config, mc *memberClient) ([]string, string) {
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
-	raw, err := mc.rc.Get().AbsPath("/readyz").Param("verbose", "").SetHeader("Accept", "text/plain").DoRaw(ctx) // DoRaw keeps the body of an error status: a failing /readyz names its checks there
+	// DoRaw keeps the body of an error status (Do().Raw() drops it): a failing /readyz names its checks there.
+	raw, err := mc.rc.Get().AbsPath("/readyz").Param("verbose", "").SetHeader("Accept", "text/plain").DoRaw(ctx)
 	failed := ParseReadyz(string(raw))
 	switch {
 	case len(failed) > 0:
