@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -37,8 +34,6 @@ const newIssuer = "https://issuer.credwatch.example"
 //	check-key-drift.json   the full `credwatch check` snapshot with that member in the lab
 //	check-issuer-change.json  the same with a member that accepts only a new issuer
 //	check-controllers.json the same after kube-controller-manager stopped (its lease stale)
-//	kcm-key-drift.log      kube-controller-manager's Unauthorized lines, restarted while a member
-//	                       with its own key served
 //	tokens/                a token minted through the drifted member, one through an original
 //	                       member, the shared public key, and when they were minted
 func capture(ctx context.Context, dir string) (err error) {
@@ -60,7 +55,7 @@ func capture(ctx context.Context, dir string) (err error) {
 		err = errors.Join(err, l.Down(dctx))
 	}()
 	c := &capturer{l: l, dir: dir}
-	for _, step := range []func(context.Context) error{c.keyDrift, c.kcmUnauthorized, c.issuerChange, c.controllers} {
+	for _, step := range []func(context.Context) error{c.keyDrift, c.issuerChange, c.controllers} {
 		if err := step(ctx); err != nil {
 			return err
 		}
@@ -186,50 +181,6 @@ func (c *capturer) tokens(ctx context.Context, drifted string) error {
 	return writeJSON(filepath.Join(c.dir, "tokens", "minted.json"), minted)
 }
 
-// kcmUnauthorized adds a member with its own key again and restarts kube-controller-manager, so
-// that its new connections through the load balancer meet that member (its old HTTP/2
-// connections would keep going to the original members), and keeps the lines it logs.
-func (c *capturer) kcmUnauthorized(ctx context.Context) error {
-	m, err := c.l.AddMember(ctx, lab.MemberOptions{SAKey: lab.SAKeyNew})
-	if err != nil {
-		return fmt.Errorf("kcm: add member: %w", err)
-	}
-	from := fileSize(c.l.ControllerManagerLogFile())
-	if err := c.l.StopControllerManager(ctx); err != nil {
-		return err
-	}
-	if err := c.l.StartControllerManager(ctx); err != nil {
-		return err
-	}
-	if err := sleep(ctx, 35*time.Second); err != nil { // the old lease expires, the controllers start
-		return err
-	}
-	if err := c.kcmLog(from, "kcm-key-drift.log"); err != nil {
-		return err
-	}
-	return c.l.RemoveMember(ctx, m.Name, lab.RemoveOptions{})
-}
-
-// kcmLog keeps the controller manager's error lines written since offset from.
-func (c *capturer) kcmLog(from int64, name string) error {
-	data, err := os.ReadFile(c.l.ControllerManagerLogFile())
-	if err != nil {
-		return err
-	}
-	if from <= int64(len(data)) {
-		data = data[from:]
-	}
-	var b bytes.Buffer
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
-	for sc.Scan() && b.Len() < 32<<10 {
-		if line := sc.Text(); strings.Contains(line, "Unauthorized") {
-			b.WriteString(line + "\n")
-		}
-	}
-	return os.WriteFile(filepath.Join(c.dir, name), b.Bytes(), 0o644)
-}
-
 func (c *capturer) issuerChange(ctx context.Context) error {
 	m, err := c.l.AddMember(ctx, lab.MemberOptions{Issuers: []string{newIssuer}})
 	if err != nil {
@@ -267,14 +218,6 @@ func writeJSON(path string, v any) error {
 		return fmt.Errorf("encode %s: %w", path, err)
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
-
-func fileSize(path string) int64 {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return 0
-	}
-	return fi.Size()
 }
 
 // sleep waits d, or less when ctx ends (then its error).
