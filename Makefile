@@ -13,7 +13,7 @@ LDFLAGS := -X github.com/credwatch/credwatch/internal/cli.version=$(VERSION) -X 
 RELEASE_FLAGS := -trimpath -ldflags "-s -w $(LDFLAGS)"
 
 .PHONY: deps all build install image test lint unit integration every-scenario lab-binaries bench soak demo fuzz clean \
-	test-deploy docs krew-manifest release-check release-snapshot
+	test-deploy docs runbook-capture krew-manifest release-check release-snapshot
 
 # Separate Go modules under hack/ that test what ships, with their heavy tools kept out of go.mod:
 # the Helm chart (helm lint, render, server-side dry-run on a lab), its alert rules (promtool
@@ -56,9 +56,17 @@ test: every-scenario deps lint lab-binaries
 test-deploy:
 	set -e; for m in $(DEPLOY_MODULES); do (cd $$m && $(GO) test -count=1 -timeout 15m $(GOTEST_FLAGS) ./...); done
 
-# The command reference docs/reference/*.md, from the cobra tree (a test keeps it current).
+# The command reference docs/reference/*.md, from the cobra tree, and docs/runbook.md, whose outputs
+# the current code prints for the committed lab captures, logs and field lines (tests keep both current).
 docs:
 	$(GO) run ./hack/docgen docs/reference
+	$(GO) run ./hack/runbook render docs/runbook.md
+
+# Take the runbook's check and watch snapshots and tokens again from a real lab (minutes; one lab
+# at a time), then regenerate the docs.
+runbook-capture: lab-binaries
+	$(GO) run ./hack/runbook capture hack/runbook/testdata/lab
+	$(MAKE) docs
 
 # deploy/krew/credwatch.yaml for VERSION from dist/checksums.txt (after a goreleaser release).
 krew-manifest:
