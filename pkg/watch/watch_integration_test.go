@@ -217,7 +217,14 @@ func testWatch(t *testing.T, version string) {
 		if err := l.Roll(ctx, lab.MemberOptions{}, nil); err != nil {
 			t.Fatalf("roll: %v", err)
 		}
-		time.Sleep(2*interval + timeout)
+		// The roll has finished for pods when the last old member has left the kubernetes
+		// EndpointSlice (its lease expires seconds after it stopped); until then watch rightly
+		// reports it (listed, but refusing connections).
+		left := labtest.WaitEndpointSlice(t, l, len(l.Members()))
+		t.Logf("the last old member left the EndpointSlice %s after the roll began", time.Since(began).Round(time.Second))
+		for time.Since(left) < 2*interval+timeout {
+			time.Sleep(200 * time.Millisecond)
+		}
 		transient := map[string]time.Time{}
 		for _, e := range rec.since(began) {
 			switch {
