@@ -161,7 +161,12 @@ func (f *fetcher) members(ctx context.Context) {
 	wg.Wait()
 	nameMembers(members, f.c.Names)
 
+	var routing *Routing
+	if needsRouting(members, f.c.REST.Host) {
+		wg.Go(func() { routing = probeRouting(ctx, f.c, routingConnections(len(members))) })
+	}
 	mx, tokens, reason := f.matrix(ctx, members, clients)
+	wg.Wait()
 	var public *PublicIssuer
 	if iss := publicIssuerOf(members, f.snap.Server); iss != "" {
 		public = fetchPublic(ctx, f.c, iss)
@@ -172,6 +177,7 @@ func (f *fetcher) members(ctx context.Context) {
 	f.snap.Members = members
 	f.snap.Matrix = mx
 	f.snap.Tokens = tokens
+	f.snap.Routing = routing
 	if reason != "" {
 		f.snap.Sources[SrcMatrix] = reason
 	}

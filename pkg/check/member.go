@@ -29,6 +29,7 @@ type memberClient struct {
 	rc       rest.Interface
 	servedMu sync.Mutex
 	served   string
+	cert     string // SHA-256 of the serving certificate
 }
 
 type cnRecorder struct {
@@ -41,6 +42,7 @@ func (r cnRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err == nil && resp.TLS != nil && len(resp.TLS.PeerCertificates) > 0 {
 		r.mc.servedMu.Lock()
 		r.mc.served = resp.TLS.PeerCertificates[0].Subject.CommonName
+		r.mc.cert = certFingerprint(resp.TLS.PeerCertificates[0])
 		r.mc.servedMu.Unlock()
 	}
 	return resp, err
@@ -76,10 +78,10 @@ func newMemberClient(base *rest.Config, memberURL string, c *Config, cn *conns) 
 	return mc, nil
 }
 
-func (mc *memberClient) servedBy() string {
+func (mc *memberClient) servedBy() (cn, cert string) {
 	mc.servedMu.Lock()
 	defer mc.servedMu.Unlock()
-	return mc.served
+	return mc.served, mc.cert
 }
 
 func (mc *memberClient) get(ctx context.Context, c *Config, path, accept string) ([]byte, error) {
@@ -116,7 +118,7 @@ func probeMember(ctx context.Context, c *Config, mc *memberClient, m *Member) {
 		return
 	}
 	m.Reachable = true
-	m.ServedBy = mc.servedBy()
+	m.ServedBy, m.ServingCert = mc.servedBy()
 	var v struct {
 		GitVersion string `json:"gitVersion"`
 	}

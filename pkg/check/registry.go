@@ -23,6 +23,7 @@ func Registry() []Check {
 	return []Check{
 		{Name: "members", Description: "every member answers directly", Needs: []string{SrcMembers}, Core: true, Run: checkMembers},
 		{Name: "readiness", Description: "every member that answers is ready (/readyz)", Needs: []string{SrcMembers}, Run: checkReadiness},
+		{Name: "lb-routing", Description: "the kubeconfig's server (a load balancer) sends no new connection to a member that is not ready", Needs: []string{SrcMembers}, Run: checkRouting},
 		{Name: "key-drift", Description: "every member signs with and accepts the same keys", Needs: []string{SrcMembers, SrcMatrix}, Core: true, Run: checkKeyDrift},
 		{Name: "issuer-drift", Description: "every member accepts the issuers the others sign with", Needs: []string{SrcMembers, SrcMatrix}, Core: true, Run: checkIssuerDrift},
 		{Name: "audience-drift", Description: "members' API audiences overlap", Needs: []string{SrcMembers, SrcMatrix}, Core: true, Run: checkAudienceDrift},

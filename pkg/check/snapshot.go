@@ -35,6 +35,9 @@ type Snapshot struct {
 	Tokens []TokenProbe
 	// Public is nil when no member signs with an https issuer outside the cluster.
 	Public *PublicIssuer
+	// Routing is where the kubeconfig's server sent new connections, probed only when a member
+	// that answers is not ready (nil otherwise).
+	Routing *Routing
 
 	Pods            []Pod
 	ServiceAccounts int
@@ -70,6 +73,9 @@ type Member struct {
 	Error     string `json:"error,omitempty"` // why it is unreachable
 	Version   string `json:"version,omitempty"`
 	ServedBy  string `json:"servedBy,omitempty"` // serving certificate CommonName
+	// ServingCert is the SHA-256 of the serving certificate: it tells which member a connection
+	// through the kubeconfig's server reached (see Routing).
+	ServingCert string `json:"-"`
 
 	Discovery    *Discovery `json:"discovery,omitempty"`
 	DiscoveryErr string     `json:"discoveryError,omitempty"`

@@ -18,7 +18,7 @@ import (
 
 // Checks are the checks of package check that watch runs every interval: the ones that read
 // only the members, the trust matrix and the public issuer.
-var Checks = []string{"members", "readiness", "key-drift", "issuer-drift", "audience-drift", "public-issuer"}
+var Checks = []string{"members", "readiness", "lb-routing", "key-drift", "issuer-drift", "audience-drift", "public-issuer"}
 
 // Config says what to watch and how often.
 type Config struct {
