@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,7 @@ import (
 	"github.com/credwatch/credwatch/internal/cli"
 	cmdwatch "github.com/credwatch/credwatch/internal/cmd/watch"
 	"github.com/credwatch/credwatch/pkg/check"
+	"github.com/credwatch/credwatch/pkg/finding"
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/watch"
 )
@@ -37,6 +39,7 @@ type log struct {
 	mu     sync.Mutex
 	states []*watch.State
 	events []watch.Event
+	ends   []time.Time // ends[i]: when the interval of events[i] finished
 }
 
 func (l *log) Observe(s *watch.State, ev []watch.Event) {
@@ -44,14 +47,20 @@ func (l *log) Observe(s *watch.State, ev []watch.Event) {
 	defer l.mu.Unlock()
 	l.states = append(l.states, s)
 	l.events = append(l.events, ev...)
+	for range ev {
+		l.ends = append(l.ends, s.Time.Add(s.Took))
+	}
 }
 
+// since returns the events of the intervals that finished at or after t. An event's Time is
+// when its interval started: an interval that started before a change may still see it (a
+// member resumed while its /version was pending, a log line written before the poll).
 func (l *log) since(t time.Time) []watch.Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []watch.Event
-	for _, e := range l.events {
-		if !e.Time.Before(t) {
+	for i, e := range l.events {
+		if !l.ends[i].Before(t) {
 			out = append(out, e)
 		}
 	}
@@ -60,23 +69,9 @@ func (l *log) since(t time.Time) []watch.Event {
 
 // await waits for an event matching after since and fails unless it came within n intervals
 // of since (plus one timeout: the interval running at since may have started before the change).
-// Events carry their interval's start time, so events of the interval running at since count.
 func (l *log) await(t *testing.T, since time.Time, n int, what string, match func(watch.Event) bool) watch.Event {
 	t.Helper()
-	return l.awaitFrom(t, l.intervalAt(since), since, n, what, match)
-}
-
-// intervalAt returns the start of the interval running at t (t itself before the first one).
-func (l *log) intervalAt(t time.Time) time.Time {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	from := t
-	for _, s := range l.states {
-		if !s.Time.After(t) {
-			from = s.Time
-		}
-	}
-	return from
+	return l.awaitFrom(t, since, since, n, what, match)
 }
 
 // awaitFrom is await for a change that took from `from` to `since` to happen (a member being
@@ -101,22 +96,34 @@ func (l *log) awaitFrom(t *testing.T, from, since time.Time, n int, what string,
 	}
 }
 
-// observe waits like await but does not fail when no event comes: it logs a KNOWN ISSUE line
-// (each is listed in docs/watch.md under "Known issues") and reports whether the event came.
-func (l *log) observe(t *testing.T, since time.Time, n int, what string, match func(watch.Event) bool) (watch.Event, bool) {
+// awaitFinding waits for an interval that finished after since whose state has (want) or lacks
+// (!want) finding id on member, and fails unless one came within n intervals.
+func (l *log) awaitFinding(t *testing.T, since time.Time, n int, id, member string, want bool) {
 	t.Helper()
 	limit := since.Add(time.Duration(n)*interval + timeout)
-	from := l.intervalAt(since)
 	for {
-		for _, e := range l.since(from) {
-			if match(e) {
-				t.Logf("%s after %s: %s", what, e.Time.Sub(since).Round(time.Millisecond), watch.FormatEvent(e))
-				return e, true
+		l.mu.Lock()
+		var hit *watch.State
+		for _, s := range l.states {
+			if s.Time.Add(s.Took).Before(since) {
+				continue
+			}
+			has := slices.ContainsFunc(s.Findings, func(f finding.Finding) bool { return f.ID == id && f.Member == member })
+			if has == want {
+				hit = s
+				break
 			}
 		}
+		l.mu.Unlock()
+		if hit != nil {
+			t.Logf("%s on %s %s after %s (interval %d)", id, member, map[bool]string{true: "present", false: "gone"}[want], hit.Time.Add(hit.Took).Sub(since).Round(time.Millisecond), hit.Interval)
+			if hit.Time.After(limit) {
+				t.Errorf("%s on %s: want present=%v within %d intervals", id, member, want, n)
+			}
+			return
+		}
 		if time.Now().After(limit.Add(2 * interval)) {
-			t.Logf("KNOWN ISSUE (docs/watch.md): no %s within %d intervals; events since: %s\nlast state: %s", what, n, formatAll(l.since(since)), describeLast(l))
-			return watch.Event{}, false
+			t.Fatalf("%s on %s: not present=%v within %d intervals; events since: %s\nlast state: %s", id, member, want, n, formatAll(l.since(since)), describeLast(l))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -240,28 +247,6 @@ func grep(text, prefix string) string {
 		}
 	}
 	return strings.Join(out, "\n")
-}
-
-// probeFresh logs, for 40 s, whether the member answers /version on a new connection each time:
-// it tells a member that is slow to resume from a connection of the watch that stays wedged.
-func probeFresh(t *testing.T, l *lab.Lab, name string, since time.Time) {
-	m, ok := l.Member(name)
-	if !ok {
-		return
-	}
-	var last error
-	for time.Since(since) < 40*time.Second {
-		c := &http.Client{Timeout: time.Second, Transport: &http.Transport{TLSClientConfig: l.TLSConfig(), DisableKeepAlives: true}}
-		resp, err := c.Get(m.URL + "/version")
-		if err == nil {
-			resp.Body.Close()
-			t.Logf("%s answers /version on a new connection %s after SIGCONT (HTTP %d)", name, time.Since(since).Round(time.Millisecond), resp.StatusCode)
-			return
-		}
-		last = err
-		time.Sleep(500 * time.Millisecond)
-	}
-	t.Logf("%s did not answer /version on a new connection for 40 s after SIGCONT: %v", name, last)
 }
 
 // describeLast says which interval the watch saw last, when, and each member's state.

@@ -38,7 +38,7 @@ func testWatch(t *testing.T, version string) {
 	w, err := watch.New(watch.Config{
 		Check:    check.Config{REST: l.RESTConfig(), CreateProbeSA: true, Timeout: timeout},
 		Interval: interval,
-		Endpoints: func() []string { // the lab's members are not in the EndpointSlice yet
+		Endpoints: func() []string { // the lab's list too: a member joins before the EndpointSlice lists it
 			var out []string
 			for _, m := range l.Members() {
 				out = append(out, m.URL)
@@ -93,8 +93,7 @@ func testWatch(t *testing.T, version string) {
 		// A pod's token from before the roll, sent to the drifted member: its own log says why.
 		presented := time.Now()
 		presentHeldToken(t, l, "apiserver-1", m.Name)
-		if e, ok := rec.observe(t, presented, 10, "log cause signing-key-unknown on "+m.Name, is(watch.LogCauseAppeared, "signing-key-unknown", m.Name)); ok &&
-			(len(e.Evidence) != 1 || !strings.Contains(e.Evidence[0].Value, "Unable to authenticate the request")) {
+		if e := rec.await(t, presented, 2, "log cause signing-key-unknown on "+m.Name, is(watch.LogCauseAppeared, "signing-key-unknown", m.Name)); len(e.Evidence) != 1 || !strings.Contains(e.Evidence[0].Value, "Unable to authenticate the request") {
 			t.Errorf("log cause evidence %+v", e.Evidence)
 		}
 		if text := scrape(t, srv.URL); !strings.Contains(text, `credwatch_trust{signer="apiserver-1",verifier="`+m.Name+`"} 0`) ||
@@ -162,6 +161,17 @@ func testWatch(t *testing.T, version string) {
 		if e.Kind == watch.MemberUnready && !strings.Contains(e.Message, "etcd") && !strings.Contains(e.Message, check.ReadyzTimedOut) {
 			t.Errorf("unready without the failing etcd check named: %s", e.Message)
 		}
+		if e.Kind != watch.MemberUnready {
+			return // down or unable to mint: nothing to say about the load balancer
+		}
+		// The load balancer in mode "all" (no /readyz health check) still sends to it; in mode
+		// "ready" it stops.
+		l.SetLBMode(lab.LBAll)
+		defer l.SetLBMode(lab.LBReady)
+		switched := time.Now()
+		rec.awaitFinding(t, switched, 2, "lb-sends-to-unready", m.Name, true)
+		l.SetLBMode(lab.LBReady)
+		rec.awaitFinding(t, time.Now(), 2, "lb-sends-to-unready", m.Name, false)
 	})
 
 	t.Run("kill-9", func(t *testing.T) {
@@ -198,9 +208,7 @@ func testWatch(t *testing.T, version string) {
 			t.Fatal(err)
 		}
 		resumed := time.Now()
-		go probeFresh(t, l, name, resumed) // does the member itself answer, on a new connection?
-		// It recovers when it answers again; how soon is up to the resumed process (not bounded).
-		rec.observe(t, resumed, 25, name+" up again", is(watch.MemberUp, "", name))
+		rec.await(t, resumed, 2, name+" up again", is(watch.MemberUp, "", name))
 		checkPace(t, rec, stopped)
 	})
 
