@@ -4,18 +4,22 @@
 # members; a healthy `lab roll` every ROLL_EVERY seconds (default 120); every SAMPLE seconds
 # (default 30) the watch's RSS (/proc) and goroutine count (its --listen /metrics) are sampled.
 # Passes when both are flat after warm-up (the first WARMUP seconds, default 300): the last
-# sample at most 10 % above the first one after warm-up. Holds the lab lock throughout.
+# sample at most 10 % above the first one after warm-up. Holds the lab lock (SOAK_LOCK, default
+# /tmp/credwatch-itest.lock) throughout; SOAK_LOCK= runs without it (the lab reserves its own
+# network index 127.0.x.1:6443 / 10.200.x.0/24, so it does not collide with lab tests running then).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SOAK_MINUTES=${SOAK_MINUTES:-30} ROLL_EVERY=${ROLL_EVERY:-120} SAMPLE=${SAMPLE:-30} WARMUP=${WARMUP:-300}
 PORT=${PORT:-19091}
-LOCK=/tmp/credwatch-itest.lock
+LOCK=${SOAK_LOCK-/tmp/credwatch-itest.lock}
 export CREDWATCH_LAB_BIN=${CREDWATCH_LAB_BIN:-$PWD/.lab-cache/bin}
 
 go build -o bin/credwatch ./cmd/credwatch
 dir=$(mktemp -d /tmp/cw-soak.XXXXXX)
-exec 9>"$LOCK"
-flock 9
+if [[ -n $LOCK ]]; then
+  exec 9>"$LOCK"
+  flock 9
+fi
 watch_pid=""
 cleanup() {
   [[ -n $watch_pid ]] && kill "$watch_pid" 2>/dev/null && wait "$watch_pid" 2>/dev/null || true
