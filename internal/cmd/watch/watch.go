@@ -98,7 +98,7 @@ was seen; 1 one was (130 when interrupted); 2 usage.`),
 	fs.StringVar(&o.listen, "listen", "", "serve Prometheus metrics on ADDR/metrics, and /healthz and /readyz (e.g. :9090)")
 	fs.BoolVar(&o.events, "events", false, "record Kubernetes Events when a finding appears and clears (on the member's static Pod, else default/kubernetes)")
 	fs.StringVar(&o.report, "report", "", "write a self-contained HTML timeline to FILE on exit")
-	fs.StringVar(&o.labDir, "lab", "", "also watch the members of the credwatch lab in DIR, re-read every interval (until the lab's members appear in the EndpointSlice)")
+	fs.StringVar(&o.labDir, "lab", "", "also watch the members of the credwatch lab in DIR, re-read every interval (a member is watched as soon as the lab starts it, before the EndpointSlice lists it)")
 	_ = fs.MarkHidden("lab")
 	fs.StringArrayVar(&o.logFiles, "log-file", nil, "follow a member's log file, HOST=PATH (repeatable; HOST is the member's name): the causes its new lines name are events; survives rotation and truncation")
 	fs.BoolVar(&o.podLogs, "pod-logs", true, "follow the kube-apiserver static pods' logs through the API (needs get on pods/log in kube-system): the causes their new lines name are events")
