@@ -97,30 +97,35 @@ func (l *log) awaitFrom(t *testing.T, from, since time.Time, n int, what string,
 }
 
 // awaitFinding waits for an interval that finished after since whose state has (want) or lacks
-// (!want) finding id on member, and fails unless one came within n intervals.
-func (l *log) awaitFinding(t *testing.T, since time.Time, n int, id, member string, want bool) {
+// (!want) finding id on member, fails unless one came within n intervals, and returns the
+// finding (zero when !want).
+func (l *log) awaitFinding(t *testing.T, since time.Time, n int, id, member string, want bool) finding.Finding {
 	t.Helper()
 	limit := since.Add(time.Duration(n)*interval + timeout)
 	for {
 		l.mu.Lock()
 		var hit *watch.State
+		var got finding.Finding
 		for _, s := range l.states {
 			if s.Time.Add(s.Took).Before(since) {
 				continue
 			}
-			has := slices.ContainsFunc(s.Findings, func(f finding.Finding) bool { return f.ID == id && f.Member == member })
-			if has == want {
+			i := slices.IndexFunc(s.Findings, func(f finding.Finding) bool { return f.ID == id && f.Member == member })
+			if (i >= 0) == want {
 				hit = s
+				if i >= 0 {
+					got = s.Findings[i]
+				}
 				break
 			}
 		}
 		l.mu.Unlock()
 		if hit != nil {
-			t.Logf("%s on %s %s after %s (interval %d)", id, member, map[bool]string{true: "present", false: "gone"}[want], hit.Time.Add(hit.Took).Sub(since).Round(time.Millisecond), hit.Interval)
+			t.Logf("%s on %s %s after %s (interval %d): %s", id, member, map[bool]string{true: "present", false: "gone"}[want], hit.Time.Add(hit.Took).Sub(since).Round(time.Millisecond), hit.Interval, got.Message)
 			if hit.Time.After(limit) {
 				t.Errorf("%s on %s: want present=%v within %d intervals", id, member, want, n)
 			}
-			return
+			return got
 		}
 		if time.Now().After(limit.Add(2 * interval)) {
 			t.Fatalf("%s on %s: not present=%v within %d intervals; events since: %s\nlast state: %s", id, member, want, n, formatAll(l.since(since)), describeLast(l))
