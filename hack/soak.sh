@@ -28,6 +28,7 @@ cleanup() {
   [[ -n $roll_pid ]] && wait "$roll_pid" 2>/dev/null || true
   [[ -n $watch_pid ]] && kill "$watch_pid" 2>/dev/null && wait "$watch_pid" 2>/dev/null || true
   bin/credwatch lab down --dir "$dir" >/dev/null 2>&1 || true
+  rm -rf "$dir/etcd" # gigabytes after 15 rolls; the samples, events and report stay
 }
 trap cleanup EXIT
 bin/credwatch lab up --dir "$dir" --members 3 >/dev/null
@@ -69,6 +70,7 @@ python3 - "$samples" "$WARMUP" "$WINDOW" <<'PY'
 import statistics, sys
 rows = [l.split("\t") for l in open(sys.argv[1]).read().split("\n")[1:] if l]
 rows = [(int(t), int(r), float(g)) for t, r, g in rows]
+rows = [r for r in rows if r[1] > 0 and r[2] > 0]  # a failed read (/metrics not up yet) is no sample
 warm, w = [r for r in rows if r[0] >= int(sys.argv[2])], int(sys.argv[3])
 if len(warm) < 2 * w:
     sys.exit(f"soak: {len(warm)} samples after warm-up, want at least {2 * w}")
