@@ -162,9 +162,10 @@ func TestWatchUnreadyAndAuthFailures(t *testing.T) {
 }
 
 // A fetch that hangs until its deadline delays the next interval by at most one timeout.
+// (Intervals of 100 ms: at 40 ms a loaded 2-core machine skipped one now and then.)
 func TestWatchHangingFetchBounded(t *testing.T) {
 	t.Parallel()
-	const interval, timeout = 40 * time.Millisecond, 30 * time.Millisecond
+	const interval, timeout = 100 * time.Millisecond, 60 * time.Millisecond
 	calls := 0
 	fetch := func(ctx context.Context, cfg check.Config) (*check.Snapshot, error) {
 		calls++
@@ -180,7 +181,7 @@ func TestWatchHangingFetchBounded(t *testing.T) {
 	if took := time.Since(start); took > 8*interval+timeout+50*time.Millisecond {
 		t.Errorf("8 intervals took %s", took)
 	}
-	if sum.MaxSlip > timeout+15*time.Millisecond {
+	if sum.MaxSlip > timeout+25*time.Millisecond {
 		t.Errorf("max slip %s, want at most one timeout (%s)", sum.MaxSlip, timeout)
 	}
 	if len(rec.states) < 7 {
