@@ -4,10 +4,10 @@
 # members; a healthy `lab roll` every ROLL_EVERY seconds (default 120); every SAMPLE seconds
 # (default 30) the watch's RSS (/proc) and goroutine count (its --listen /metrics) are sampled;
 # the roll runs in the background so sampling keeps its pace. Passes when both are flat after
-# warm-up (the first WARMUP seconds, default 300): the floor (minimum) of the last WINDOW samples
-# (default 10) at most 10 % above the floor of the first WINDOW samples after warm-up. Floors, not
-# single samples: a sample taken during an interval counts its in-flight requests (goroutines) and
-# garbage not yet collected (RSS); a leak raises the floor. Holds the lab lock (SOAK_LOCK, default
+# warm-up (the first WARMUP seconds, default 300): the median of the last WINDOW samples (default
+# 10) at most 10 % above the median of the first WINDOW samples after warm-up. Medians, not single
+# samples: a sample taken during an interval counts its in-flight requests (goroutines 9 between
+# intervals, about 19 during one) and garbage not yet collected (RSS); a leak moves the median. Holds the lab lock (SOAK_LOCK, default
 # /tmp/credwatch-itest.lock) throughout; SOAK_LOCK= runs without it (the lab reserves its own
 # network index 127.0.x.1:6443 / 10.200.x.0/24, so it does not collide with lab tests running then).
 set -euo pipefail
@@ -77,11 +77,11 @@ if len(warm) < 2 * w:
 first, last = warm[:w], warm[-w:]
 def floor(rs, i): return min(r[i] for r in rs)
 def med(rs, i): return statistics.median(r[i] for r in rs)
-r0, r1, g0, g1 = floor(first, 1), floor(last, 1), floor(first, 2), floor(last, 2)
+r0, r1, g0, g1 = med(first, 1), med(last, 1), med(first, 2), med(last, 2)
 ok = r1 <= 1.1 * r0 and g1 <= 1.1 * g0
-print(f"soak: start (t=0) RSS {rows[0][1]/1024:.1f} MB, goroutines {rows[0][2]:.0f}; "
-      f"after warm-up ({first[0][0]}-{first[-1][0]} s) floor RSS {r0/1024:.1f} MB (median {med(first,1)/1024:.1f}), goroutines {g0:.0f} (median {med(first,2):.0f}); "
-      f"end ({last[0][0]}-{last[-1][0]} s) floor RSS {r1/1024:.1f} MB (median {med(last,1)/1024:.1f}), goroutines {g1:.0f} (median {med(last,2):.0f}); "
+print(f"soak: start (t={rows[0][0]} s) RSS {rows[0][1]/1024:.1f} MB, goroutines {rows[0][2]:.0f}; "
+      f"after warm-up ({first[0][0]}-{first[-1][0]} s) median RSS {r0/1024:.1f} MB (min {floor(first,1)/1024:.1f}), goroutines {g0:.0f} (min {floor(first,2):.0f}); "
+      f"end ({last[0][0]}-{last[-1][0]} s) median RSS {r1/1024:.1f} MB (min {floor(last,1)/1024:.1f}), goroutines {g1:.0f} (min {floor(last,2):.0f}); "
       f"growth RSS {100*(r1-r0)/r0:+.1f} %, goroutines {100*(g1-g0)/max(g0,1):+.1f} %: {'flat' if ok else 'GROWING'} (limit +10 %)")
 sys.exit(0 if ok else 1)
 PY
