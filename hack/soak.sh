@@ -28,7 +28,7 @@ cleanup() {
   [[ -n $roll_pid ]] && wait "$roll_pid" 2>/dev/null || true
   [[ -n $watch_pid ]] && kill "$watch_pid" 2>/dev/null && wait "$watch_pid" 2>/dev/null || true
   bin/credwatch lab down --dir "$dir" >/dev/null 2>&1 || true
-  rm -rf "$dir/etcd" # gigabytes after 15 rolls; the samples, events and report stay
+  rm -rf "$dir/etcd" # gigabytes after 14 rolls; the samples, events and report stay
 }
 trap cleanup EXIT
 bin/credwatch lab up --dir "$dir" --members 3 >/dev/null
