@@ -3,6 +3,7 @@ package logs
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
@@ -26,16 +27,39 @@ func naiveGate(g *gate, b []byte) []int {
 	return out
 }
 
-// TestGateExact checks that the gate passes exactly the lines holding an anchor, on edge cases
-// and on every short slice and a 1 MiB stretch of a generated log.
+// gateVariants are every scan the gate may use on this machine.
+func gateVariants(t testing.TB) map[string]*gate {
+	anchors := gateAnchors(cause.Standalone(catalogue.Default()))
+	v := map[string]*gate{
+		"wu-manber":   {anchors: anchors, wm: newWuManber(anchors)},
+		"teddy-in-go": {anchors: anchors, td: buildTeddy(anchors)},
+	}
+	if td := newTeddy(anchors); td != nil {
+		v["teddy-avx2"] = &gate{anchors: anchors, td: td}
+	} else {
+		t.Log("no AVX2: the Teddy scan runs only in Go")
+	}
+	return v
+}
+
+// TestGateExact checks that every scan passes exactly the lines holding an anchor, on edge
+// cases and on every short slice and a 1 MiB stretch of a generated log.
 func TestGateExact(t *testing.T) {
-	g := newGate(cause.Standalone(catalogue.Default()))
+	for name, g := range gateVariants(t) {
+		t.Run(name, func(t *testing.T) { testGateExact(t, g) })
+	}
+}
+
+func testGateExact(t *testing.T, g *gate) {
 	var log bytes.Buffer
 	if _, _, err := loggen.Write(&log, loggen.Options{Bytes: 1 << 20, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
 	cases := []string{"", "Unauthorized", "xUnauthorized", "Unauthorized\n", `"code":401`,
 		"a\"code\":401\nUnauthorizedq", "Unable to authenticate\nUnable to authenticate", "\n\n\nInvalidLogin"}
+	long := strings.Repeat("x", 200)
+	cases = append(cases, long+"Unauthorized", "Unauthorized"+long+"\n"+long, long+"\n"+long+"Unable to authenticate"+long,
+		strings.Repeat(long+"InvalidLogin\n", 9))
 	for _, c := range cases {
 		if got, want := g.lines([]byte(c), nil), naiveGate(g, []byte(c)); !slices.Equal(got, want) {
 			t.Errorf("%q: gate %v, want %v", c, got, want)

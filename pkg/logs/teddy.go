@@ -1,0 +1,171 @@
+package logs
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+)
+
+// teddy is the anchor scan on amd64 with AVX2: Hyperscan's Teddy. Every anchor contributes a
+// fingerprint, its rarest teddyLen consecutive bytes, and is put in one of 8 buckets. For each
+// fingerprint byte position k there are two 16-entry tables, indexed by a byte's low and high
+// nibble, holding the buckets whose fingerprints allow that nibble there. One VPSHUFB per table
+// looks 32 positions up at once; a position is a candidate when some bucket survives all 2k
+// lookups. Candidates (about 1 % of positions in apiserver logs) are checked exactly: their
+// bytes must equal a fingerprint, then the anchor is compared.
+type teddy struct {
+	masks teddyMasks
+	refs  [teddyHash][]teddyRef // by the hash of a fingerprint
+	simd  bool                  // scan with teddyScan (AVX2); else the same tables in Go
+}
+
+// teddyMasks is the layout teddy_amd64.s reads: lo[k] and hi[k] are the 16-byte tables of
+// fingerprint byte k, each repeated for both 128-bit lanes of a YMM register.
+type teddyMasks struct {
+	lo [teddyLen][32]byte
+	hi [teddyLen][32]byte
+}
+
+type teddyRef struct {
+	fp     uint32 // the fingerprint, little-endian
+	anchor []byte
+	off    int // where the fingerprint starts inside the anchor
+}
+
+const (
+	teddyLen     = 4
+	teddyBuckets = 8
+	teddyHash    = 1 << 12
+)
+
+func teddySlot(fp uint32) int { return int(fp * 0x9E3779B1 >> (32 - 12)) }
+
+// newTeddy builds the scan, or returns nil where it cannot run (no AVX2): the gate then uses
+// the Wu-Manber scan.
+func newTeddy(anchors []string) *teddy {
+	if !teddyAVX2 {
+		return nil
+	}
+	t := buildTeddy(anchors)
+	t.simd = true
+	return t
+}
+
+func buildTeddy(anchors []string) *teddy {
+	t := &teddy{}
+	var lo, hi [teddyBuckets][teddyLen]uint16 // nibble sets per bucket and position
+	for _, a := range anchors {
+		off, b := bestFingerprint(&lo, &hi, a)
+		fp := []byte(a[off : off+teddyLen])
+		for k, c := range fp {
+			lo[b][k] |= 1 << (c & 15)
+			hi[b][k] |= 1 << (c >> 4)
+		}
+		v := binary.LittleEndian.Uint32(fp)
+		t.refs[teddySlot(v)] = append(t.refs[teddySlot(v)], teddyRef{fp: v, anchor: []byte(a), off: off})
+	}
+	for b := range teddyBuckets {
+		for k := range teddyLen {
+			for n := range 16 {
+				if lo[b][k]&(1<<n) != 0 {
+					t.masks.lo[k][n] |= 1 << b
+					t.masks.lo[k][n+16] |= 1 << b
+				}
+				if hi[b][k]&(1<<n) != 0 {
+					t.masks.hi[k][n] |= 1 << b
+					t.masks.hi[k][n+16] |= 1 << b
+				}
+			}
+		}
+	}
+	return t
+}
+
+// bestFingerprint picks the window of a and the bucket whose estimated false-positive rate (the
+// chance that ordinary log bytes pass all its nibble sets) grows least when the window joins it.
+func bestFingerprint(lo, hi *[teddyBuckets][teddyLen]uint16, a string) (off, bucket int) {
+	rate := func(l, h *[teddyLen]uint16) float64 {
+		r := 1.0
+		for k := range teddyLen {
+			p := 0.0
+			for c := range 256 {
+				if l[k]&(1<<(c&15)) != 0 && h[k]&(1<<(c>>4)) != 0 {
+					p += byteFrequency(byte(c))
+				}
+			}
+			r *= p
+		}
+		return r
+	}
+	bestGrowth := 2.0
+	for o := 0; o+teddyLen <= len(a); o++ {
+		for b := range teddyBuckets {
+			l, h := lo[b], hi[b]
+			before := rate(&l, &h)
+			for k := range teddyLen {
+				c := a[o+k]
+				l[k] |= 1 << (c & 15)
+				h[k] |= 1 << (c >> 4)
+			}
+			if g := rate(&l, &h) - before; g < bestGrowth {
+				off, bucket, bestGrowth = o, b, g
+			}
+		}
+	}
+	return off, bucket
+}
+
+// lines appends to starts[:0] the offsets of the lines of b that contain an anchor, ascending.
+func (t *teddy) lines(b []byte, starts []int) []int {
+	starts = starts[:0]
+	lineEnd := 0 // candidates before here are on a line already found
+	pos := 0
+	if t.simd {
+		var out [256]uint64
+		for pos+teddyBlock <= len(b) {
+			n, next := teddyScan(&t.masks, b[pos:], out[:])
+			for _, v := range out[:n] {
+				base := pos + int(v>>32)
+				for m := uint32(v); m != 0; m &= m - 1 {
+					if s := base + bits.TrailingZeros32(m); s >= lineEnd {
+						starts, lineEnd = t.check(b, s, starts, lineEnd)
+					}
+				}
+			}
+			pos += next
+		}
+	}
+	for s := max(pos, lineEnd); s+teddyLen <= len(b); s++ {
+		r := byte(0xff)
+		for k := range teddyLen {
+			c := b[s+k]
+			r &= t.masks.lo[k][c&15] & t.masks.hi[k][c>>4]
+		}
+		if r != 0 && s >= lineEnd {
+			starts, lineEnd = t.check(b, s, starts, lineEnd)
+		}
+	}
+	return starts
+}
+
+// teddyBlock is how many bytes teddyScan needs from a position on: 32 positions and the three
+// bytes after the last one.
+const teddyBlock = 32 + teddyLen - 1
+
+// check compares the anchors whose fingerprint b holds at s; on a match it records the line's
+// start and returns the line's end, before which no further candidate needs checking.
+func (t *teddy) check(b []byte, s int, starts []int, lineEnd int) ([]int, int) {
+	fp := binary.LittleEndian.Uint32(b[s:])
+	for _, r := range t.refs[teddySlot(fp)] {
+		a := s - r.off
+		if r.fp != fp || a < 0 || a+len(r.anchor) > len(b) || !bytes.Equal(b[a:a+len(r.anchor)], r.anchor) {
+			continue
+		}
+		starts = append(starts, bytes.LastIndexByte(b[:a], '\n')+1)
+		if nl := bytes.IndexByte(b[s:], '\n'); nl >= 0 {
+			return starts, s + nl + 1
+		}
+		return starts, len(b)
+	}
+	return starts, lineEnd
+}

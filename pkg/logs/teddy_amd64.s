@@ -1,0 +1,89 @@
+#include "textflag.h"
+
+// func teddyScan(m *teddyMasks, b []byte, out []uint64) (n, next int)
+TEXT ·teddyScan(SB), NOSPLIT, $0-72
+	MOVQ m+0(FP), DI
+	MOVQ b_base+8(FP), SI
+	MOVQ b_len+16(FP), DX
+	MOVQ out_base+32(FP), R8
+	MOVQ out_len+40(FP), R9
+	XORQ CX, CX             // p
+	XORQ BX, BX             // n
+	SUBQ $35, DX            // last p with a whole block (teddyBlock = 35)
+	JL   done
+	TESTQ R9, R9
+	JZ   done
+	VMOVDQU 0(DI), Y0       // lo[0..3]
+	VMOVDQU 32(DI), Y1
+	VMOVDQU 64(DI), Y2
+	VMOVDQU 96(DI), Y3
+	VMOVDQU 128(DI), Y4     // hi[0..3]
+	VMOVDQU 160(DI), Y5
+	VMOVDQU 192(DI), Y6
+	VMOVDQU 224(DI), Y7
+	MOVL $0x0f0f0f0f, AX
+	MOVL AX, X8
+	VPBROADCASTD X8, Y8     // nibble mask
+	VPXOR Y15, Y15, Y15     // zero
+
+loop:
+	CMPQ CX, DX
+	JG   done
+	VMOVDQU (SI)(CX*1), Y9
+	VPSRLW $4, Y9, Y10
+	VPAND Y8, Y9, Y9
+	VPAND Y8, Y10, Y10
+	VPSHUFB Y9, Y0, Y9
+	VPSHUFB Y10, Y4, Y10
+	VPAND Y9, Y10, Y11
+
+	VMOVDQU 1(SI)(CX*1), Y9
+	VPSRLW $4, Y9, Y10
+	VPAND Y8, Y9, Y9
+	VPAND Y8, Y10, Y10
+	VPSHUFB Y9, Y1, Y9
+	VPSHUFB Y10, Y5, Y10
+	VPAND Y9, Y11, Y11
+	VPAND Y10, Y11, Y11
+
+	VMOVDQU 2(SI)(CX*1), Y9
+	VPSRLW $4, Y9, Y10
+	VPAND Y8, Y9, Y9
+	VPAND Y8, Y10, Y10
+	VPSHUFB Y9, Y2, Y9
+	VPSHUFB Y10, Y6, Y10
+	VPAND Y9, Y11, Y11
+	VPAND Y10, Y11, Y11
+
+	VMOVDQU 3(SI)(CX*1), Y9
+	VPSRLW $4, Y9, Y10
+	VPAND Y8, Y9, Y9
+	VPAND Y8, Y10, Y10
+	VPSHUFB Y9, Y3, Y9
+	VPSHUFB Y10, Y7, Y10
+	VPAND Y9, Y11, Y11
+	VPAND Y10, Y11, Y11
+
+	VPTEST Y11, Y11
+	JNZ  found
+	ADDQ $32, CX
+	JMP  loop
+
+found:
+	VPCMPEQB Y15, Y11, Y12
+	VPMOVMSKB Y12, AX
+	NOTL AX
+	MOVQ CX, R10
+	SHLQ $32, R10
+	ORQ  AX, R10
+	MOVQ R10, (R8)(BX*8)
+	INCQ BX
+	ADDQ $32, CX
+	CMPQ BX, R9
+	JL   loop
+
+done:
+	VZEROUPPER
+	MOVQ BX, n+56(FP)
+	MOVQ CX, next+64(FP)
+	RET
