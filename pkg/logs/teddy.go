@@ -84,30 +84,39 @@ func buildTeddy(anchors []string) *teddy {
 // bestFingerprint picks the window of a and the bucket whose estimated false-positive rate (the
 // chance that ordinary log bytes pass all its nibble sets) grows least when the window joins it.
 func bestFingerprint(lo, hi *[teddyBuckets][teddyLen]uint16, a string) (off, bucket int) {
-	rate := func(l, h *[teddyLen]uint16) float64 {
-		r := 1.0
-		for k := range teddyLen {
-			p := 0.0
-			for c := range 256 {
-				if l[k]&(1<<(c&15)) != 0 && h[k]&(1<<(c>>4)) != 0 {
-					p += byteFrequency(byte(c))
-				}
+	var freq [16][16]float64 // by high, low nibble
+	for c := range 256 {
+		freq[c>>4][c&15] = byteFrequency(byte(c))
+	}
+	pass := func(l, h uint16) float64 { // share of bytes whose nibbles are in l and h
+		p := 0.0
+		for ; h != 0; h &= h - 1 {
+			row := &freq[bits.TrailingZeros16(h)]
+			for m := l; m != 0; m &= m - 1 {
+				p += row[bits.TrailingZeros16(m)]
 			}
-			r *= p
 		}
-		return r
+		return p
 	}
 	bestGrowth := 2.0
-	for o := 0; o+teddyLen <= len(a); o++ {
-		for b := range teddyBuckets {
-			l, h := lo[b], hi[b]
-			before := rate(&l, &h)
+	for b := range teddyBuckets {
+		var now [teddyLen]float64
+		before := 1.0
+		for k := range teddyLen {
+			now[k] = pass(lo[b][k], hi[b][k])
+			before *= now[k]
+		}
+		for o := 0; o+teddyLen <= len(a); o++ {
+			after := 1.0
 			for k := range teddyLen {
 				c := a[o+k]
-				l[k] |= 1 << (c & 15)
-				h[k] |= 1 << (c >> 4)
+				if l, h := lo[b][k]|1<<(c&15), hi[b][k]|1<<(c>>4); l != lo[b][k] || h != hi[b][k] {
+					after *= pass(l, h)
+				} else {
+					after *= now[k]
+				}
 			}
-			if g := rate(&l, &h) - before; g < bestGrowth {
+			if g := after - before; g < bestGrowth {
 				off, bucket, bestGrowth = o, b, g
 			}
 		}
