@@ -84,7 +84,17 @@ type Classifier struct {
 	byFirst [256][]*pattern // patterns by the first byte of their text, for anchored matching
 	leading []*pattern      // patterns whose text starts with a wildcard
 	cache   map[string]classified
+	memo    map[Line]memoized // Classify's answers for recent lines (their text without a header repeats)
 }
+
+type memoized struct {
+	m  Match
+	ok bool
+}
+
+// memoMaxText bounds the text of a line whose answer is memoized, so the memo holds at most
+// cacheLimit*memoMaxText bytes.
+const memoMaxText = 1 << 10
 
 type classified struct {
 	parts   []Part
@@ -96,7 +106,7 @@ const cacheLimit = 4096
 // NewClassifier compiles every message of c. A Classifier is not safe for concurrent use; make
 // one per goroutine (they are cheap).
 func NewClassifier(c *catalogue.Catalogue) *Classifier {
-	cl := &Classifier{m: newMatchers(c), cache: map[string]classified{}}
+	cl := &Classifier{m: newMatchers(c), cache: map[string]classified{}, memo: map[Line]memoized{}}
 	for i := range cl.m.all {
 		p := &cl.m.all[i]
 		if p.lead {
@@ -109,8 +119,23 @@ func NewClassifier(c *catalogue.Catalogue) *Classifier {
 }
 
 // Classify names the cause of l; ok is false for lines that are neither an authentication
-// failure nor a context event.
+// failure nor a context event. The returned Parts are shared: do not modify them.
 func (c *Classifier) Classify(l Line) (Match, bool) {
+	if len(l.Msg)+len(l.Err)+len(l.Logger) > memoMaxText {
+		return c.classify(l)
+	}
+	if v, ok := c.memo[l]; ok {
+		return v.m, v.ok
+	}
+	m, ok := c.classify(l)
+	if len(c.memo) >= cacheLimit {
+		clear(c.memo)
+	}
+	c.memo[l] = memoized{m, ok}
+	return m, ok
+}
+
+func (c *Classifier) classify(l Line) (Match, bool) {
 	if l.Audit {
 		if l.Code != 401 {
 			return Match{}, false
