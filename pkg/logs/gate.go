@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"bytes"
 	"sort"
 	"strings"
 
@@ -26,13 +27,19 @@ func newGate(msgs []cause.Message) *gate {
 	return g
 }
 
-// lines appends to starts[:0] the offsets of the lines of b that contain an anchor, sorted and
-// without duplicates.
-func (g *gate) lines(b []byte, starts []int) []int {
+// scan appends to starts[:0] the offsets of the lines of b that contain an anchor, sorted and
+// without duplicates, and reports whether b holds a NUL byte.
+func (g *gate) scan(b []byte, starts []int) (_ []int, nul bool) {
 	if g.td != nil {
-		return g.td.lines(b, starts)
+		return g.td.scan(b, starts)
 	}
-	return g.wm.lines(b, starts)
+	return g.wm.lines(b, starts), bytes.IndexByte(b, 0) >= 0
+}
+
+// lines is scan without the NUL report.
+func (g *gate) lines(b []byte, starts []int) []int {
+	starts, _ = g.scan(b, starts)
+	return starts
 }
 
 // anchorOf picks the longest run of a pattern's literal text that survives any envelope's

@@ -77,3 +77,21 @@ func testGateExact(t *testing.T, g *gate) {
 		t.Errorf("1 MiB log: gate passes %d lines, want %d", len(got), len(want))
 	}
 }
+
+// TestGateNUL checks the NUL report of every scan, with the NUL at every position of a block.
+func TestGateNUL(t *testing.T) {
+	b := []byte(strings.Repeat("I1129 08:00:00 x.go:1] Unauthorized request\n", 8))
+	for name, g := range gateVariants(t) {
+		if _, nul := g.scan(b, nil); nul {
+			t.Errorf("%s: NUL reported in a clean block", name)
+		}
+		for i := range b {
+			c := b[i]
+			b[i] = 0
+			if _, nul := g.scan(b, nil); !nul {
+				t.Fatalf("%s: NUL at %d of %d not reported", name, i, len(b))
+			}
+			b[i] = c
+		}
+	}
+}

@@ -124,15 +124,17 @@ func bestFingerprint(lo, hi *[teddyBuckets][teddyLen]uint16, a string) (off, buc
 	return off, bucket
 }
 
-// lines appends to starts[:0] the offsets of the lines of b that contain an anchor, ascending.
-func (t *teddy) lines(b []byte, starts []int) []int {
+// scan appends to starts[:0] the offsets of the lines of b that contain an anchor, ascending,
+// and reports whether b holds a NUL byte (the same pass looks for it).
+func (t *teddy) scan(b []byte, starts []int) (_ []int, nul bool) {
 	starts = starts[:0]
 	lineEnd := 0 // candidates before here are on a line already found
 	pos := 0
 	if t.simd {
 		var out [256]uint64
 		for pos+teddyBlock <= len(b) {
-			n, next := teddyScan(&t.masks, b[pos:], out[:])
+			n, next, z := teddyScan(&t.masks, b[pos:], out[:])
+			nul = nul || z
 			for _, v := range out[:n] {
 				base := pos + int(v>>32)
 				for m := uint32(v); m != 0; m &= m - 1 {
@@ -154,7 +156,7 @@ func (t *teddy) lines(b []byte, starts []int) []int {
 			starts, lineEnd = t.check(b, s, starts, lineEnd)
 		}
 	}
-	return starts
+	return starts, nul || bytes.IndexByte(b[pos:], 0) >= 0
 }
 
 // teddyBlock is how many bytes teddyScan needs from a position on: 32 positions and the three

@@ -6,7 +6,8 @@ var teddyAVX2 = cpu.X86.HasAVX2
 
 // teddyScan looks at the positions p = 0, 32, 64, … of b while b[p:] holds teddyBlock bytes and
 // out has room. For every 32 positions with a candidate it appends p<<32 | mask to out, bit j of
-// mask set when position p+j is one. It returns how many it appended and the next p.
+// mask set when position p+j is one. It returns how many it appended, the next p, and whether
+// b[:next] holds a NUL byte.
 //
 //go:noescape
-func teddyScan(m *teddyMasks, b []byte, out []uint64) (n, next int)
+func teddyScan(m *teddyMasks, b []byte, out []uint64) (n, next int, nul bool)

@@ -1,7 +1,7 @@
 #include "textflag.h"
 
-// func teddyScan(m *teddyMasks, b []byte, out []uint64) (n, next int)
-TEXT ·teddyScan(SB), NOSPLIT, $0-72
+// func teddyScan(m *teddyMasks, b []byte, out []uint64) (n, next int, nul bool)
+TEXT ·teddyScan(SB), NOSPLIT, $0-73
 	MOVQ m+0(FP), DI
 	MOVQ b_base+8(FP), SI
 	MOVQ b_len+16(FP), DX
@@ -9,6 +9,8 @@ TEXT ·teddyScan(SB), NOSPLIT, $0-72
 	MOVQ out_len+40(FP), R9
 	XORQ CX, CX             // p
 	XORQ BX, BX             // n
+	VPXOR Y14, Y14, Y14     // NUL bytes seen
+	VPXOR Y15, Y15, Y15     // zero
 	SUBQ $35, DX            // last p with a whole block (teddyBlock = 35)
 	JL   done
 	TESTQ R9, R9
@@ -24,12 +26,13 @@ TEXT ·teddyScan(SB), NOSPLIT, $0-72
 	MOVL $0x0f0f0f0f, AX
 	MOVL AX, X8
 	VPBROADCASTD X8, Y8     // nibble mask
-	VPXOR Y15, Y15, Y15     // zero
 
 loop:
 	CMPQ CX, DX
 	JG   done
 	VMOVDQU (SI)(CX*1), Y9
+	VPCMPEQB Y15, Y9, Y13
+	VPOR Y13, Y14, Y14
 	VPSRLW $4, Y9, Y10
 	VPAND Y8, Y9, Y9
 	VPAND Y8, Y10, Y10
@@ -83,7 +86,10 @@ found:
 	JL   loop
 
 done:
+	VPTEST Y14, Y14
+	SETNE AL
 	VZEROUPPER
 	MOVQ BX, n+56(FP)
 	MOVQ CX, next+64(FP)
+	MOVB AL, nul+72(FP)
 	RET

@@ -40,10 +40,11 @@ func (w *worker) process(ch chunk) {
 	st := ch.in
 	lineNo := int64(1) // relative to the block; fixLineNumbers makes it absolute
 	counted := 0       // data[:counted] has been counted into lineNo
-	if bytes.IndexByte(data, 0) >= 0 {
+	var nul bool
+	w.starts, nul = w.gate.scan(data, w.starts)
+	if nul {
 		st.skipped.Add(int64(countNULLines(data)))
 	}
-	w.starts = w.gate.lines(data, w.starts)
 	for _, start := range w.starts {
 		end := bytes.IndexByte(data[start:], '\n')
 		if end < 0 {
