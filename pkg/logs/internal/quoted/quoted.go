@@ -67,12 +67,40 @@ func Body(s string) (val, rest string, complete bool) {
 
 // JSONField finds "key":"value" and returns value unescaped, possibly cut off.
 func JSONField(line, key string) (string, bool) {
-	k := `"` + key + `":`
-	i := strings.Index(line, k)
-	if i < 0 {
+	off := [1]int{}
+	KeyOffsets(line, []string{key}, off[:])
+	return ValueAt(line, key, off[0])
+}
+
+// KeyOffsets sets off[i] to the index of the first `"keys[i]":` in line, or -1, in one pass
+// over the line's quotes.
+func KeyOffsets(line string, keys []string, off []int) {
+	for i := range off {
+		off[i] = -1
+	}
+	left := len(keys)
+	for q := strings.IndexByte(line, '"'); q >= 0 && left > 0; {
+		rest := line[q+1:]
+		for i, k := range keys {
+			if off[i] < 0 && len(rest) > len(k)+1 && rest[len(k)] == '"' && rest[len(k)+1] == ':' && rest[:len(k)] == k {
+				off[i] = q
+				left--
+			}
+		}
+		j := strings.IndexByte(rest, '"')
+		if j < 0 {
+			break
+		}
+		q += 1 + j
+	}
+}
+
+// ValueAt is JSONField's answer for key when `"key":` starts at off (-1: absent).
+func ValueAt(line, key string, off int) (string, bool) {
+	if off < 0 {
 		return "", false
 	}
-	s := strings.TrimLeft(line[i+len(k):], " ")
+	s := strings.TrimLeft(line[off+len(key)+3:], " ")
 	if !strings.HasPrefix(s, `"`) {
 		return "", false
 	}
