@@ -40,11 +40,16 @@ const (
 
 func teddySlot(fp uint32) int { return int(fp * 0x9E3779B1 >> (32 - 12)) }
 
-// newTeddy builds the scan, or returns nil where it cannot run (no AVX2): the gate then uses
-// the Wu-Manber scan.
+// newTeddy builds the scan, or returns nil where it cannot run (no AVX2, or an anchor shorter
+// than a fingerprint): the gate then uses the Wu-Manber scan.
 func newTeddy(anchors []string) *teddy {
 	if !teddyAVX2 {
 		return nil
+	}
+	for _, a := range anchors {
+		if len(a) < teddyLen {
+			return nil
+		}
 	}
 	t := buildTeddy(anchors)
 	t.simd = true

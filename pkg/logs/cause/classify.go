@@ -70,13 +70,12 @@ func Standalone(c *catalogue.Catalogue) []Message {
 	return out
 }
 
-// Markers are the texts besides the Standalone messages that make a line worth classifying.
-//
-// Every marker is at least as long as the shortest catalogue anchor (10 bytes), so the reader's
-// scan keeps its stride: httplog's access log is found by `" resp=401`; the access log of
-// releases before 1.19 (wrap.go's `GET /x: (4ms) 401 [agent ip]`) has no such text and is read
-// only on lines that pass for another reason.
-var Markers = []string{"Unable to authenticate", `"code":401`, relayMarker, `" resp=401`}
+// Markers are the texts besides the Standalone messages that make a line worth classifying:
+// the authentication error, audit 401s (`"code":401`), relayed aggregates, httplog's access log
+// (`" resp=401`, 1.19+) and the access log of older releases, whose only constant text is the
+// end of its duration before the status (wrap.go's and handlers.go's `GET /x: (4.3ms) 401
+// [agent ip]`; Go durations always end in "s").
+var Markers = []string{"Unable to authenticate", `"code":401`, relayMarker, `" resp=401`, "s) 401"}
 
 // Classifier names the cause of log lines from the catalogue's message spellings.
 type Classifier struct {
