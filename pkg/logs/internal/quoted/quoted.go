@@ -5,11 +5,21 @@ package quoted
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Prefix reads a Go-quoted string at the start of s. A string cut off before its closing
 // quote is unescaped as far as it goes and reported incomplete.
 func Prefix(s string) (val, rest string, complete bool) {
+	// Fast path, the common case: a double-quoted string with no escape, newline or invalid
+	// UTF-8 is its own body (what strconv answers, without scanning it twice).
+	if len(s) > 0 && s[0] == '"' {
+		if i := strings.IndexByte(s[1:], '"'); i >= 0 {
+			if body := s[1 : 1+i]; strings.IndexByte(body, '\\') < 0 && strings.IndexByte(body, '\n') < 0 && utf8.ValidString(body) {
+				return body, s[2+i:], true
+			}
+		}
+	}
 	if q, err := strconv.QuotedPrefix(s); err == nil {
 		if v, err := strconv.Unquote(q); err == nil {
 			return v, s[len(q):], true

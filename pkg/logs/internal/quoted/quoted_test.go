@@ -1,6 +1,7 @@
 package quoted
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -19,6 +20,27 @@ func FuzzKeyOffsets(f *testing.F) {
 			if want := strings.Index(line, `"`+k+`":`); off[i] != want {
 				t.Fatalf("%q in %q: at %d, want %d", k, line, off[i], want)
 			}
+		}
+	})
+}
+
+// FuzzPrefix checks Prefix against strconv on every string strconv reads.
+func FuzzPrefix(f *testing.F) {
+	for _, s := range []string{`"a" b`, `"a\"b" c`, "\"a\nb\" c", `"\xff" x`, "`raw` x", `"cut`, `""`, `"µ" ok`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q, err := strconv.QuotedPrefix(s)
+		if err != nil {
+			return
+		}
+		want, err := strconv.Unquote(q)
+		if err != nil {
+			return
+		}
+		val, rest, complete := Prefix(s)
+		if val != want || rest != s[len(q):] || !complete {
+			t.Fatalf("%q: %q %q %v, want %q %q", s, val, rest, complete, want, s[len(q):])
 		}
 	})
 }
