@@ -34,10 +34,19 @@ func gateVariants(t testing.TB) map[string]*gate {
 		"wu-manber":   {anchors: anchors, wm: newWuManber(anchors)},
 		"teddy-in-go": {anchors: anchors, td: buildTeddy(anchors)},
 	}
-	if td := newTeddy(anchors); td != nil {
+	if teddyAVX2 {
+		td := buildTeddy(anchors)
+		td.simd = teddyWithAVX2
 		v["teddy-avx2"] = &gate{anchors: anchors, td: td}
 	} else {
 		t.Log("no AVX2: the Teddy scan runs only in Go")
+	}
+	if teddyAVX512 {
+		td := buildTeddy(anchors)
+		td.simd = teddyWithAVX512
+		v["teddy-avx512"] = &gate{anchors: anchors, td: td}
+	} else {
+		t.Log("no AVX-512 VBMI: the Teddy scan runs without it")
 	}
 	return v
 }

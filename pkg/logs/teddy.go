@@ -16,14 +16,25 @@ import (
 type teddy struct {
 	masks teddyMasks
 	refs  [teddyHash][]teddyRef // by the hash of a fingerprint
-	simd  bool                  // scan with teddyScan (AVX2); else the same tables in Go
+	simd  teddySIMD
 }
 
+// teddySIMD is the instruction set a teddy scans with.
+type teddySIMD int
+
+const (
+	teddyGo         teddySIMD = iota // the nibble tables in Go (tests; where no SIMD scan runs)
+	teddyWithAVX2                    // teddyScan
+	teddyWithAVX512                  // teddyScan512: AVX-512 VBMI
+)
+
 // teddyMasks is the layout teddy_amd64.s reads: lo[k] and hi[k] are the 16-byte tables of
-// fingerprint byte k, each repeated for both 128-bit lanes of a YMM register.
+// fingerprint byte k, each repeated for both 128-bit lanes of a YMM register; exact[k] has the
+// buckets of every ASCII byte as fingerprint byte k (fingerprints are ASCII: anchorOf).
 type teddyMasks struct {
-	lo [teddyLen][32]byte
-	hi [teddyLen][32]byte
+	lo    [teddyLen][32]byte
+	hi    [teddyLen][32]byte
+	exact [teddyLen][128]byte
 }
 
 type teddyRef struct {
@@ -52,7 +63,10 @@ func newTeddy(anchors []string) *teddy {
 		}
 	}
 	t := buildTeddy(anchors)
-	t.simd = true
+	t.simd = teddyWithAVX2
+	if teddyAVX512 {
+		t.simd = teddyWithAVX512
+	}
 	return t
 }
 
@@ -65,6 +79,9 @@ func buildTeddy(anchors []string) *teddy {
 		for k, c := range fp {
 			lo[b][k] |= 1 << (c & 15)
 			hi[b][k] |= 1 << (c >> 4)
+		}
+		for k, c := range fp {
+			t.masks.exact[k][c&127] |= 1 << b
 		}
 		v := binary.LittleEndian.Uint32(fp)
 		t.refs[teddySlot(v)] = append(t.refs[teddySlot(v)], teddyRef{fp: v, anchor: []byte(a), off: off})
@@ -135,10 +152,14 @@ func (t *teddy) scan(b []byte, starts []int) (_ []int, nul bool) {
 	starts = starts[:0]
 	lineEnd := 0 // candidates before here are on a line already found
 	pos := 0
-	if t.simd {
+	if t.simd != teddyGo {
+		scan, block := teddyScan, teddyBlock
+		if t.simd == teddyWithAVX512 {
+			scan, block = teddyScan512, teddyBlock512
+		}
 		var out [256]uint64
-		for pos+teddyBlock <= len(b) {
-			n, next, z := teddyScan(&t.masks, b[pos:], out[:])
+		for pos+block <= len(b) {
+			n, next, z := scan(&t.masks, b[pos:], out[:])
 			nul = nul || z
 			for _, v := range out[:n] {
 				base := pos + int(v>>32)
@@ -167,6 +188,9 @@ func (t *teddy) scan(b []byte, starts []int) (_ []int, nul bool) {
 // teddyBlock is how many bytes teddyScan needs from a position on: 32 positions and the three
 // bytes after the last one.
 const teddyBlock = 32 + teddyLen - 1
+
+// teddyBlock512 is teddyBlock for teddyScan512.
+const teddyBlock512 = 64 + teddyLen - 1
 
 // check compares the anchors whose fingerprint b holds at s; on a match it records the line's
 // start and returns the line's end, before which no further candidate needs checking.

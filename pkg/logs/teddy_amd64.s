@@ -93,3 +93,83 @@ done:
 	MOVQ CX, next+64(FP)
 	MOVB AL, nul+72(FP)
 	RET
+
+// LOOKUP leaves in ACC the bucket bits of the 64 bytes at off(SI)(CX*1) as fingerprint byte k,
+// from the 128-byte table in LO (bytes 0-63) and HI (64-127). A byte of 128 or more reads the
+// entry of its low 7 bits: a false candidate at worst, which the exact check drops.
+#define LOOKUP(off, LO, HI, ACC) \
+	VMOVDQU64 off(SI)(CX*1), ACC; \
+	VPERMI2B  HI, LO, ACC
+
+// func teddyScan512(m *teddyMasks, b []byte, out []uint64) (n, next int, nul bool)
+TEXT ·teddyScan512(SB), NOSPLIT, $0-73
+	MOVQ m+0(FP), DI
+	MOVQ b_base+8(FP), SI
+	MOVQ b_len+16(FP), DX
+	MOVQ out_base+32(FP), R8
+	MOVQ out_len+40(FP), R9
+	XORQ CX, CX             // p
+	XORQ BX, BX             // n
+	KXORQ K3, K3, K3        // NUL bytes seen
+	SUBQ $67, DX            // last p with a whole block (teddyBlock512 = 67)
+	JL   done512
+	SUBQ $2, R9             // last n with room for two entries
+	VMOVDQU64 256(DI), Z0   // exact[0]
+	VMOVDQU64 320(DI), Z1
+	VMOVDQU64 384(DI), Z2   // exact[1]
+	VMOVDQU64 448(DI), Z3
+	VMOVDQU64 512(DI), Z4   // exact[2]
+	VMOVDQU64 576(DI), Z5
+	VMOVDQU64 640(DI), Z6   // exact[3]
+	VMOVDQU64 704(DI), Z7
+
+loop512:
+	CMPQ CX, DX
+	JG   done512
+	CMPQ BX, R9
+	JG   done512
+	VMOVDQU64 (SI)(CX*1), Z8
+	VPTESTNMB Z8, Z8, K2
+	KORQ K2, K3, K3
+	VPERMI2B Z1, Z0, Z8
+	LOOKUP(1, Z2, Z3, Z9)
+	LOOKUP(2, Z4, Z5, Z10)
+	LOOKUP(3, Z6, Z7, Z11)
+	VPANDQ Z9, Z8, Z8
+	VPANDQ Z11, Z10, Z10
+	VPTESTMB Z10, Z8, K1
+	KORTESTQ K1, K1
+	JNZ  found512
+	ADDQ $64, CX
+	JMP  loop512
+
+found512:
+	KMOVQ K1, AX
+	TESTL AX, AX
+	JZ   high512
+	MOVQ CX, R10
+	SHLQ $32, R10
+	MOVL AX, R11
+	ORQ  R11, R10
+	MOVQ R10, (R8)(BX*8)
+	INCQ BX
+high512:
+	SHRQ $32, AX
+	JZ   next512
+	LEAQ 32(CX), R10
+	SHLQ $32, R10
+	ORQ  AX, R10
+	MOVQ R10, (R8)(BX*8)
+	INCQ BX
+next512:
+	ADDQ $64, CX
+	JMP  loop512
+
+done512:
+	KORTESTQ K3, K3
+	SETNE AL
+	VZEROUPPER
+	MOVQ BX, n+56(FP)
+	MOVQ CX, next+64(FP)
+	MOVB AL, nul+72(FP)
+	RET

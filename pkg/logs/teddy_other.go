@@ -2,6 +2,13 @@
 
 package logs
 
-const teddyAVX2 = false
+const (
+	teddyAVX2   = false
+	teddyAVX512 = false
+)
 
 func teddyScan(*teddyMasks, []byte, []uint64) (n, next int, nul bool) { panic("teddyScan needs amd64") }
+
+func teddyScan512(*teddyMasks, []byte, []uint64) (n, next int, nul bool) {
+	panic("teddyScan512 needs amd64")
+}
