@@ -34,19 +34,18 @@ func gateVariants(t testing.TB) map[string]*gate {
 		"wu-manber":   {anchors: anchors, wm: newWuManber(anchors)},
 		"teddy-in-go": {anchors: anchors, td: buildTeddy(anchors)},
 	}
-	if teddyAVX2 {
+	for _, simd := range []struct {
+		name string
+		with teddySIMD
+		ok   bool
+	}{{"teddy-avx2", teddyWithAVX2, teddyAVX2}, {"teddy-avx512", teddyWithAVX512, teddyAVX512}} {
+		if !simd.ok {
+			t.Logf("%s: not on this CPU", simd.name)
+			continue
+		}
 		td := buildTeddy(anchors)
-		td.simd = teddyWithAVX2
-		v["teddy-avx2"] = &gate{anchors: anchors, td: td}
-	} else {
-		t.Log("no AVX2: the Teddy scan runs only in Go")
-	}
-	if teddyAVX512 {
-		td := buildTeddy(anchors)
-		td.simd = teddyWithAVX512
-		v["teddy-avx512"] = &gate{anchors: anchors, td: td}
-	} else {
-		t.Log("no AVX-512 VBMI: the Teddy scan runs without it")
+		td.simd = simd.with
+		v[simd.name] = &gate{anchors: anchors, td: td}
 	}
 	return v
 }

@@ -1,14 +1,25 @@
 #include "textflag.h"
 
+// ARGS loads teddyScan's arguments (m in DI, b in SI and DX, out in R8 and R9) and zeroes p
+// (CX) and n (BX).
+#define ARGS \
+	MOVQ m+0(FP), DI; \
+	MOVQ b_base+8(FP), SI; \
+	MOVQ b_len+16(FP), DX; \
+	MOVQ out_base+32(FP), R8; \
+	MOVQ out_len+40(FP), R9; \
+	XORQ CX, CX; \
+	XORQ BX, BX
+
+// RESULTS stores n (BX), next (CX) and nul (AL).
+#define RESULTS \
+	MOVQ BX, n+56(FP); \
+	MOVQ CX, next+64(FP); \
+	MOVB AL, nul+72(FP)
+
 // func teddyScan(m *teddyMasks, b []byte, out []uint64) (n, next int, nul bool)
 TEXT ·teddyScan(SB), NOSPLIT, $0-73
-	MOVQ m+0(FP), DI
-	MOVQ b_base+8(FP), SI
-	MOVQ b_len+16(FP), DX
-	MOVQ out_base+32(FP), R8
-	MOVQ out_len+40(FP), R9
-	XORQ CX, CX             // p
-	XORQ BX, BX             // n
+	ARGS
 	VPXOR Y14, Y14, Y14     // NUL bytes seen
 	VPXOR Y15, Y15, Y15     // zero
 	SUBQ $35, DX            // last p with a whole block (teddyBlock = 35)
@@ -89,9 +100,7 @@ done:
 	VPTEST Y14, Y14
 	SETNE AL
 	VZEROUPPER
-	MOVQ BX, n+56(FP)
-	MOVQ CX, next+64(FP)
-	MOVB AL, nul+72(FP)
+	RESULTS
 	RET
 
 // LOOKUP leaves in ACC the bucket bits of the 64 bytes at off(SI)(CX*1) as fingerprint byte k,
@@ -103,13 +112,7 @@ done:
 
 // func teddyScan512(m *teddyMasks, b []byte, out []uint64) (n, next int, nul bool)
 TEXT ·teddyScan512(SB), NOSPLIT, $0-73
-	MOVQ m+0(FP), DI
-	MOVQ b_base+8(FP), SI
-	MOVQ b_len+16(FP), DX
-	MOVQ out_base+32(FP), R8
-	MOVQ out_len+40(FP), R9
-	XORQ CX, CX             // p
-	XORQ BX, BX             // n
+	ARGS
 	KXORQ K3, K3, K3        // NUL bytes seen
 	SUBQ $67, DX            // last p with a whole block (teddyBlock512 = 67)
 	JL   done512
@@ -169,7 +172,5 @@ done512:
 	KORTESTQ K3, K3
 	SETNE AL
 	VZEROUPPER
-	MOVQ BX, n+56(FP)
-	MOVQ CX, next+64(FP)
-	MOVB AL, nul+72(FP)
+	RESULTS
 	RET
