@@ -145,6 +145,10 @@ func bestFingerprint(lo, hi *[teddyBuckets][teddyLen]uint16, a string) (off, buc
 		}
 		return p
 	}
+	own := make([]float64, len(a)-teddyLen+1)
+	for o := range own {
+		own[o] = ownRate(a[o : o+teddyLen])
+	}
 	bestGrowth := 2.0
 	for b := range teddyBuckets {
 		var now [teddyLen]float64
@@ -163,7 +167,7 @@ func bestFingerprint(lo, hi *[teddyBuckets][teddyLen]uint16, a string) (off, buc
 					after *= now[k]
 				}
 			}
-			if g := after - before + ownRate(a[o:o+teddyLen]); g < bestGrowth {
+			if g := after - before + own[o]; g < bestGrowth {
 				off, bucket, bestGrowth = o, b, g
 			}
 		}
