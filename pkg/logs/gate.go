@@ -27,19 +27,39 @@ func newGate(msgs []cause.Message) *gate {
 	return g
 }
 
-// scan appends to starts[:0] the offsets of the lines of b that contain an anchor, sorted and
-// without duplicates, and reports whether b holds a NUL byte.
-func (g *gate) scan(b []byte, starts []int) (_ []int, nul bool) {
-	if g.td != nil {
-		return g.td.scan(b, starts)
-	}
-	return g.wm.lines(b, starts), bytes.IndexByte(b, 0) >= 0
+// scanned is what the gate found in a block.
+type scanned struct {
+	starts   []int // offsets of the lines that contain an anchor, ascending
+	lines    []int // newlines before each of them
+	newlines int   // newlines in the block
+	nul      bool  // the block holds a NUL byte
 }
 
-// lines is scan without the NUL report.
+// scan fills sc (reusing its slices) from block b.
+func (g *gate) scan(b []byte, sc *scanned) {
+	if g.td != nil {
+		g.td.scan(b, sc)
+		return
+	}
+	sc.starts = g.wm.lines(b, sc.starts)
+	sc.lines = sc.lines[:0]
+	counted, n := 0, 0
+	for _, s := range sc.starts {
+		n += bytes.Count(b[counted:s], newline)
+		sc.lines = append(sc.lines, n)
+		counted = s
+	}
+	sc.newlines = n + bytes.Count(b[counted:], newline)
+	sc.nul = bytes.IndexByte(b, 0) >= 0
+}
+
+var newline = []byte{'\n'}
+
+// lines is scan's starts alone.
 func (g *gate) lines(b []byte, starts []int) []int {
-	starts, _ = g.scan(b, starts)
-	return starts
+	sc := scanned{starts: starts}
+	g.scan(b, &sc)
+	return sc.starts
 }
 
 // anchorOf picks the longest run of a pattern's literal text that survives any envelope's

@@ -84,19 +84,33 @@ func testGateExact(t *testing.T, g *gate) {
 	if got, want := g.lines(d, nil), naiveGate(g, d); !slices.Equal(got, want) {
 		t.Errorf("1 MiB log: gate passes %d lines, want %d", len(got), len(want))
 	}
+	// Newline counts, over blocks of every alignment.
+	for _, b := range [][]byte{d, d[1:], d[7:200_003], d[33 : 64*1024+5], []byte(cases[len(cases)-1])} {
+		var sc scanned
+		g.scan(b, &sc)
+		if want := bytes.Count(b, newline); sc.newlines != want {
+			t.Errorf("%d bytes: %d newlines, want %d", len(b), sc.newlines, want)
+		}
+		for i, s := range sc.starts {
+			if want := bytes.Count(b[:s], newline); sc.lines[i] != want {
+				t.Fatalf("%d bytes: line at %d has %d newlines before it, want %d", len(b), s, sc.lines[i], want)
+			}
+		}
+	}
 }
 
 // TestGateNUL checks the NUL report of every scan, with the NUL at every position of a block.
 func TestGateNUL(t *testing.T) {
 	b := []byte(strings.Repeat("I1129 08:00:00 x.go:1] Unauthorized request\n", 8))
 	for name, g := range gateVariants(t) {
-		if _, nul := g.scan(b, nil); nul {
+		var sc scanned
+		if g.scan(b, &sc); sc.nul {
 			t.Errorf("%s: NUL reported in a clean block", name)
 		}
 		for i := range b {
 			c := b[i]
 			b[i] = 0
-			if _, nul := g.scan(b, nil); !nul {
+			if g.scan(b, &sc); !sc.nul {
 				t.Fatalf("%s: NUL at %d of %d not reported", name, i, len(b))
 			}
 			b[i] = c

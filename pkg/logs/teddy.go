@@ -175,30 +175,44 @@ func bestFingerprint(lo, hi *[teddyBuckets][teddyLen]uint16, a string) (off, buc
 	return off, bucket
 }
 
-// scan appends to starts[:0] the offsets of the lines of b that contain an anchor, ascending,
-// and reports whether b holds a NUL byte (the same pass looks for it).
-func (t *teddy) scan(b []byte, starts []int) (_ []int, nul bool) {
-	starts = starts[:0]
+// scan fills sc from block b: the lines that contain an anchor with the newlines before each,
+// the block's newlines and whether it holds a NUL byte, all in one pass where SIMD runs.
+func (t *teddy) scan(b []byte, sc *scanned) {
+	sc.starts, sc.lines, sc.nul = sc.starts[:0], sc.lines[:0], false
 	lineEnd := 0 // candidates before here are on a line already found
-	pos := 0
+	pos := 0     // b[:pos] is scanned
+	counted := 0 // newlines in b[:pos]
+	// record adds the line of the candidate at s, if it holds an anchor; before is the number
+	// of newlines in b[:from], from <= s.
+	record := func(s, from, before int) {
+		ls, end, ok := t.check(b, s)
+		if !ok {
+			return
+		}
+		if ls > from { // else b[ls:from] is inside the line: no newline
+			before += bytes.Count(b[from:ls], newline)
+		}
+		sc.starts, sc.lines, lineEnd = append(sc.starts, ls), append(sc.lines, before), end
+	}
 	if t.simd != teddyGo {
 		scan, block := teddyScan, teddyBlock
 		if t.simd == teddyWithAVX512 {
 			scan, block = teddyScan512, teddyBlock512
 		}
 		var out [256]uint64
+		var nls [256]uint32
 		for pos+block <= len(b) {
-			n, next, z := scan(&t.masks, b[pos:], out[:])
-			nul = nul || z
-			for _, v := range out[:n] {
+			n, next, lines, z := scan(&t.masks, b[pos:], out[:], nls[:])
+			sc.nul = sc.nul || z
+			for i, v := range out[:n] {
 				base := pos + int(v>>32)
 				for m := uint32(v); m != 0; m &= m - 1 {
 					if s := base + bits.TrailingZeros32(m); s >= lineEnd {
-						starts, lineEnd = t.check(b, s, starts, lineEnd)
+						record(s, base, counted+int(nls[i]))
 					}
 				}
 			}
-			pos += next
+			pos, counted = pos+next, counted+lines
 		}
 	}
 	for s := max(pos, lineEnd); s+teddyLen <= len(b); s++ {
@@ -208,10 +222,11 @@ func (t *teddy) scan(b []byte, starts []int) (_ []int, nul bool) {
 			r &= t.masks.lo[k][c&15] & t.masks.hi[k][c>>4]
 		}
 		if r != 0 && s >= lineEnd {
-			starts, lineEnd = t.check(b, s, starts, lineEnd)
+			record(s, pos, counted)
 		}
 	}
-	return starts, nul || bytes.IndexByte(b[pos:], 0) >= 0
+	sc.newlines = counted + bytes.Count(b[pos:], newline)
+	sc.nul = sc.nul || bytes.IndexByte(b[pos:], 0) >= 0
 }
 
 // teddyBlock is how many bytes teddyScan needs from a position on: 32 positions and the three
@@ -221,20 +236,20 @@ const teddyBlock = 32 + teddyLen - 1
 // teddyBlock512 is teddyBlock for teddyScan512.
 const teddyBlock512 = 64 + teddyLen - 1
 
-// check compares the anchors whose fingerprint b holds at s; on a match it records the line's
-// start and returns the line's end, before which no further candidate needs checking.
-func (t *teddy) check(b []byte, s int, starts []int, lineEnd int) ([]int, int) {
+// check compares the anchors whose fingerprint b holds at s; on a match it returns the start of
+// the line and its end, before which no further candidate needs checking.
+func (t *teddy) check(b []byte, s int) (start, end int, ok bool) {
 	fp := binary.LittleEndian.Uint32(b[s:])
 	for _, r := range t.refs[teddySlot(fp)] {
 		a := s - r.off
 		if r.fp != fp || a < 0 || a+len(r.anchor) > len(b) || !bytes.Equal(b[a:a+len(r.anchor)], r.anchor) {
 			continue
 		}
-		starts = append(starts, bytes.LastIndexByte(b[:a], '\n')+1)
+		start = bytes.LastIndexByte(b[:a], '\n') + 1
 		if nl := bytes.IndexByte(b[s:], '\n'); nl >= 0 {
-			return starts, s + nl + 1
+			return start, s + nl + 1, true
 		}
-		return starts, len(b)
+		return start, len(b), true
 	}
-	return starts, lineEnd
+	return 0, 0, false
 }

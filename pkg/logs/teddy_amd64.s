@@ -1,7 +1,7 @@
 #include "textflag.h"
 
 // ARGS loads teddyScan's arguments (m in DI, b in SI and DX, out in R8 and R9) and zeroes p
-// (CX) and n (BX).
+// (CX), n (BX) and the newlines counted (R14).
 #define ARGS \
 	MOVQ m+0(FP), DI; \
 	MOVQ b_base+8(FP), SI; \
@@ -9,16 +9,18 @@
 	MOVQ out_base+32(FP), R8; \
 	MOVQ out_len+40(FP), R9; \
 	XORQ CX, CX; \
-	XORQ BX, BX
+	XORQ BX, BX; \
+	XORQ R14, R14
 
-// RESULTS stores n (BX), next (CX) and nul (AL).
+// RESULTS stores n (BX), next (CX), lines (R14) and nul (AL).
 #define RESULTS \
-	MOVQ BX, n+56(FP); \
-	MOVQ CX, next+64(FP); \
-	MOVB AL, nul+72(FP)
+	MOVQ BX, n+80(FP); \
+	MOVQ CX, next+88(FP); \
+	MOVQ R14, lines+96(FP); \
+	MOVB AL, nul+104(FP)
 
-// func teddyScan(m *teddyMasks, b []byte, out []uint64) (n, next int, nul bool)
-TEXT ·teddyScan(SB), NOSPLIT, $0-73
+// func teddyScan(m *teddyMasks, b []byte, out []uint64, nls []uint32) (n, next, lines int, nul bool)
+TEXT ·teddyScan(SB), NOSPLIT, $0-105
 	ARGS
 	VPXOR Y14, Y14, Y14     // NUL bytes seen
 	VPXOR Y15, Y15, Y15     // zero
@@ -37,11 +39,18 @@ TEXT ·teddyScan(SB), NOSPLIT, $0-73
 	MOVL $0x0f0f0f0f, AX
 	MOVL AX, X8
 	VPBROADCASTD X8, Y8     // nibble mask
+	MOVL $0x0a0a0a0a, AX
+	MOVL AX, X12
+	VPBROADCASTD X12, Y12   // newlines
+	MOVQ nls_base+56(FP), DI
 
 loop:
 	CMPQ CX, DX
 	JG   done
 	VMOVDQU (SI)(CX*1), Y9
+	VPCMPEQB Y12, Y9, Y13
+	VPMOVMSKB Y13, R13
+	POPCNTL R13, R13
 	VPCMPEQB Y15, Y9, Y13
 	VPOR Y13, Y14, Y14
 	VPSRLW $4, Y9, Y10
@@ -80,18 +89,21 @@ loop:
 
 	VPTEST Y11, Y11
 	JNZ  found
+	ADDQ R13, R14
 	ADDQ $32, CX
 	JMP  loop
 
 found:
-	VPCMPEQB Y15, Y11, Y12
-	VPMOVMSKB Y12, AX
+	VPCMPEQB Y15, Y11, Y13
+	VPMOVMSKB Y13, AX
 	NOTL AX
 	MOVQ CX, R10
 	SHLQ $32, R10
 	ORQ  AX, R10
 	MOVQ R10, (R8)(BX*8)
+	MOVL R14, (DI)(BX*4)
 	INCQ BX
+	ADDQ R13, R14
 	ADDQ $32, CX
 	CMPQ BX, R9
 	JL   loop
@@ -110,8 +122,8 @@ done:
 	VMOVDQU64 off(SI)(CX*1), ACC; \
 	VPERMI2B  HI, LO, ACC
 
-// func teddyScan512(m *teddyMasks, b []byte, out []uint64) (n, next int, nul bool)
-TEXT ·teddyScan512(SB), NOSPLIT, $0-73
+// func teddyScan512(m *teddyMasks, b []byte, out []uint64, nls []uint32) (n, next, lines int, nul bool)
+TEXT ·teddyScan512(SB), NOSPLIT, $0-105
 	ARGS
 	KXORQ K3, K3, K3        // NUL bytes seen
 	SUBQ $67, DX            // last p with a whole block (teddyBlock512 = 67)
@@ -125,6 +137,9 @@ TEXT ·teddyScan512(SB), NOSPLIT, $0-73
 	VMOVDQU64 576(DI), Z5
 	VMOVDQU64 640(DI), Z6   // exact[3]
 	VMOVDQU64 704(DI), Z7
+	MOVL $0x0a, AX
+	VPBROADCASTB AX, Z12    // newlines
+	MOVQ nls_base+56(FP), DI
 
 loop512:
 	CMPQ CX, DX
@@ -132,6 +147,9 @@ loop512:
 	CMPQ BX, R9
 	JG   done512
 	VMOVDQU64 (SI)(CX*1), Z8
+	VPCMPEQB Z12, Z8, K4
+	KMOVQ K4, R13
+	POPCNTQ R13, R13
 	VPTESTNMB Z8, Z8, K2
 	KORQ K2, K3, K3
 	VPERMI2B Z1, Z0, Z8
@@ -143,6 +161,7 @@ loop512:
 	VPTESTMB Z10, Z8, K1
 	KORTESTQ K1, K1
 	JNZ  found512
+	ADDQ R13, R14
 	ADDQ $64, CX
 	JMP  loop512
 
@@ -155,6 +174,7 @@ found512:
 	MOVL AX, R11
 	ORQ  R11, R10
 	MOVQ R10, (R8)(BX*8)
+	MOVL R14, (DI)(BX*4)
 	INCQ BX
 high512:
 	SHRQ $32, AX
@@ -163,8 +183,13 @@ high512:
 	SHLQ $32, R10
 	ORQ  AX, R10
 	MOVQ R10, (R8)(BX*8)
+	KMOVD K4, R12           // newlines in the first 32 bytes
+	POPCNTL R12, R12
+	ADDL R14, R12
+	MOVL R12, (DI)(BX*4)
 	INCQ BX
 next512:
+	ADDQ R13, R14
 	ADDQ $64, CX
 	JMP  loop512
 

@@ -7,8 +7,10 @@ const (
 	teddyAVX512 = false
 )
 
-func teddyScan(*teddyMasks, []byte, []uint64) (n, next int, nul bool) { panic("teddyScan needs amd64") }
+func teddyScan(*teddyMasks, []byte, []uint64, []uint32) (n, next, lines int, nul bool) {
+	panic("teddyScan needs amd64")
+}
 
-func teddyScan512(*teddyMasks, []byte, []uint64) (n, next int, nul bool) {
+func teddyScan512(*teddyMasks, []byte, []uint64, []uint32) (n, next, lines int, nul bool) {
 	panic("teddyScan512 needs amd64")
 }
