@@ -71,7 +71,7 @@ func accessLog401(msg string) (*AuditInfo, bool) {
 	if strings.HasPrefix(msg, "HTTP") {
 		return nil, false
 	}
-	if i := strings.Index(msg, "resp=401"); i >= 0 && strings.HasPrefix(msg, `"HTTP"`) {
+	if strings.HasPrefix(msg, `"HTTP"`) && strings.Contains(msg, "resp=401") {
 		a := &AuditInfo{Code: 401}
 		fields := msg[len(`"HTTP"`):]
 		a.Verb = kvField(fields, "verb")
