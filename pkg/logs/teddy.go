@@ -183,16 +183,17 @@ func (t *teddy) scan(b []byte, sc *scanned) {
 	pos := 0     // b[:pos] is scanned
 	counted := 0 // newlines in b[:pos]
 	// record adds the line of the candidate at s, if it holds an anchor; before is the number
-	// of newlines in b[:from], from <= s.
-	record := func(s, from, before int) {
+	// of newlines in b[:from], from <= s. It returns the line's start and the newlines before it.
+	record := func(s, from, before int) (int, int, bool) {
 		ls, end, ok := t.check(b, s)
 		if !ok {
-			return
+			return 0, 0, false
 		}
 		if ls > from { // else b[ls:from] is inside the line: no newline
 			before += bytes.Count(b[from:ls], newline)
 		}
 		sc.starts, sc.lines, lineEnd = append(sc.starts, ls), append(sc.lines, before), end
+		return ls, before, true
 	}
 	if t.simd != teddyGo {
 		scan, block := teddyScan, teddyBlock
@@ -215,6 +216,7 @@ func (t *teddy) scan(b []byte, sc *scanned) {
 			pos, counted = pos+next, counted+lines
 		}
 	}
+	from, before := pos, counted // newlines in b[:from], counted as lines are found
 	for s := max(pos, lineEnd); s+teddyLen <= len(b); s++ {
 		r := byte(0xff)
 		for k := range teddyLen {
@@ -222,10 +224,12 @@ func (t *teddy) scan(b []byte, sc *scanned) {
 			r &= t.masks.lo[k][c&15] & t.masks.hi[k][c>>4]
 		}
 		if r != 0 && s >= lineEnd {
-			record(s, pos, counted)
+			if ls, n, ok := record(s, from, before); ok && ls > from {
+				from, before = ls, n
+			}
 		}
 	}
-	sc.newlines = counted + bytes.Count(b[pos:], newline)
+	sc.newlines = before + bytes.Count(b[from:], newline)
 	sc.nul = sc.nul || bytes.IndexByte(b[pos:], 0) >= 0
 }
 
