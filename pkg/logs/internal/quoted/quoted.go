@@ -11,14 +11,8 @@ import (
 // Prefix reads a Go-quoted string at the start of s. A string cut off before its closing
 // quote is unescaped as far as it goes and reported incomplete.
 func Prefix(s string) (val, rest string, complete bool) {
-	// Fast path, the common case: a double-quoted string with no escape, newline or invalid
-	// UTF-8 is its own body (what strconv answers, without scanning it twice).
-	if len(s) > 0 && s[0] == '"' {
-		if i := strings.IndexByte(s[1:], '"'); i >= 0 {
-			if body := s[1 : 1+i]; strings.IndexByte(body, '\\') < 0 && strings.IndexByte(body, '\n') < 0 && utf8.ValidString(body) {
-				return body, s[2+i:], true
-			}
-		}
+	if v, n, ok := simplePrefix(s); ok {
+		return v, s[n:], true
 	}
 	if q, err := strconv.QuotedPrefix(s); err == nil {
 		if v, err := strconv.Unquote(q); err == nil {
@@ -26,6 +20,40 @@ func Prefix(s string) (val, rest string, complete bool) {
 		}
 	}
 	return Body(s[1:])
+}
+
+// simplePrefix is Prefix's fast path for the common cases, answering what strconv answers
+// without its rune-by-rune decoding: a double-quoted string whose only escapes are \" and \\
+// (klog quoting an error that quotes something), with no newline and valid UTF-8. n is the length
+// of the quoted string; ok is false when strconv must decide.
+func simplePrefix(s string) (val string, n int, ok bool) {
+	if len(s) == 0 || s[0] != '"' {
+		return "", 0, false
+	}
+	var b []byte // the unescaped body, once an escape is seen
+	from := 1    // s[from:i] is not yet copied into b
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			// The escapes are ASCII: the raw string is valid UTF-8 when the body is.
+			if raw := s[1:i]; strings.IndexByte(raw, '\n') >= 0 || !utf8.ValidString(raw) {
+				return "", 0, false
+			}
+			if b == nil {
+				return s[1:i], i + 1, true
+			}
+			return string(append(b, s[from:i]...)), i + 1, true
+		case '\\':
+			if i+1 == len(s) || s[i+1] != '"' && s[i+1] != '\\' {
+				return "", 0, false
+			}
+			b = append(b, s[from:i]...)
+			b = append(b, s[i+1])
+			i++
+			from = i + 1
+		}
+	}
+	return "", 0, false
 }
 
 // Body unescapes the body of a quoted string (Go or JSON escapes) up to its closing

@@ -24,17 +24,22 @@ func FuzzKeyOffsets(f *testing.F) {
 	})
 }
 
-// FuzzPrefix checks Prefix against strconv on every string strconv reads.
+// FuzzPrefix checks Prefix against strconv on every string strconv reads, and that its fast
+// path answers only where strconv does, the same.
 func FuzzPrefix(f *testing.F) {
-	for _, s := range []string{`"a" b`, `"a\"b" c`, "\"a\nb\" c", `"\xff" x`, "`raw` x", `"cut`, `""`, `"µ" ok`} {
+	for _, s := range []string{`"a" b`, `"a\"b" c`, "\"a\nb\" c", `"\xff" x`, "`raw` x", `"cut`, `""`, `"µ" ok`,
+		"\"a\nb\\\"c\" d", `"a\\b\"c\"" e`, `"a\n" f`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		q, err := strconv.QuotedPrefix(s)
-		if err != nil {
-			return
+		var want string
+		if err == nil {
+			want, err = strconv.Unquote(q)
 		}
-		want, err := strconv.Unquote(q)
+		if v, n, ok := simplePrefix(s); ok && (err != nil || v != want || n != len(q)) {
+			t.Fatalf("%q: fast path %q %d, strconv %q %d (%v)", s, v, n, want, len(q), err)
+		}
 		if err != nil {
 			return
 		}
