@@ -8,7 +8,7 @@ import (
 
 // parseCompose reads docker compose's prefix: "<service>   | <line>".
 func parseCompose(line string) (rest, service string, ok bool) {
-	bar := strings.Index(line, " | ")
+	bar := strings.Index(line[:min(len(line), 64+len(" | "))], " | ") // only the first can count
 	if bar <= 0 || bar > 64 {
 		return "", "", false
 	}
