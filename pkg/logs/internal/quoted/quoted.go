@@ -60,13 +60,13 @@ func simplePrefix(s string) (val string, n int, ok bool) {
 // quote; a body cut off before the quote is decoded as far as it goes and reported incomplete.
 func Body(s string) (val, rest string, complete bool) {
 	// Fast path: no escape before the closing quote.
-	if i := strings.IndexAny(s, `"\\`); i >= 0 && s[i] == '"' {
+	if i := quoteOrEscape(s); i >= 0 && s[i] == '"' {
 		return s[:i], s[i+1:], true
 	}
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); i++ {
-		j := strings.IndexAny(s[i:], `"\\`)
+		j := quoteOrEscape(s[i:])
 		if j < 0 {
 			b.WriteString(s[i:])
 			break
@@ -101,6 +101,16 @@ func Body(s string) (val, rest string, complete bool) {
 		}
 	}
 	return b.String(), "", false
+}
+
+// quoteOrEscape is strings.IndexAny(s, `"\\`) without building the set at every call.
+func quoteOrEscape(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' || s[i] == '\\' {
+			return i
+		}
+	}
+	return -1
 }
 
 // JSONField finds "key":"value" and returns value unescaped, possibly cut off.
