@@ -12,7 +12,7 @@ LDFLAGS := -X github.com/credwatch/credwatch/internal/cli.version=$(VERSION) -X 
 # The release binary: no symbol table or DWARF (-s -w), no build-machine paths (-trimpath).
 RELEASE_FLAGS := -trimpath -ldflags "-s -w $(LDFLAGS)"
 
-.PHONY: deps all build install image test lint unit integration every-scenario lab-binaries bench soak demo fuzz clean \
+.PHONY: deps all build install image test lint unit integration every-scenario lab-binaries bench bench-logs soak demo fuzz clean \
 	test-deploy docs runbook-capture krew-manifest release-check release-snapshot
 
 # Separate Go modules under hack/ that test what ships, with their heavy tools kept out of go.mod:
@@ -93,6 +93,10 @@ lab-binaries:
 
 bench: build
 	hack/bench.sh
+
+# Only the log throughput part of bench: credwatch logs vs ripgrep on sparse and dense 1 GB logs.
+bench-logs:
+	hack/bench-logs.sh
 
 # 30-minute accelerated soak of credwatch watch (interval 1 s, a lab roll every 2 minutes):
 # RSS and goroutines must stay flat after warm-up. Not part of `make test`. SOAK_MINUTES=5 for a short one.

@@ -96,6 +96,12 @@ func (g *group) keep(ev *Event, n int) {
 		g.head = insertSorted(g.head, ev, half)
 	}
 	if tn := n - half; tn > 0 && (len(g.tail) < tn || earlier(&g.tail[0], ev)) {
+		if len(g.tail) == tn && !earlier(ev, &g.tail[tn-1]) {
+			// The common case, a log read in order: the latest so far replaces the earliest.
+			copy(g.tail, g.tail[1:])
+			g.tail[tn-1] = *ev
+			return
+		}
 		g.tail = insertSorted(g.tail, ev, tn+1)
 		if len(g.tail) > tn {
 			g.tail = append(g.tail[:0], g.tail[1:]...) // drop the earliest

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 	"sync"
 	"testing"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
-	"github.com/credwatch/credwatch/pkg/logs/cause"
 	"github.com/credwatch/credwatch/pkg/logs/internal/loggen"
 )
 
@@ -32,14 +32,17 @@ func BenchmarkAnalyze(b *testing.B) {
 	}
 }
 
-// BenchmarkGate is the anchor scan alone, one core.
+// BenchmarkGate is the anchor scan alone, one core, in every variant this machine runs.
 func BenchmarkGate(b *testing.B) {
 	data := benchLog()
-	g := newGate(cause.Standalone(catalogue.Default()))
-	var starts []int
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		starts = g.lines(data, starts)
+	for name, g := range gateVariants(b) {
+		b.Run(name, func(b *testing.B) {
+			var starts []int
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				starts = g.lines(data, starts)
+			}
+		})
 	}
 }
 
@@ -56,6 +59,25 @@ func BenchmarkClassify(b *testing.B) {
 	for b.Loop() {
 		for _, l := range benchLines {
 			cl.Classify(parseRecord(l, lineContext{}))
+		}
+	}
+}
+
+// BenchmarkAnalyzeFile is the whole pipeline on the file named by CREDWATCH_BENCH_LOG (for
+// profiling on hack/bench-logs.sh's files: go test -bench AnalyzeFile -cpuprofile cpu.out).
+func BenchmarkAnalyzeFile(b *testing.B) {
+	path := os.Getenv("CREDWATCH_BENCH_LOG")
+	if path == "" {
+		b.Skip("CREDWATCH_BENCH_LOG is not set")
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	for b.Loop() {
+		if _, err := Analyze(context.Background(), Config{}, []Input{fileInput(path, st)}); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

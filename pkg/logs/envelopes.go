@@ -8,7 +8,7 @@ import (
 
 // parseCompose reads docker compose's prefix: "<service>   | <line>".
 func parseCompose(line string) (rest, service string, ok bool) {
-	bar := strings.Index(line, " | ")
+	bar := strings.Index(line[:min(len(line), 64+len(" | "))], " | ") // only the first can count
 	if bar <= 0 || bar > 64 {
 		return "", "", false
 	}
@@ -39,6 +39,19 @@ func parseCutSyslog(line string) (rest, prog string, ok bool) {
 	return line[end+3:], prog, true
 }
 
+// parseProgramKlog reads "prog: <klog line>", a syslog line cut down to its program name without
+// a pid (RHEL's /var/log/messages as grepped: "kube-apiserver: I0622 19:41:05.146860 …").
+func parseProgramKlog(line string) (rest, prog string, ok bool) {
+	end := strings.Index(line, ": ")
+	if end <= 0 || end > 64 || !isName(line[:end]) {
+		return "", "", false
+	}
+	if _, ok := parseKlogHeader(line[end+2:]); !ok {
+		return "", "", false
+	}
+	return line[end+2:], line[:end], true
+}
+
 // isName reports whether s looks like a program or service name.
 func isName(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -52,12 +65,13 @@ func isName(s string) bool {
 
 // accessLog401 reads an API server access-log line that answered 401, in any era's form:
 // httplog's structured `"HTTP" verb="GET" URI="…" … userAgent="…" … srcIP="…" resp=401`,
-// and the older `GET /path: (4.3ms) 401 [user-agent 10.0.0.1:47328]` (wrap.go, handlers.go).
+// and the older `GET /path: (4.3ms) 401 [user-agent 10.0.0.1:47328]` (wrap.go, handlers.go;
+// before 1.8 the agent is bracketed too, `[[agent] ip]`, and the oldest have no client at all).
 func accessLog401(msg string) (*AuditInfo, bool) {
 	if strings.HasPrefix(msg, "HTTP") {
 		return nil, false
 	}
-	if i := strings.Index(msg, "resp=401"); i >= 0 && strings.HasPrefix(msg, `"HTTP"`) {
+	if strings.HasPrefix(msg, `"HTTP"`) && strings.Contains(msg, "resp=401") {
 		a := &AuditInfo{Code: 401}
 		fields := msg[len(`"HTTP"`):]
 		a.Verb = kvField(fields, "verb")
@@ -88,6 +102,9 @@ func accessLog401(msg string) (*AuditInfo, bool) {
 			a.UserAgent, a.SourceIPs = client[:k], []string{client[k+1:]}
 		} else {
 			a.UserAgent = client
+		}
+		if ua := a.UserAgent; len(ua) > 1 && ua[0] == '[' && ua[len(ua)-1] == ']' {
+			a.UserAgent = ua[1 : len(ua)-1]
 		}
 	}
 	return a, true

@@ -38,6 +38,8 @@ func TestEnvelopeFallbacks(t *testing.T) {
 		{`2021-09-08T08:45:40.239Z [ERROR] auth.kubernetes.auth_kubernetes_7d5bd6ff: login unauthorized`, "", "timestamp"},
 		{`[     0.001141s] ERROR ThreadId(01) linkerd_app::env: x`, "", "plain"},
 		{`a | b`, "", "plain"},
+		{`kubelet: E0622 19:41:05.147265    2153 kubelet_node_status.go:326] Error updating node status, will retry`, "kubelet", "syslog+klog"},
+		{`note: E0622 is not a klog line`, "", "plain"},
 	}
 	for _, tt := range tests {
 		r := parseRecord(tt.line, lineContext{})

@@ -3,6 +3,7 @@ package logs
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
@@ -26,16 +27,47 @@ func naiveGate(g *gate, b []byte) []int {
 	return out
 }
 
-// TestGateExact checks that the gate passes exactly the lines holding an anchor, on edge cases
-// and on every short slice and a 1 MiB stretch of a generated log.
+// gateVariants are every scan the gate may use on this machine.
+func gateVariants(t testing.TB) map[string]*gate {
+	anchors := gateAnchors(cause.Standalone(catalogue.Default()))
+	v := map[string]*gate{
+		"wu-manber":   {anchors: anchors, wm: newWuManber(anchors)},
+		"teddy-in-go": {anchors: anchors, td: buildTeddy(anchors)},
+	}
+	for _, simd := range []struct {
+		name string
+		with teddySIMD
+		ok   bool
+	}{{"teddy-avx2", teddyWithAVX2, teddyAVX2}, {"teddy-avx512", teddyWithAVX512, teddyAVX512}} {
+		if !simd.ok {
+			t.Logf("%s: not on this CPU", simd.name)
+			continue
+		}
+		td := buildTeddy(anchors)
+		td.simd = simd.with
+		v[simd.name] = &gate{anchors: anchors, td: td}
+	}
+	return v
+}
+
+// TestGateExact checks that every scan passes exactly the lines holding an anchor, on edge
+// cases and on every short slice and a 1 MiB stretch of a generated log.
 func TestGateExact(t *testing.T) {
-	g := newGate(cause.Standalone(catalogue.Default()))
+	for name, g := range gateVariants(t) {
+		t.Run(name, func(t *testing.T) { testGateExact(t, g) })
+	}
+}
+
+func testGateExact(t *testing.T, g *gate) {
 	var log bytes.Buffer
 	if _, _, err := loggen.Write(&log, loggen.Options{Bytes: 1 << 20, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
 	cases := []string{"", "Unauthorized", "xUnauthorized", "Unauthorized\n", `"code":401`,
 		"a\"code\":401\nUnauthorizedq", "Unable to authenticate\nUnable to authenticate", "\n\n\nInvalidLogin"}
+	long := strings.Repeat("x", 200)
+	cases = append(cases, long+"Unauthorized", "Unauthorized"+long+"\n"+long, long+"\n"+long+"Unable to authenticate"+long,
+		strings.Repeat(long+"InvalidLogin\n", 9))
 	for _, c := range cases {
 		if got, want := g.lines([]byte(c), nil), naiveGate(g, []byte(c)); !slices.Equal(got, want) {
 			t.Errorf("%q: gate %v, want %v", c, got, want)
@@ -51,5 +83,37 @@ func TestGateExact(t *testing.T) {
 	}
 	if got, want := g.lines(d, nil), naiveGate(g, d); !slices.Equal(got, want) {
 		t.Errorf("1 MiB log: gate passes %d lines, want %d", len(got), len(want))
+	}
+	// Newline counts, over blocks of every alignment.
+	for _, b := range [][]byte{d, d[1:], d[7:200_003], d[33 : 64*1024+5], []byte(cases[len(cases)-1])} {
+		var sc scanned
+		g.scan(b, &sc)
+		if want := bytes.Count(b, newline); sc.newlines != want {
+			t.Errorf("%d bytes: %d newlines, want %d", len(b), sc.newlines, want)
+		}
+		for i, s := range sc.starts {
+			if want := bytes.Count(b[:s], newline); sc.lines[i] != want {
+				t.Fatalf("%d bytes: line at %d has %d newlines before it, want %d", len(b), s, sc.lines[i], want)
+			}
+		}
+	}
+}
+
+// TestGateNUL checks the NUL report of every scan, with the NUL at every position of a block.
+func TestGateNUL(t *testing.T) {
+	b := []byte(strings.Repeat("I1129 08:00:00 x.go:1] Unauthorized request\n", 8))
+	for name, g := range gateVariants(t) {
+		var sc scanned
+		if g.scan(b, &sc); sc.nul {
+			t.Errorf("%s: NUL reported in a clean block", name)
+		}
+		for i := range b {
+			c := b[i]
+			b[i] = 0
+			if g.scan(b, &sc); !sc.nul {
+				t.Fatalf("%s: NUL at %d of %d not reported", name, i, len(b))
+			}
+			b[i] = c
+		}
 	}
 }

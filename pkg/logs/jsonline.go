@@ -164,31 +164,50 @@ func firstNonEmpty(ss ...string) string {
 }
 
 // parseFlatJSON reads a klog or zap JSON line (flat string fields) without reflection.
+// flatKeys are the fields parseFlatJSON reads, found in one pass.
+var flatKeys = [...]string{"msg", "message", "err", "error", "logger", "level", "caller", "host", "hostname", "ts", "time"}
+
+const (
+	keyMsg = iota
+	keyMessage
+	keyErr
+	keyError
+	keyLogger
+	keyLevel
+	keyCaller
+	keyHost
+	keyHostname
+	keyTs
+	keyTime
+)
+
 func parseFlatJSON(line string, r *Record) (inner string, t time.Time, done bool) {
 	if !strings.HasSuffix(strings.TrimRight(line, " \r"), "}") {
 		return parseJSONFragment(line, r)
 	}
 	r.addFormat("json")
-	get := func(keys ...string) string {
+	var off [len(flatKeys)]int
+	quoted.KeyOffsets(line, flatKeys[:], off[:])
+	get := func(keys ...int) string {
 		for _, k := range keys {
-			if v, ok := quoted.JSONField(line, k); ok && v != "" {
+			if v, ok := quoted.ValueAt(line, flatKeys[k], off[k]); ok && v != "" {
 				return v
 			}
 		}
 		return ""
 	}
-	r.Msg = get("msg", "message")
-	r.Err = get("err", "error")
-	r.Logger = get("logger")
+	r.Msg = get(keyMsg, keyMessage)
+	r.Err = get(keyErr, keyError)
+	r.Logger = get(keyLogger)
 	if r.Msg == "" && r.Err == "" {
 		r.Msg = line // a JSON logger with other field names: its text is still evidence
 	}
-	r.Severity = get("level")
-	r.Source = get("caller")
-	if h := get("host", "hostname"); h != "" && r.Host == "" {
+	r.Severity = get(keyLevel)
+	r.Source = get(keyCaller)
+	if h := get(keyHost, keyHostname); h != "" && r.Host == "" {
 		r.Host = shortHost(h)
 	}
-	if i := strings.Index(line, `"ts":`); i >= 0 {
+	if i := off[keyTs]; i >= 0 {
 		v := line[i+5:]
 		end := strings.IndexAny(v, ",}")
 		if end > 0 {
@@ -196,7 +215,7 @@ func parseFlatJSON(line string, r *Record) (inner string, t time.Time, done bool
 		}
 	}
 	if t.IsZero() {
-		if ts := get("time"); ts != "" {
+		if ts := get(keyTime); ts != "" {
 			t, _ = time.Parse(time.RFC3339Nano, ts)
 		}
 	}

@@ -118,6 +118,12 @@ func parseRecord(line string, lc lineContext) Record {
 			line = rest
 			continue
 		}
+		if rest, prog, ok := parseProgramKlog(line); ok && r.Format == "" {
+			r.addFormat("syslog")
+			r.Component = normalizeComponent(prog)
+			line = rest
+			continue
+		}
 		if rest, prog, ok := parseCutSyslog(line); ok && r.Format == "" {
 			r.addFormat("syslog")
 			r.Component = normalizeComponent(prog)

@@ -14,11 +14,11 @@ const maxEvidenceLine = 4096
 
 // worker classifies blocks; each has its own classifier and aggregator.
 type worker struct {
-	cl     *Classifier
-	gate   *gate
-	agg    *aggregator
-	since  time.Time
-	starts []int
+	cl    *Classifier
+	gate  *gate
+	agg   *aggregator
+	since time.Time
+	sc    scanned
 
 	// The formats this worker has recorded, and the last host seen: the shared format set and
 	// the host map are only touched when a line brings something new.
@@ -38,13 +38,11 @@ type formatKey struct {
 func (w *worker) process(ch chunk) {
 	data := ch.data
 	st := ch.in
-	lineNo := int64(1) // relative to the block; fixLineNumbers makes it absolute
-	counted := 0       // data[:counted] has been counted into lineNo
-	if bytes.IndexByte(data, 0) >= 0 {
+	w.gate.scan(data, &w.sc)
+	if w.sc.nul {
 		st.skipped.Add(int64(countNULLines(data)))
 	}
-	w.starts = w.gate.lines(data, w.starts)
-	for _, start := range w.starts {
+	for i, start := range w.sc.starts {
 		end := bytes.IndexByte(data[start:], '\n')
 		if end < 0 {
 			end = len(data)
@@ -55,11 +53,10 @@ func (w *worker) process(ch chunk) {
 		if bytes.IndexByte(raw, 0) >= 0 {
 			continue // counted as skipped above
 		}
-		lineNo += int64(bytes.Count(data[counted:start], []byte{'\n'}))
-		counted = start
-		w.line(st, raw, lineNo, ch.seq)
+		// Relative to the block; fixLineNumbers makes it absolute.
+		w.line(st, raw, int64(w.sc.lines[i])+1, ch.seq)
 	}
-	lines := lineNo - 1 + int64(bytes.Count(data[counted:], []byte{'\n'}))
+	lines := int64(w.sc.newlines)
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		lines++
 	}

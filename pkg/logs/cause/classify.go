@@ -70,13 +70,12 @@ func Standalone(c *catalogue.Catalogue) []Message {
 	return out
 }
 
-// Markers are the texts besides the Standalone messages that make a line worth classifying.
-//
-// Every marker is at least as long as the shortest catalogue anchor (10 bytes), so the reader's
-// scan keeps its stride: httplog's access log is found by `" resp=401`; the access log of
-// releases before 1.19 (wrap.go's `GET /x: (4ms) 401 [agent ip]`) has no such text and is read
-// only on lines that pass for another reason.
-var Markers = []string{"Unable to authenticate", `"code":401`, relayMarker, `" resp=401`}
+// Markers are the texts besides the Standalone messages that make a line worth classifying:
+// the authentication error, audit 401s (`"code":401`), relayed aggregates, httplog's access log
+// (`" resp=401`, 1.19+) and the access log of older releases, whose only constant text is the
+// end of its duration before the status (wrap.go's and handlers.go's `GET /x: (4.3ms) 401
+// [agent ip]`; Go durations always end in "s").
+var Markers = []string{"Unable to authenticate", `"code":401`, relayMarker, `" resp=401`, "s) 401"}
 
 // Classifier names the cause of log lines from the catalogue's message spellings.
 type Classifier struct {
@@ -84,7 +83,17 @@ type Classifier struct {
 	byFirst [256][]*pattern // patterns by the first byte of their text, for anchored matching
 	leading []*pattern      // patterns whose text starts with a wildcard
 	cache   map[string]classified
+	memo    map[Line]memoized // Classify's answers for recent lines (their text without a header repeats)
 }
+
+type memoized struct {
+	m  Match
+	ok bool
+}
+
+// memoMaxText bounds the text of a line whose answer is memoized, so the memo holds at most
+// cacheLimit*memoMaxText bytes.
+const memoMaxText = 1 << 10
 
 type classified struct {
 	parts   []Part
@@ -96,7 +105,7 @@ const cacheLimit = 4096
 // NewClassifier compiles every message of c. A Classifier is not safe for concurrent use; make
 // one per goroutine (they are cheap).
 func NewClassifier(c *catalogue.Catalogue) *Classifier {
-	cl := &Classifier{m: newMatchers(c), cache: map[string]classified{}}
+	cl := &Classifier{m: newMatchers(c), cache: map[string]classified{}, memo: map[Line]memoized{}}
 	for i := range cl.m.all {
 		p := &cl.m.all[i]
 		if p.lead {
@@ -109,8 +118,23 @@ func NewClassifier(c *catalogue.Catalogue) *Classifier {
 }
 
 // Classify names the cause of l; ok is false for lines that are neither an authentication
-// failure nor a context event.
+// failure nor a context event. The returned Parts are shared: do not modify them.
 func (c *Classifier) Classify(l Line) (Match, bool) {
+	if len(l.Msg)+len(l.Err)+len(l.Logger) > memoMaxText {
+		return c.classify(l)
+	}
+	if v, ok := c.memo[l]; ok {
+		return v.m, v.ok
+	}
+	m, ok := c.classify(l)
+	if len(c.memo) >= cacheLimit {
+		clear(c.memo)
+	}
+	c.memo[l] = memoized{m, ok}
+	return m, ok
+}
+
+func (c *Classifier) classify(l Line) (Match, bool) {
 	if l.Audit {
 		if l.Code != 401 {
 			return Match{}, false

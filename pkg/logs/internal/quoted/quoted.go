@@ -5,11 +5,15 @@ package quoted
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Prefix reads a Go-quoted string at the start of s. A string cut off before its closing
 // quote is unescaped as far as it goes and reported incomplete.
 func Prefix(s string) (val, rest string, complete bool) {
+	if v, n, ok := simplePrefix(s); ok {
+		return v, s[n:], true
+	}
 	if q, err := strconv.QuotedPrefix(s); err == nil {
 		if v, err := strconv.Unquote(q); err == nil {
 			return v, s[len(q):], true
@@ -18,17 +22,51 @@ func Prefix(s string) (val, rest string, complete bool) {
 	return Body(s[1:])
 }
 
+// simplePrefix is Prefix's fast path for the common cases, answering what strconv answers
+// without its rune-by-rune decoding: a double-quoted string whose only escapes are \" and \\
+// (klog quoting an error that quotes something), with no newline and valid UTF-8. n is the length
+// of the quoted string; ok is false when strconv must decide.
+func simplePrefix(s string) (val string, n int, ok bool) {
+	if len(s) == 0 || s[0] != '"' {
+		return "", 0, false
+	}
+	var b []byte // the unescaped body, once an escape is seen
+	from := 1    // s[from:i] is not yet copied into b
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			// The escapes are ASCII: the raw string is valid UTF-8 when the body is.
+			if raw := s[1:i]; strings.IndexByte(raw, '\n') >= 0 || !utf8.ValidString(raw) {
+				return "", 0, false
+			}
+			if b == nil {
+				return s[1:i], i + 1, true
+			}
+			return string(append(b, s[from:i]...)), i + 1, true
+		case '\\':
+			if i+1 == len(s) || s[i+1] != '"' && s[i+1] != '\\' {
+				return "", 0, false
+			}
+			b = append(b, s[from:i]...)
+			b = append(b, s[i+1])
+			i++
+			from = i + 1
+		}
+	}
+	return "", 0, false
+}
+
 // Body unescapes the body of a quoted string (Go or JSON escapes) up to its closing
 // quote; a body cut off before the quote is decoded as far as it goes and reported incomplete.
 func Body(s string) (val, rest string, complete bool) {
 	// Fast path: no escape before the closing quote.
-	if i := strings.IndexAny(s, `"\\`); i >= 0 && s[i] == '"' {
+	if i := quoteOrEscape(s); i >= 0 && s[i] == '"' {
 		return s[:i], s[i+1:], true
 	}
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); i++ {
-		j := strings.IndexAny(s[i:], `"\\`)
+		j := quoteOrEscape(s[i:])
 		if j < 0 {
 			b.WriteString(s[i:])
 			break
@@ -65,14 +103,52 @@ func Body(s string) (val, rest string, complete bool) {
 	return b.String(), "", false
 }
 
+// quoteOrEscape is strings.IndexAny(s, `"\\`) without building the set at every call.
+func quoteOrEscape(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' || s[i] == '\\' {
+			return i
+		}
+	}
+	return -1
+}
+
 // JSONField finds "key":"value" and returns value unescaped, possibly cut off.
 func JSONField(line, key string) (string, bool) {
-	k := `"` + key + `":`
-	i := strings.Index(line, k)
-	if i < 0 {
+	off := [1]int{}
+	KeyOffsets(line, []string{key}, off[:])
+	return ValueAt(line, key, off[0])
+}
+
+// KeyOffsets sets off[i] to the index of the first `"keys[i]":` in line, or -1, in one pass
+// over the line's quotes.
+func KeyOffsets(line string, keys []string, off []int) {
+	for i := range off {
+		off[i] = -1
+	}
+	left := len(keys)
+	for q := strings.IndexByte(line, '"'); q >= 0 && left > 0; {
+		rest := line[q+1:]
+		for i, k := range keys {
+			if off[i] < 0 && len(rest) > len(k)+1 && rest[len(k)] == '"' && rest[len(k)+1] == ':' && rest[:len(k)] == k {
+				off[i] = q
+				left--
+			}
+		}
+		j := strings.IndexByte(rest, '"')
+		if j < 0 {
+			break
+		}
+		q += 1 + j
+	}
+}
+
+// ValueAt is JSONField's answer for key when `"key":` starts at off (-1: absent).
+func ValueAt(line, key string, off int) (string, bool) {
+	if off < 0 {
 		return "", false
 	}
-	s := strings.TrimLeft(line[i+len(k):], " ")
+	s := strings.TrimLeft(line[off+len(key)+3:], " ")
 	if !strings.HasPrefix(s, `"`) {
 		return "", false
 	}

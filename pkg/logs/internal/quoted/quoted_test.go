@@ -1,0 +1,51 @@
+package quoted
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// FuzzKeyOffsets checks the one-pass key search against strings.Index of every key.
+func FuzzKeyOffsets(f *testing.F) {
+	for _, s := range []string{`{"ts":1.5,"msg":"a","err":"b"}`, `{"msg":"\"msg\":x","message":"y"}`, `"""msg":`,
+		`{"time":"t","host":"h","hostname":"hn"}`, `"ts"`, `{"level":"error","logger":"x","caller":"c.go:1"}`} {
+		f.Add(s)
+	}
+	keys := []string{"msg", "message", "err", "error", "logger", "level", "caller", "host", "hostname", "ts", "time", ""}
+	f.Fuzz(func(t *testing.T, line string) {
+		off := make([]int, len(keys))
+		KeyOffsets(line, keys, off)
+		for i, k := range keys {
+			if want := strings.Index(line, `"`+k+`":`); off[i] != want {
+				t.Fatalf("%q in %q: at %d, want %d", k, line, off[i], want)
+			}
+		}
+	})
+}
+
+// FuzzPrefix checks Prefix against strconv on every string strconv reads, and that its fast
+// path answers only where strconv does, the same.
+func FuzzPrefix(f *testing.F) {
+	for _, s := range []string{`"a" b`, `"a\"b" c`, "\"a\nb\" c", `"\xff" x`, "`raw` x", `"cut`, `""`, `"µ" ok`,
+		"\"a\nb\\\"c\" d", `"a\\b\"c\"" e`, `"a\n" f`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q, err := strconv.QuotedPrefix(s)
+		var want string
+		if err == nil {
+			want, err = strconv.Unquote(q)
+		}
+		if v, n, ok := simplePrefix(s); ok && (err != nil || v != want || n != len(q)) {
+			t.Fatalf("%q: fast path %q %d, strconv %q %d (%v)", s, v, n, want, len(q), err)
+		}
+		if err != nil {
+			return
+		}
+		val, rest, complete := Prefix(s)
+		if val != want || rest != s[len(q):] || !complete {
+			t.Fatalf("%q: %q %q %v, want %q %q", s, val, rest, complete, want, s[len(q):])
+		}
+	})
+}

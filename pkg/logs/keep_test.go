@@ -1,0 +1,47 @@
+package logs
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestKeepEarliestAndLatest checks that a group keeps exactly the earliest and latest events,
+// whether they come in order (the fast path), reversed or shuffled.
+func TestKeepEarliestAndLatest(t *testing.T) {
+	t.Parallel()
+	base := time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)
+	all := make([]Event, 40)
+	for i := range all {
+		all[i] = Event{Time: base.Add(time.Duration(i/3) * time.Second), Input: "a", LineNumber: int64(i + 1)}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	orders := map[string][]Event{"in order": slices.Clone(all), "reversed": slices.Clone(all)}
+	slices.Reverse(orders["reversed"])
+	shuffled := slices.Clone(all)
+	r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	orders["shuffled"] = shuffled
+	for _, n := range []int{1, 2, 5, 6} {
+		half := (n + 1) / 2
+		for name, evs := range orders {
+			g := &group{}
+			for i := range evs {
+				g.keep(&evs[i], n)
+			}
+			lines := func(es []Event) (out []int64) {
+				for _, e := range es {
+					out = append(out, e.LineNumber)
+				}
+				return out
+			}
+			wantHead, wantTail := lines(all[:half]), lines(all[len(all)-(n-half):])
+			if got := lines(g.head); !slices.Equal(got, wantHead) {
+				t.Errorf("n=%d %s: head %v, want %v", n, name, got, wantHead)
+			}
+			if got := lines(g.tail); !slices.Equal(got, wantTail) {
+				t.Errorf("n=%d %s: tail %v, want %v", n, name, got, wantTail)
+			}
+		}
+	}
+}

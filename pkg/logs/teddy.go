@@ -1,0 +1,259 @@
+package logs
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"strings"
+)
+
+// teddy is the anchor scan on amd64 with AVX2: Hyperscan's Teddy. Every anchor contributes a
+// fingerprint, its rarest teddyLen consecutive bytes, and is put in one of 8 buckets. For each
+// fingerprint byte position k there are two 16-entry tables, indexed by a byte's low and high
+// nibble, holding the buckets whose fingerprints allow that nibble there. One VPSHUFB per table
+// looks 32 positions up at once; a position is a candidate when some bucket survives all 2k
+// lookups. Candidates (about 1 % of positions in apiserver logs) are checked exactly: their
+// bytes must equal a fingerprint, then the anchor is compared.
+type teddy struct {
+	masks teddyMasks
+	refs  [teddyHash][]teddyRef // by the hash of a fingerprint
+	simd  teddySIMD
+}
+
+// teddySIMD is the instruction set a teddy scans with.
+type teddySIMD int
+
+const (
+	teddyGo         teddySIMD = iota // the nibble tables in Go (tests; where no SIMD scan runs)
+	teddyWithAVX2                    // teddyScan
+	teddyWithAVX512                  // teddyScan512: AVX-512 VBMI
+)
+
+// teddyMasks is the layout teddy_amd64.s reads: lo[k] and hi[k] are the 16-byte tables of
+// fingerprint byte k, each repeated for both 128-bit lanes of a YMM register; exact[k] has the
+// buckets of every ASCII byte as fingerprint byte k (fingerprints are ASCII: anchorOf).
+type teddyMasks struct {
+	lo    [teddyLen][32]byte
+	hi    [teddyLen][32]byte
+	exact [teddyLen][128]byte
+}
+
+type teddyRef struct {
+	fp     uint32 // the fingerprint, little-endian
+	anchor []byte
+	off    int // where the fingerprint starts inside the anchor
+}
+
+const (
+	teddyLen     = 4
+	teddyBuckets = 8
+	teddyHash    = 1 << 12
+)
+
+func teddySlot(fp uint32) int { return int(fp * 0x9E3779B1 >> (32 - 12)) }
+
+// newTeddy builds the scan, or returns nil where it cannot run (no AVX2, or an anchor shorter
+// than a fingerprint): the gate then uses the Wu-Manber scan.
+func newTeddy(anchors []string) *teddy {
+	if !teddyAVX2 {
+		return nil
+	}
+	for _, a := range anchors {
+		if len(a) < teddyLen {
+			return nil
+		}
+	}
+	t := buildTeddy(anchors)
+	t.simd = teddyWithAVX2
+	if teddyAVX512 {
+		t.simd = teddyWithAVX512
+	}
+	return t
+}
+
+func buildTeddy(anchors []string) *teddy {
+	t := &teddy{}
+	var lo, hi [teddyBuckets][teddyLen]uint16 // nibble sets per bucket and position
+	for _, a := range anchors {
+		off, b := bestFingerprint(&lo, &hi, a)
+		fp := []byte(a[off : off+teddyLen])
+		for k, c := range fp {
+			lo[b][k] |= 1 << (c & 15)
+			hi[b][k] |= 1 << (c >> 4)
+		}
+		for k, c := range fp {
+			t.masks.exact[k][c&127] |= 1 << b
+		}
+		v := binary.LittleEndian.Uint32(fp)
+		t.refs[teddySlot(v)] = append(t.refs[teddySlot(v)], teddyRef{fp: v, anchor: []byte(a), off: off})
+	}
+	for b := range teddyBuckets {
+		for k := range teddyLen {
+			for n := range 16 {
+				if lo[b][k]&(1<<n) != 0 {
+					t.masks.lo[k][n] |= 1 << b
+					t.masks.lo[k][n+16] |= 1 << b
+				}
+				if hi[b][k]&(1<<n) != 0 {
+					t.masks.hi[k][n] |= 1 << b
+					t.masks.hi[k][n+16] |= 1 << b
+				}
+			}
+		}
+	}
+	return t
+}
+
+// commonLogWords are words frequent in the ordinary lines of kube-apiserver logs (the lab
+// captures' lines that hold no anchor): a fingerprint inside one of them would be a candidate
+// all the time, found by the scan and dropped by the check.
+var commonLogWords = []string{"leader", "election", "initialized", "authorized", "authentication", "error",
+	"failed", "token", "service", "account", "request", "connection", "certificate", "kubernetes",
+	"controller", "timeout", "invalid", "update", "lease", "endpoint", "cluster", "context", "deadline",
+	"exceeded", "client", "server", "the ", " to ", "tion", "ing ", "ed to", "call", "webhook", "node"}
+
+// ownRate estimates how often a window occurs in ordinary log text: once in a thousand bytes
+// inside a common word, else as often as its bytes.
+func ownRate(w string) float64 {
+	for _, word := range commonLogWords {
+		if strings.Contains(word, w) {
+			return 1e-3
+		}
+	}
+	r := 1.0
+	for i := range len(w) {
+		r *= byteFrequency(w[i])
+	}
+	return r
+}
+
+// bestFingerprint picks the window of a and the bucket whose estimated false-positive rate (the
+// chance that ordinary log bytes pass all its nibble sets, plus the window's own rate) grows
+// least when the window joins it.
+func bestFingerprint(lo, hi *[teddyBuckets][teddyLen]uint16, a string) (off, bucket int) {
+	var freq [16][16]float64 // by high, low nibble
+	for c := range 256 {
+		freq[c>>4][c&15] = byteFrequency(byte(c))
+	}
+	pass := func(l, h uint16) float64 { // share of bytes whose nibbles are in l and h
+		p := 0.0
+		for ; h != 0; h &= h - 1 {
+			row := &freq[bits.TrailingZeros16(h)]
+			for m := l; m != 0; m &= m - 1 {
+				p += row[bits.TrailingZeros16(m)]
+			}
+		}
+		return p
+	}
+	own := make([]float64, len(a)-teddyLen+1)
+	for o := range own {
+		own[o] = ownRate(a[o : o+teddyLen])
+	}
+	bestGrowth := 2.0
+	for b := range teddyBuckets {
+		var now [teddyLen]float64
+		before := 1.0
+		for k := range teddyLen {
+			now[k] = pass(lo[b][k], hi[b][k])
+			before *= now[k]
+		}
+		for o := 0; o+teddyLen <= len(a); o++ {
+			after := 1.0
+			for k := range teddyLen {
+				c := a[o+k]
+				if l, h := lo[b][k]|1<<(c&15), hi[b][k]|1<<(c>>4); l != lo[b][k] || h != hi[b][k] {
+					after *= pass(l, h)
+				} else {
+					after *= now[k]
+				}
+			}
+			if g := after - before + own[o]; g < bestGrowth {
+				off, bucket, bestGrowth = o, b, g
+			}
+		}
+	}
+	return off, bucket
+}
+
+// scan fills sc from block b: the lines that contain an anchor with the newlines before each,
+// the block's newlines and whether it holds a NUL byte, all in one pass where SIMD runs.
+func (t *teddy) scan(b []byte, sc *scanned) {
+	sc.starts, sc.lines, sc.nul = sc.starts[:0], sc.lines[:0], false
+	lineEnd := 0 // candidates before here are on a line already found
+	pos := 0     // b[:pos] is scanned
+	counted := 0 // newlines in b[:pos]
+	// record adds the line of the candidate at s, if it holds an anchor; before is the number
+	// of newlines in b[:from], from <= s. It returns the line's start and the newlines before it.
+	record := func(s, from, before int) (int, int, bool) {
+		ls, end, ok := t.check(b, s)
+		if !ok {
+			return 0, 0, false
+		}
+		if ls > from { // else b[ls:from] is inside the line: no newline
+			before += bytes.Count(b[from:ls], newline)
+		}
+		sc.starts, sc.lines, lineEnd = append(sc.starts, ls), append(sc.lines, before), end
+		return ls, before, true
+	}
+	if t.simd != teddyGo {
+		scan, block := teddyScan, teddyBlock
+		if t.simd == teddyWithAVX512 {
+			scan, block = teddyScan512, teddyBlock512
+		}
+		var out [256]uint64
+		var nls [256]uint32
+		for pos+block <= len(b) {
+			n, next, lines, z := scan(&t.masks, b[pos:], out[:], nls[:])
+			sc.nul = sc.nul || z
+			for i, v := range out[:n] {
+				base := pos + int(v>>32)
+				for m := uint32(v); m != 0; m &= m - 1 {
+					if s := base + bits.TrailingZeros32(m); s >= lineEnd {
+						record(s, base, counted+int(nls[i]))
+					}
+				}
+			}
+			pos, counted = pos+next, counted+lines
+		}
+	}
+	from, before := pos, counted // newlines in b[:from], counted as lines are found
+	for s := max(pos, lineEnd); s+teddyLen <= len(b); s++ {
+		r := byte(0xff)
+		for k := range teddyLen {
+			c := b[s+k]
+			r &= t.masks.lo[k][c&15] & t.masks.hi[k][c>>4]
+		}
+		if r != 0 && s >= lineEnd {
+			if ls, n, ok := record(s, from, before); ok && ls > from {
+				from, before = ls, n
+			}
+		}
+	}
+	sc.newlines = before + bytes.Count(b[from:], newline)
+	sc.nul = sc.nul || bytes.IndexByte(b[pos:], 0) >= 0
+}
+
+// teddyBlock is how many bytes teddyScan needs from a position on: 32 positions and the three
+// bytes after the last one.
+const teddyBlock = 32 + teddyLen - 1
+
+// teddyBlock512 is teddyBlock for teddyScan512.
+const teddyBlock512 = 64 + teddyLen - 1
+
+// check compares the anchors whose fingerprint b holds at s; on a match it returns the start of
+// the line and its end, before which no further candidate needs checking.
+func (t *teddy) check(b []byte, s int) (start, end int, ok bool) {
+	fp := binary.LittleEndian.Uint32(b[s:])
+	for _, r := range t.refs[teddySlot(fp)] {
+		a := s - r.off
+		if r.fp != fp || a < 0 || a+len(r.anchor) > len(b) || !bytes.Equal(b[a:a+len(r.anchor)], r.anchor) {
+			continue
+		}
+		start = bytes.LastIndexByte(b[:a], '\n') + 1
+		if nl := bytes.IndexByte(b[s:], '\n'); nl >= 0 {
+			return start, s + nl + 1, true
+		}
+		return start, len(b), true
+	}
+	return 0, 0, false
+}

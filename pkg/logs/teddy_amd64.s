@@ -1,0 +1,201 @@
+#include "textflag.h"
+
+// ARGS loads teddyScan's arguments (m in DI, b in SI and DX, out in R8 and R9) and zeroes p
+// (CX), n (BX) and the newlines counted (R14).
+#define ARGS \
+	MOVQ m+0(FP), DI; \
+	MOVQ b_base+8(FP), SI; \
+	MOVQ b_len+16(FP), DX; \
+	MOVQ out_base+32(FP), R8; \
+	MOVQ out_len+40(FP), R9; \
+	XORQ CX, CX; \
+	XORQ BX, BX; \
+	XORQ R14, R14
+
+// RESULTS stores n (BX), next (CX), lines (R14) and nul (AL).
+#define RESULTS \
+	MOVQ BX, n+80(FP); \
+	MOVQ CX, next+88(FP); \
+	MOVQ R14, lines+96(FP); \
+	MOVB AL, nul+104(FP)
+
+// func teddyScan(m *teddyMasks, b []byte, out []uint64, nls []uint32) (n, next, lines int, nul bool)
+TEXT ·teddyScan(SB), NOSPLIT, $0-105
+	ARGS
+	VPXOR Y14, Y14, Y14     // NUL bytes seen
+	VPXOR Y15, Y15, Y15     // zero
+	SUBQ $35, DX            // last p with a whole block (teddyBlock = 35)
+	JL   done
+	TESTQ R9, R9
+	JZ   done
+	VMOVDQU 0(DI), Y0       // lo[0..3]
+	VMOVDQU 32(DI), Y1
+	VMOVDQU 64(DI), Y2
+	VMOVDQU 96(DI), Y3
+	VMOVDQU 128(DI), Y4     // hi[0..3]
+	VMOVDQU 160(DI), Y5
+	VMOVDQU 192(DI), Y6
+	VMOVDQU 224(DI), Y7
+	MOVL $0x0f0f0f0f, AX
+	MOVL AX, X8
+	VPBROADCASTD X8, Y8     // nibble mask
+	MOVL $0x0a0a0a0a, AX
+	MOVL AX, X12
+	VPBROADCASTD X12, Y12   // newlines
+	MOVQ nls_base+56(FP), DI
+
+loop:
+	CMPQ CX, DX
+	JG   done
+	VMOVDQU (SI)(CX*1), Y9
+	VPCMPEQB Y12, Y9, Y13
+	VPMOVMSKB Y13, R13
+	POPCNTL R13, R13
+	VPCMPEQB Y15, Y9, Y13
+	VPOR Y13, Y14, Y14
+	VPSRLW $4, Y9, Y10
+	VPAND Y8, Y9, Y9
+	VPAND Y8, Y10, Y10
+	VPSHUFB Y9, Y0, Y9
+	VPSHUFB Y10, Y4, Y10
+	VPAND Y9, Y10, Y11
+
+	VMOVDQU 1(SI)(CX*1), Y9
+	VPSRLW $4, Y9, Y10
+	VPAND Y8, Y9, Y9
+	VPAND Y8, Y10, Y10
+	VPSHUFB Y9, Y1, Y9
+	VPSHUFB Y10, Y5, Y10
+	VPAND Y9, Y11, Y11
+	VPAND Y10, Y11, Y11
+
+	VMOVDQU 2(SI)(CX*1), Y9
+	VPSRLW $4, Y9, Y10
+	VPAND Y8, Y9, Y9
+	VPAND Y8, Y10, Y10
+	VPSHUFB Y9, Y2, Y9
+	VPSHUFB Y10, Y6, Y10
+	VPAND Y9, Y11, Y11
+	VPAND Y10, Y11, Y11
+
+	VMOVDQU 3(SI)(CX*1), Y9
+	VPSRLW $4, Y9, Y10
+	VPAND Y8, Y9, Y9
+	VPAND Y8, Y10, Y10
+	VPSHUFB Y9, Y3, Y9
+	VPSHUFB Y10, Y7, Y10
+	VPAND Y9, Y11, Y11
+	VPAND Y10, Y11, Y11
+
+	VPTEST Y11, Y11
+	JNZ  found
+	ADDQ R13, R14
+	ADDQ $32, CX
+	JMP  loop
+
+found:
+	VPCMPEQB Y15, Y11, Y13
+	VPMOVMSKB Y13, AX
+	NOTL AX
+	MOVQ CX, R10
+	SHLQ $32, R10
+	ORQ  AX, R10
+	MOVQ R10, (R8)(BX*8)
+	MOVL R14, (DI)(BX*4)
+	INCQ BX
+	ADDQ R13, R14
+	ADDQ $32, CX
+	CMPQ BX, R9
+	JL   loop
+
+done:
+	VPTEST Y14, Y14
+	SETNE AL
+	VZEROUPPER
+	RESULTS
+	RET
+
+// LOOKUP leaves in ACC the bucket bits of the 64 bytes at off(SI)(CX*1) as fingerprint byte k,
+// from the 128-byte table in LO (bytes 0-63) and HI (64-127). A byte of 128 or more reads the
+// entry of its low 7 bits: a false candidate at worst, which the exact check drops.
+#define LOOKUP(off, LO, HI, ACC) \
+	VMOVDQU64 off(SI)(CX*1), ACC; \
+	VPERMI2B  HI, LO, ACC
+
+// func teddyScan512(m *teddyMasks, b []byte, out []uint64, nls []uint32) (n, next, lines int, nul bool)
+TEXT ·teddyScan512(SB), NOSPLIT, $0-105
+	ARGS
+	KXORQ K3, K3, K3        // NUL bytes seen
+	SUBQ $67, DX            // last p with a whole block (teddyBlock512 = 67)
+	JL   done512
+	SUBQ $2, R9             // last n with room for two entries
+	VMOVDQU64 256(DI), Z0   // exact[0]
+	VMOVDQU64 320(DI), Z1
+	VMOVDQU64 384(DI), Z2   // exact[1]
+	VMOVDQU64 448(DI), Z3
+	VMOVDQU64 512(DI), Z4   // exact[2]
+	VMOVDQU64 576(DI), Z5
+	VMOVDQU64 640(DI), Z6   // exact[3]
+	VMOVDQU64 704(DI), Z7
+	MOVL $0x0a, AX
+	VPBROADCASTB AX, Z12    // newlines
+	MOVQ nls_base+56(FP), DI
+
+loop512:
+	CMPQ CX, DX
+	JG   done512
+	CMPQ BX, R9
+	JG   done512
+	VMOVDQU64 (SI)(CX*1), Z8
+	VPCMPEQB Z12, Z8, K4
+	KMOVQ K4, R13
+	POPCNTQ R13, R13
+	VPTESTNMB Z8, Z8, K2
+	KORQ K2, K3, K3
+	VPERMI2B Z1, Z0, Z8
+	LOOKUP(1, Z2, Z3, Z9)
+	LOOKUP(2, Z4, Z5, Z10)
+	LOOKUP(3, Z6, Z7, Z11)
+	VPANDQ Z9, Z8, Z8
+	VPANDQ Z11, Z10, Z10
+	VPTESTMB Z10, Z8, K1
+	KORTESTQ K1, K1
+	JNZ  found512
+	ADDQ R13, R14
+	ADDQ $64, CX
+	JMP  loop512
+
+found512:
+	KMOVQ K1, AX
+	TESTL AX, AX
+	JZ   high512
+	MOVQ CX, R10
+	SHLQ $32, R10
+	MOVL AX, R11
+	ORQ  R11, R10
+	MOVQ R10, (R8)(BX*8)
+	MOVL R14, (DI)(BX*4)
+	INCQ BX
+high512:
+	SHRQ $32, AX
+	JZ   next512
+	LEAQ 32(CX), R10
+	SHLQ $32, R10
+	ORQ  AX, R10
+	MOVQ R10, (R8)(BX*8)
+	KMOVD K4, R12           // newlines in the first 32 bytes
+	POPCNTL R12, R12
+	ADDL R14, R12
+	MOVL R12, (DI)(BX*4)
+	INCQ BX
+next512:
+	ADDQ R13, R14
+	ADDQ $64, CX
+	JMP  loop512
+
+done512:
+	KORTESTQ K3, K3
+	SETNE AL
+	VZEROUPPER
+	RESULTS
+	RET

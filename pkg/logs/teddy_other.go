@@ -1,0 +1,16 @@
+//go:build !amd64
+
+package logs
+
+const (
+	teddyAVX2   = false
+	teddyAVX512 = false
+)
+
+func teddyScan(*teddyMasks, []byte, []uint64, []uint32) (n, next, lines int, nul bool) {
+	panic("teddyScan needs amd64")
+}
+
+func teddyScan512(*teddyMasks, []byte, []uint64, []uint32) (n, next, lines int, nul bool) {
+	panic("teddyScan512 needs amd64")
+}
