@@ -30,7 +30,7 @@ func (l *Lab) StartControllerManager(ctx context.Context) error {
 	if l.ControllerManagerRunning() {
 		return nil
 	}
-	bin, err := Binary(l.o.BinDir, l.o.Version, "kube-controller-manager")
+	bin, err := Binary(l.o.BinDir, l.o.Cloud.version(l.o.Version), "kube-controller-manager")
 	if err != nil {
 		return err
 	}
@@ -54,6 +54,7 @@ func (l *Lab) StartControllerManager(ctx context.Context) error {
 		"--service-cluster-ip-range=" + ServiceCIDR,
 		"--profiling=false",
 	}
+	args = append(args, l.o.Cloud.controllerManagerArgs()...)
 	p, err := startProc("kube-controller-manager", "", bin, args, l.ControllerManagerLogFile())
 	if err != nil {
 		return err

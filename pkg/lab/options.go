@@ -24,6 +24,10 @@ const (
 const (
 	DefaultVersion = "v1.36.3"
 	OldVersion     = "v1.30.14"
+	// InTreeCloudVersion is the last line that compiles the in-tree vSphere cloud provider
+	// (k8s.io/legacy-cloud-providers v0.29 has vsphere, v0.30 does not): the lab builds its
+	// kube-controller-manager and kubelet for CloudOptions.Version.
+	InTreeCloudVersion = "v1.29.15"
 	EtcdVersion    = "v3.6.16"
 	// DefaultIssuer is the lab's service-account issuer unless Options.Issuers says otherwise.
 	DefaultIssuer = "https://kubernetes.default.svc.cluster.local"
@@ -63,6 +67,8 @@ type Options struct {
 	// Images is the lab images tarball imported into every node (default: built from this
 	// source tree into <BinDir>/../images).
 	Images string        `json:"images,omitempty"`
+	// Cloud runs the controller manager and the kubelets with a cloud provider (nil: none).
+	Cloud  *CloudOptions `json:"cloud,omitempty"`
 	Wait   time.Duration `json:"wait,omitempty"`
 	Log    io.Writer     `json:"-"`
 }
@@ -150,6 +156,9 @@ func (o *Options) complete() error {
 		}
 		o.WithControllerManager = true
 	}
+	if err := o.Cloud.validate(); err != nil {
+		return err
+	}
 	if o.Wait <= 0 {
 		o.Wait = 90 * time.Second
 	}
@@ -215,24 +224,28 @@ func Binaries() []BinaryRef {
 		{DefaultVersion, "kube-scheduler"},
 		{DefaultVersion, "kubelet"},
 		{DefaultVersion, "kube-proxy"},
+		{InTreeCloudVersion, "kube-controller-manager"},
+		{InTreeCloudVersion, "kubelet"},
 	}
 }
 
 // Needs lists the lab binaries a lab started with o runs: etcd, kube-apiserver of o.Version (the
 // default when empty), kube-controller-manager with WithControllerManager, and with Nodes the
-// controller manager, kube-scheduler, kubelet and kube-proxy. (A node's system programs,
+// controller manager, kube-scheduler, kubelet and kube-proxy (the controller manager and kubelet of
+// Cloud.Version when set). (A node's system programs,
 // containerd and runc, are checked when it starts.)
 func (o Options) Needs() []BinaryRef {
 	v := o.Version
 	if v == "" {
 		v = DefaultVersion
 	}
+	cv := o.Cloud.version(v)
 	out := []BinaryRef{{"", "etcd"}, {v, "kube-apiserver"}}
 	if o.WithControllerManager || o.Nodes > 0 {
-		out = append(out, BinaryRef{v, "kube-controller-manager"})
+		out = append(out, BinaryRef{cv, "kube-controller-manager"})
 	}
 	if o.Nodes > 0 {
-		out = append(out, BinaryRef{v, "kube-scheduler"}, BinaryRef{v, "kubelet"}, BinaryRef{v, "kube-proxy"})
+		out = append(out, BinaryRef{v, "kube-scheduler"}, BinaryRef{cv, "kubelet"}, BinaryRef{v, "kube-proxy"})
 	}
 	return out
 }

@@ -144,7 +144,7 @@ func (n *Network) AddHost(ctx context.Context, name string, addr netip.Addr) (Ho
 	steps := [][]string{
 		{"netns", "add", ns},
 		{"-n", ns, "link", "set", "lo", "up"},
-		{"-n", ns, "link", "add", "eth0", "type", "veth", "peer", "name", port, "netns", n.lanNS()},
+		{"-n", ns, "link", "add", "eth0", "address", vmMAC(addr), "type", "veth", "peer", "name", port, "netns", n.lanNS()},
 		{"-n", n.lanNS(), "link", "set", port, "master", "br0", "up"},
 		{"-n", ns, "addr", "add", addr.String() + bits, "dev", "eth0"},
 		{"-n", ns, "link", "set", "eth0", "up"},
@@ -159,6 +159,14 @@ func (n *Network) AddHost(ctx context.Context, name string, addr netip.Addr) (Ho
 	h := Host{Name: name, NetNS: "/run/netns/" + ns, IP: addr}
 	n.hosts[name] = h
 	return h, nil
+}
+
+// vmMAC is a host's MAC address: in VMware's OUI 00:50:56, like a vSphere VM's NIC (the in-tree
+// vSphere provider reports only addresses of such NICs as the node's), then the address' last
+// three bytes.
+func vmMAC(addr netip.Addr) string {
+	b := addr.As4()
+	return fmt.Sprintf("00:50:56:%02x:%02x:%02x", b[1], b[2], b[3])
 }
 
 // Route adds a route inside host name: dst via gw (pod networks behind a node).

@@ -71,6 +71,8 @@ type Config struct {
 
 	// Kubelet and KubeProxy are the binaries, same version line as the apiservers.
 	Kubelet, KubeProxy string
+	// KubeletArgs are appended to the kubelet's flags (e.g. --cloud-provider, --cloud-config).
+	KubeletArgs []string
 	// Containerd, Ctr, Runc and CNIBinDir default to Debian's (the Default* constants).
 	Containerd, Ctr, Runc, CNIBinDir string
 	// SandboxImage is containerd's pause image; one of Images must carry that tag.

@@ -102,7 +102,7 @@ func (c *Config) kubeletConfig() ([]byte, error) {
 
 // kubeletArgs are the kubelet's flags; everything else is in its configuration file.
 func (c *Config) kubeletArgs() []string {
-	return []string{
+	return append([]string{
 		"--config=" + c.path("kubelet.yaml"),
 		"--kubeconfig=" + c.path("kubelet.kubeconfig"),
 		"--hostname-override=" + c.Name,
@@ -110,5 +110,5 @@ func (c *Config) kubeletArgs() []string {
 		"--root-dir=" + c.kubeletRoot(),
 		"--cert-dir=" + c.path("pki"),
 		"--v=1",
-	}
+	}, c.KubeletArgs...)
 }

@@ -56,6 +56,9 @@ func (c *Config) holderScript() string {
 	// The copies of the machine's network namespace mounts would keep every lab's namespaces
 	// alive for as long as this node runs: drop them (only here: the namespace is private).
 	b.WriteString("set -e\numount --recursive --lazy /run/netns 2>/dev/null || true\n")
+	// Its own UTS namespace too: the node's hostname is its name, as on a VM (the in-tree cloud
+	// providers name the Node after os.Hostname and ignore --hostname-override).
+	fmt.Fprintf(&b, "printf '%%s' '%s' > /proc/sys/kernel/hostname\n", c.Name)
 	for _, s := range kubeletSysctls {
 		fmt.Fprintf(&b, "mount --bind '%s' '/proc/sys/%s'\n", c.sysctlFile(s.key), s.key)
 	}
@@ -75,7 +78,7 @@ func (n *Node) startHolder(ctx context.Context) error {
 	}
 	p, err := proc.Start(proc.Spec{
 		Name: "holder", Bin: "nsenter", Args: []string{"--net=" + n.cfg.Host.NetNS, "--", "/bin/sh", "-c", n.cfg.holderScript()},
-		LogFile: n.cfg.logFile("holder"), Env: n.env(), Attr: &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS},
+		LogFile: n.cfg.logFile("holder"), Env: n.env(), Attr: &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWUTS},
 	})
 	if err != nil {
 		return fmt.Errorf("node %s: %w", n.cfg.Name, err)
@@ -139,7 +142,7 @@ func startTime(pid int) string {
 
 // startInNode starts bin with args inside the node's mount and network namespaces.
 func (n *Node) startInNode(name, bin string, args ...string) (*proc.Proc, error) {
-	ns := []string{"--target", strconv.Itoa(n.holder.PID()), "--mount", "--net", "--", bin}
+	ns := []string{"--target", strconv.Itoa(n.holder.PID()), "--mount", "--net", "--uts", "--", bin}
 	p, err := proc.Start(proc.Spec{Name: name, Bin: "nsenter", Args: append(ns, args...), LogFile: n.cfg.logFile(name), Env: n.env()})
 	if err != nil {
 		return nil, fmt.Errorf("node %s: %w", n.cfg.Name, err)
