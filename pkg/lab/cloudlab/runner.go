@@ -1,0 +1,192 @@
+package cloudlab
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	labimage "github.com/credwatch/credwatch/pkg/lab/image"
+	"github.com/credwatch/credwatch/pkg/liveness"
+)
+
+type runner struct {
+	env *Env
+	cs  kubernetes.Interface
+	ev  *Evidence
+}
+
+// step runs do, watches for the window and records what was seen.
+func (r *runner) step(ctx context.Context, name, action string, do func(context.Context, *Step) error) error {
+	r.env.logf("step %s: %s", name, action)
+	start := time.Now().Truncate(time.Second)
+	marks := map[string]logMark{r.env.Controller: mark(r.env.ControllerLog)}
+	for _, n := range r.env.Lab.Nodes() {
+		marks["kubelet/"+n.Name] = mark(n.Logs["kubelet"])
+	}
+	acc0, rej0 := r.env.Setup.VC.Logins()
+	s := Step{Name: name, Action: action}
+	if err := do(ctx, &s); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(r.env.window()):
+	}
+	for _, n := range r.env.Lab.Nodes() {
+		if _, ok := marks["kubelet/"+n.Name]; !ok {
+			marks["kubelet/"+n.Name] = logMark{file: n.Logs["kubelet"]}
+		}
+	}
+	acc, rej := r.env.Setup.VC.Logins()
+	s.LoginsAccepted, s.LoginsRejected = acc-acc0, rej-rej0
+	s.Messages = map[string][]Count{}
+	for c, m := range marks {
+		if lines := m.cloudLines(); len(lines) > 0 {
+			s.Messages[c] = lines
+		}
+	}
+	for c := range s.Restarted {
+		if node, ok := strings.CutPrefix(c, "kubelet/"); ok {
+			s.Restarted[c] = "running"
+			if exited, tail, err := r.env.Lab.KubeletExited(node); exited {
+				s.Restarted[c] = fmt.Sprintf("exited (%v): %s", err, lastLine(tail))
+			}
+		}
+	}
+	var err error
+	if s.Deployments, err = r.workloads(ctx); err != nil {
+		return err
+	}
+	if s.Nodes, err = r.nodes(ctx); err != nil {
+		return err
+	}
+	if s.Events, err = r.events(ctx, start); err != nil {
+		return err
+	}
+	r.ev.Steps = append(r.ev.Steps, s)
+	return nil
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return normalise(s)
+}
+
+func (r *runner) ensureNamespace(ctx context.Context) error {
+	_, err := r.cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("namespace %s: %w", Namespace, err)
+	}
+	return nil
+}
+
+// createDeployment creates a one-replica Deployment of the lab's pause image.
+func (r *runner) createDeployment(ctx context.Context, name string) error {
+	one := int32(1)
+	labels := map[string]string{"app": name}
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: Namespace},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &one,
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					AutomountServiceAccountToken: new(bool),
+					Containers:                   []corev1.Container{{Name: "pause", Image: labimage.PauseRef, ImagePullPolicy: corev1.PullNever}},
+				},
+			},
+		},
+	}
+	if _, err := r.cs.AppsV1().Deployments(Namespace).Create(ctx, d, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create Deployment %s: %w", name, err)
+	}
+	return nil
+}
+
+// getDelete gets the Deployment's Pods and deletes one of them: "ok", or what failed.
+func (r *runner) getDelete(ctx context.Context, name string) string {
+	pods, err := r.cs.CoreV1().Pods(Namespace).List(ctx, metav1.ListOptions{LabelSelector: "app=" + name})
+	if err != nil {
+		return "get: " + err.Error()
+	}
+	if len(pods.Items) == 0 {
+		return "get: no Pods of " + name
+	}
+	if err := r.cs.CoreV1().Pods(Namespace).Delete(ctx, pods.Items[0].Name, metav1.DeleteOptions{}); err != nil {
+		return "delete: " + err.Error()
+	}
+	return "ok"
+}
+
+func (r *runner) workloads(ctx context.Context) ([]Workload, error) {
+	ds, err := r.cs.AppsV1().Deployments(Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list Deployments: %w", err)
+	}
+	pods, err := r.cs.CoreV1().Pods(Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list Pods: %w", err)
+	}
+	var out []Workload
+	for _, d := range ds.Items {
+		w := Workload{Name: d.Name, Pods: map[string]int{}}
+		for _, p := range pods.Items {
+			if p.Labels["app"] == d.Name && p.DeletionTimestamp == nil {
+				w.Pods[string(p.Status.Phase)]++
+			}
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+func (r *runner) nodes(ctx context.Context) ([]NodeState, error) {
+	ns, err := r.cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list Nodes: %w", err)
+	}
+	var out []NodeState
+	for _, n := range ns.Items {
+		st := NodeState{Name: n.Name, ProviderID: n.Spec.ProviderID}
+		for _, c := range n.Status.Conditions {
+			if c.Type == corev1.NodeReady {
+				st.Ready = c.Status == corev1.ConditionTrue
+			}
+		}
+		for _, t := range n.Spec.Taints {
+			if t.Key == liveness.TaintUninitialized {
+				st.Uninitialized = true
+			}
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// events are the Events created since start, "Reason: message" (of which object kind), counted.
+func (r *runner) events(ctx context.Context, start time.Time) ([]Count, error) {
+	evs, err := r.cs.CoreV1().Events("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list Events: %w", err)
+	}
+	var lines []string
+	for _, e := range evs.Items {
+		if e.CreationTimestamp.Time.Before(start) {
+			continue
+		}
+		lines = append(lines, normalise(fmt.Sprintf("%s %s %s: %s", e.Type, e.InvolvedObject.Kind, e.Reason, e.Message)))
+	}
+	return count(lines), nil
+}

@@ -1,0 +1,138 @@
+package cloudlab
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/credwatch/credwatch/pkg/lab"
+)
+
+// Name is the scenario's name.
+const Name = "cloud-password-rotated"
+
+// Namespace holds the scenario's Deployments.
+const Namespace = "rotation"
+
+// Env is what the scenario runs on: a lab with nodes whose cloud controller logs in to Setup.VC.
+type Env struct {
+	Lab   *lab.Lab
+	Setup *Setup
+	// Era is "in-tree" or "external".
+	Era string
+	// Controller names the component that holds the cloud session ("kube-controller-manager" or
+	// "cloud-controller-manager"); ControllerLog is its log; RestartController restarts it.
+	Controller        string
+	ControllerLog     string
+	RestartController func(ctx context.Context) error
+	// Restore puts password back where the era keeps the credential (files or Secret).
+	Restore func(ctx context.Context, password string) error
+	// Window is how long each step watches (default 15 s).
+	Window time.Duration
+	Log    io.Writer
+}
+
+// NewPassword is the password the scenario rotates to.
+const NewPassword = "rotated-Passw0rd-2"
+
+func (e *Env) logf(format string, args ...any) {
+	if e.Log != nil {
+		fmt.Fprintf(e.Log, "cloud-password-rotated: "+format+"\n", args...)
+	}
+}
+
+func (e *Env) window() time.Duration {
+	if e.Window <= 0 {
+		return 15 * time.Second
+	}
+	return e.Window
+}
+
+// Run rotates the service account's password under the running lab and records, step by step,
+// what the real components do: the rotation alone, the sessions ending, a Deployment and a node
+// created after that, the controller's restart, a kubelet's restart (the report's reboot), and
+// the fix (password restored where it is kept, consumers restarted). It returns the evidence
+// gathered so far also on error.
+func Run(ctx context.Context, e *Env) (*Evidence, error) {
+	cs, err := kubernetes.NewForConfig(e.Lab.RESTConfig())
+	if err != nil {
+		return nil, err
+	}
+	ev := &Evidence{Scenario: Name, Era: e.Era}
+	r := &runner{env: e, cs: cs, ev: ev}
+	if err := r.ensureNamespace(ctx); err != nil {
+		return ev, err
+	}
+	first := e.Lab.Nodes()[0].Name
+	steps := []struct {
+		name, action string
+		do           func(ctx context.Context, s *Step) error
+	}{
+		{"before", "a Deployment on the running cluster", func(ctx context.Context, s *Step) error {
+			return r.createDeployment(ctx, "before")
+		}},
+		{"rotated", "the service account's password is changed on vCenter; get and delete through the API; a new Deployment",
+			func(ctx context.Context, s *Step) error {
+				e.Setup.VC.Rotate(NewPassword)
+				s.GetDelete = r.getDelete(ctx, "before")
+				return r.createDeployment(ctx, "rotated")
+			}},
+		{"sessions-ended", "vCenter ends the account's sessions (idle timeout); a new Deployment; a node joins",
+			func(ctx context.Context, s *Step) error {
+				n, err := e.Setup.VC.TerminateSessions(ctx)
+				if err != nil {
+					return err
+				}
+				e.logf("%d sessions ended", n)
+				if err := r.createDeployment(ctx, "after-expiry"); err != nil {
+					return err
+				}
+				st, err := e.Lab.AddNode(ctx)
+				if err != nil {
+					return fmt.Errorf("add node: %w", err)
+				}
+				e.logf("%s joined", st.Name)
+				return r.createDeployment(ctx, "on-new-node")
+			}},
+		{"controller-restarted", "the cloud controller restarts (the master's reboot)", func(ctx context.Context, s *Step) error {
+			s.Restarted = map[string]string{e.Controller: result(e.RestartController(ctx))}
+			return nil
+		}},
+		{"kubelet-restarted", "the kubelet of " + first + " restarts (the node's reboot)", func(ctx context.Context, s *Step) error {
+			if err := e.Lab.RestartKubelet(first); err != nil {
+				return err
+			}
+			s.Restarted = map[string]string{"kubelet/" + first: ""}
+			return nil
+		}},
+		{"restored", "the password is put back where it is kept and every consumer restarts", func(ctx context.Context, s *Step) error {
+			if err := e.Restore(ctx, NewPassword); err != nil {
+				return err
+			}
+			s.Restarted = map[string]string{e.Controller: result(e.RestartController(ctx))}
+			for _, n := range e.Lab.Nodes() {
+				if err := e.Lab.RestartKubelet(n.Name); err != nil {
+					return err
+				}
+				s.Restarted["kubelet/"+n.Name] = ""
+			}
+			return nil
+		}},
+	}
+	for _, st := range steps {
+		if err := r.step(ctx, st.name, st.action, st.do); err != nil {
+			return ev, fmt.Errorf("step %s: %w", st.name, err)
+		}
+	}
+	return ev, nil
+}
+
+func result(err error) string {
+	if err != nil {
+		return "failed: " + err.Error()
+	}
+	return "healthy"
+}
