@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # build.sh OUTDIR: build the lab's binaries into OUTDIR/<version>/<name>, skipping any already there.
 #   OUTDIR/v1.36.3/{kube-apiserver,kube-controller-manager,kube-scheduler,kubelet,kube-proxy}, OUTDIR/v1.30.14/kube-apiserver,
-#   OUTDIR/v1.29.15/{kube-controller-manager,kubelet} (the in-tree vSphere era), OUTDIR/etcd-v3.6.16/etcd
+#   OUTDIR/v1.29.15/{kube-controller-manager,kubelet} (the in-tree vSphere era),
+#   OUTDIR/v1.36.3/vsphere-cloud-controller-manager (the external era), OUTDIR/etcd-v3.6.16/etcd
 # Each comes from its own module under hack/labbin, so the tool's go.mod stays light.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -38,3 +39,6 @@ build k8s-v1.36.3 v1.36.3 k8s.io/kubernetes/cmd/kube-proxy kube-proxy
 # k8s.io/legacy-cloud-providers/vsphere; its apiserver is not needed (the v1.30.14 one serves it, within skew).
 build k8s-v1.29.15 v1.29.15 k8s.io/kubernetes/cmd/kube-controller-manager kube-controller-manager
 build k8s-v1.29.15 v1.29.15 k8s.io/kubernetes/cmd/kubelet kubelet
+# The external era of the same story: a cloud controller manager on k8s.io/cloud-provider with a
+# small govmomi-backed vSphere provider (hack/labbin/ccm; the vSphere CPI is not on the module proxy).
+build ccm v1.36.3 . vsphere-cloud-controller-manager

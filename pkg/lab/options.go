@@ -28,6 +28,9 @@ const (
 	// (k8s.io/legacy-cloud-providers v0.29 has vsphere, v0.30 does not): the lab builds its
 	// kube-controller-manager and kubelet for CloudOptions.Version.
 	InTreeCloudVersion = "v1.29.15"
+	// CloudControllerManager is the lab's cloud controller manager binary (of DefaultVersion,
+	// hack/labbin/ccm): k8s.io/cloud-provider with a govmomi-backed vSphere provider.
+	CloudControllerManager = "vsphere-cloud-controller-manager"
 	EtcdVersion    = "v3.6.16"
 	// DefaultIssuer is the lab's service-account issuer unless Options.Issuers says otherwise.
 	DefaultIssuer = "https://kubernetes.default.svc.cluster.local"
@@ -226,6 +229,7 @@ func Binaries() []BinaryRef {
 		{DefaultVersion, "kube-proxy"},
 		{InTreeCloudVersion, "kube-controller-manager"},
 		{InTreeCloudVersion, "kubelet"},
+		{DefaultVersion, CloudControllerManager},
 	}
 }
 
