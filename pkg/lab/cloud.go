@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -27,6 +28,10 @@ type CloudOptions struct {
 	// NodeConfig is the kubelet's --cloud-config file of node NAME, with "NAME" replaced (a
 	// per-host file, as kubespray renders it; in-tree providers).
 	NodeConfig string `json:"nodeConfig,omitempty"`
+	// Prepare, when set, runs once the apiservers are up and before the controller manager and
+	// nodes start: it can start the cloud endpoint on the lab network (Lab.Network().Gateway())
+	// and write the config files.
+	Prepare func(ctx context.Context, l *Lab) error `json:"-"`
 }
 
 // in-tree providers on 1.29 are behind beta gates that default to disabled.

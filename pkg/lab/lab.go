@@ -46,6 +46,7 @@ type Lab struct {
 	mems   []*memberProc
 	etcd   []*etcdProc
 	kcm    *proc.Proc
+	ccm    *proc.Proc // the cloud controller manager (external cloud era), if started
 	sched  *proc.Proc // kube-scheduler (labs with nodes)
 	nodes  []*nodeProc
 	nNode  int    // last node index used
@@ -146,6 +147,11 @@ func (l *Lab) start(ctx context.Context) error {
 		l.lb.add(m.Name, m.Address, true)
 	}
 	l.logf("lab: %d apiservers (%s) ready after %s", len(mems), l.o.Version, time.Since(t0).Round(time.Millisecond))
+	if c := l.o.Cloud; c != nil && c.Prepare != nil {
+		if err := c.Prepare(ctx, l); err != nil {
+			return fmt.Errorf("lab: prepare the cloud: %w", err)
+		}
+	}
 	if l.o.WithControllerManager {
 		if err := l.StartControllerManager(ctx); err != nil {
 			return err
@@ -165,7 +171,7 @@ func (l *Lab) Down(ctx context.Context) error {
 	l.mu.Lock()
 	mems := slices.Clone(l.mems)
 	etcds := slices.Clone(l.etcd)
-	kcm := l.kcm
+	kcm, ccm := l.kcm, l.ccm
 	l.down = true
 	l.mu.Unlock()
 	nodeErr := l.stopNodes(ctx)
@@ -174,7 +180,7 @@ func (l *Lab) Down(ctx context.Context) error {
 		procs = append(procs, m.proc)
 	}
 	proc.StopAll(procs, stopGrace)
-	proc.StopAll([]*proc.Proc{kcm, l.sched}, stopGrace)
+	proc.StopAll([]*proc.Proc{kcm, ccm, l.sched}, stopGrace)
 	procs = procs[:0]
 	for _, e := range etcds {
 		procs = append(procs, e.proc)
@@ -184,7 +190,7 @@ func (l *Lab) Down(ctx context.Context) error {
 		l.lb.close()
 	}
 	l.mu.Lock()
-	l.mems, l.etcd, l.kcm = nil, nil, nil
+	l.mems, l.etcd, l.kcm, l.ccm = nil, nil, nil, nil
 	l.mu.Unlock()
 	netErr := l.closeNetwork(ctx)
 	l.logf("lab: down")

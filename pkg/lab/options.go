@@ -31,7 +31,7 @@ const (
 	// CloudControllerManager is the lab's cloud controller manager binary (of DefaultVersion,
 	// hack/labbin/ccm): k8s.io/cloud-provider with a govmomi-backed vSphere provider.
 	CloudControllerManager = "vsphere-cloud-controller-manager"
-	EtcdVersion    = "v3.6.16"
+	EtcdVersion            = "v3.6.16"
 	// DefaultIssuer is the lab's service-account issuer unless Options.Issuers says otherwise.
 	DefaultIssuer = "https://kubernetes.default.svc.cluster.local"
 	// ServiceCIDR is every member's --service-cluster-ip-range.
@@ -69,11 +69,11 @@ type Options struct {
 	Nodes int `json:"nodes,omitempty"`
 	// Images is the lab images tarball imported into every node (default: built from this
 	// source tree into <BinDir>/../images).
-	Images string        `json:"images,omitempty"`
+	Images string `json:"images,omitempty"`
 	// Cloud runs the controller manager and the kubelets with a cloud provider (nil: none).
-	Cloud  *CloudOptions `json:"cloud,omitempty"`
-	Wait   time.Duration `json:"wait,omitempty"`
-	Log    io.Writer     `json:"-"`
+	Cloud *CloudOptions `json:"cloud,omitempty"`
+	Wait  time.Duration `json:"wait,omitempty"`
+	Log   io.Writer     `json:"-"`
 }
 
 // RemoveOptions configures RemoveMember.

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
+
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/cloudlab"
 	"github.com/credwatch/credwatch/pkg/lab/labtest"
@@ -58,6 +60,25 @@ func TestIntegrationCloudPasswordRotatedInTree(t *testing.T) {
 			return l.StartControllerManager(ctx)
 		},
 		Restore: func(_ context.Context, pw string) error { return setup.WriteInTreeConfigs(pw) },
+		Log:     testLog{t},
+	}
+	ev := runScenario(t, env)
+	_ = ev
+}
+
+func TestIntegrationCloudPasswordRotatedExternal(t *testing.T) {
+	setup := &cloudlab.Setup{Dir: t.TempDir(), Nodes: cloudlab.NodeNames(2), User: user, Password: password}
+	t.Cleanup(setup.Close)
+	l := labtest.Start(t, lab.Options{Members: 1, Nodes: 1, Cloud: setup.External()})
+	cs := kubernetes.NewForConfigOrDie(l.RESTConfig())
+	env := &cloudlab.Env{
+		Lab: l, Setup: setup, Era: "external", Controller: "cloud-controller-manager",
+		ControllerLog: l.CloudControllerManagerLogFile(),
+		RestartController: func(ctx context.Context) error {
+			l.StopCloudControllerManager()
+			return l.StartCloudControllerManager(ctx, setup.CPIConfigFile())
+		},
+		Restore: func(ctx context.Context, pw string) error { return setup.WriteSecret(ctx, cs, pw) },
 		Log:     testLog{t},
 	}
 	ev := runScenario(t, env)

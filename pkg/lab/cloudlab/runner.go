@@ -91,8 +91,9 @@ func (r *runner) ensureNamespace(ctx context.Context) error {
 	return nil
 }
 
-// createDeployment creates a one-replica Deployment of the lab's pause image.
-func (r *runner) createDeployment(ctx context.Context, name string) error {
+// createDeployment creates a one-replica Deployment of the lab's pause image, on node when it is
+// not "".
+func (r *runner) createDeployment(ctx context.Context, name, node string) error {
 	one := int32(1)
 	labels := map[string]string{"app": name}
 	d := &appsv1.Deployment{
@@ -104,6 +105,7 @@ func (r *runner) createDeployment(ctx context.Context, name string) error {
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
 					AutomountServiceAccountToken: new(bool),
+					NodeSelector:                 nodeSelector(node),
 					Containers:                   []corev1.Container{{Name: "pause", Image: labimage.PauseRef, ImagePullPolicy: corev1.PullNever}},
 				},
 			},
@@ -128,6 +130,13 @@ func (r *runner) getDelete(ctx context.Context, name string) string {
 		return "delete: " + err.Error()
 	}
 	return "ok"
+}
+
+func nodeSelector(node string) map[string]string {
+	if node == "" {
+		return nil
+	}
+	return map[string]string{"kubernetes.io/hostname": node}
 }
 
 func (r *runner) workloads(ctx context.Context) ([]Workload, error) {

@@ -72,22 +72,22 @@ func Run(ctx context.Context, e *Env) (*Evidence, error) {
 		do           func(ctx context.Context, s *Step) error
 	}{
 		{"before", "a Deployment on the running cluster", func(ctx context.Context, s *Step) error {
-			return r.createDeployment(ctx, "before")
+			return r.createDeployment(ctx, "before", "")
 		}},
 		{"rotated", "the service account's password is changed on vCenter; get and delete through the API; a new Deployment",
 			func(ctx context.Context, s *Step) error {
 				e.Setup.VC.Rotate(NewPassword)
 				s.GetDelete = r.getDelete(ctx, "before")
-				return r.createDeployment(ctx, "rotated")
+				return r.createDeployment(ctx, "rotated", "")
 			}},
-		{"sessions-ended", "vCenter ends the account's sessions (idle timeout); a new Deployment; a node joins",
+		{"sessions-ended", "vCenter ends the account's sessions (idle timeout); a new Deployment; a node joins, and a Deployment pinned to it",
 			func(ctx context.Context, s *Step) error {
 				n, err := e.Setup.VC.TerminateSessions(ctx)
 				if err != nil {
 					return err
 				}
 				e.logf("%d sessions ended", n)
-				if err := r.createDeployment(ctx, "after-expiry"); err != nil {
+				if err := r.createDeployment(ctx, "after-expiry", ""); err != nil {
 					return err
 				}
 				st, err := e.Lab.AddNode(ctx)
@@ -95,7 +95,7 @@ func Run(ctx context.Context, e *Env) (*Evidence, error) {
 					return fmt.Errorf("add node: %w", err)
 				}
 				e.logf("%s joined", st.Name)
-				return r.createDeployment(ctx, "on-new-node")
+				return r.createDeployment(ctx, "on-new-node", st.Name)
 			}},
 		{"controller-restarted", "the cloud controller restarts (the master's reboot)", func(ctx context.Context, s *Step) error {
 			s.Restarted = map[string]string{e.Controller: result(e.RestartController(ctx))}
