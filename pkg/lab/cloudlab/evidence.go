@@ -98,6 +98,9 @@ func (s Step) Workload(name string) (Workload, bool) {
 // cloudLine matches the lines about the cloud provider, its logins and node initialisation.
 var cloudLine = regexp.MustCompile(`(?i)vcenter|vsphere|login|cloud.?provider|failed to add node|error syncing|instance|uninitialized|providerID|credential`)
 
+// noise are start-up lines that match cloudLine without being about the cloud's state.
+var noise = regexp.MustCompile(`\] FLAG: --|\] Machine: \{|feature gate|\] Version: `)
+
 // klogHeader is "E1130 12:00:00.000000   123 file.go:45] ".
 var klogHeader = regexp.MustCompile(`^[IWEF]\d{4} [\d:.]+\s+\d+ [^\]]+\] `)
 
@@ -135,7 +138,7 @@ func (m logMark) cloudLines() []Count {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		if l := sc.Text(); cloudLine.MatchString(l) {
+		if l := sc.Text(); cloudLine.MatchString(l) && !noise.MatchString(l) {
 			lines = append(lines, normalise(l))
 		}
 	}

@@ -20,6 +20,16 @@ const (
 	password = "Initial-Passw0rd-1"
 )
 
+// shortDir keeps the nodes' containerd socket paths under the 104-byte limit.
+func shortDir(t *testing.T) string {
+	d, err := os.MkdirTemp("", "cloudlab")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(d) })
+	return d
+}
+
 type testLog struct{ t *testing.T }
 
 func (w testLog) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
@@ -46,10 +56,10 @@ func runScenario(t *testing.T, env *cloudlab.Env) *cloudlab.Evidence {
 	return ev
 }
 
-func TestIntegrationCloudPasswordRotatedInTree(t *testing.T) {
+func TestIntegrationCloudRotatedInTree(t *testing.T) {
 	setup := &cloudlab.Setup{Dir: t.TempDir(), Nodes: cloudlab.NodeNames(2), User: user, Password: password}
 	t.Cleanup(setup.Close)
-	l := labtest.Start(t, lab.Options{Members: 1, Nodes: 1, Cloud: setup.InTree()})
+	l := labtest.Start(t, lab.Options{Dir: shortDir(t), Members: 1, Nodes: 1, Cloud: setup.InTree()})
 	env := &cloudlab.Env{
 		Lab: l, Setup: setup, Era: "in-tree", Controller: "kube-controller-manager",
 		ControllerLog: l.ControllerManagerLogFile(),
@@ -66,10 +76,10 @@ func TestIntegrationCloudPasswordRotatedInTree(t *testing.T) {
 	_ = ev
 }
 
-func TestIntegrationCloudPasswordRotatedExternal(t *testing.T) {
+func TestIntegrationCloudRotatedExternal(t *testing.T) {
 	setup := &cloudlab.Setup{Dir: t.TempDir(), Nodes: cloudlab.NodeNames(2), User: user, Password: password}
 	t.Cleanup(setup.Close)
-	l := labtest.Start(t, lab.Options{Members: 1, Nodes: 1, Cloud: setup.External()})
+	l := labtest.Start(t, lab.Options{Dir: shortDir(t), Members: 1, Nodes: 1, Cloud: setup.External()})
 	cs := kubernetes.NewForConfigOrDie(l.RESTConfig())
 	env := &cloudlab.Env{
 		Lab: l, Setup: setup, Era: "external", Controller: "cloud-controller-manager",

@@ -20,10 +20,12 @@ type runner struct {
 	env *Env
 	cs  kubernetes.Interface
 	ev  *Evidence
+	// logins0 is the number of login attempts when the current step began.
+	logins0 int
 }
 
 // step runs do, watches for the window and records what was seen.
-func (r *runner) step(ctx context.Context, name, action string, do func(context.Context, *Step) error) error {
+func (r *runner) step(ctx context.Context, name, action string, do func(context.Context, *Step) error, until func(context.Context) bool) error {
 	r.env.logf("step %s: %s", name, action)
 	start := time.Now().Truncate(time.Second)
 	marks := map[string]logMark{r.env.Controller: mark(r.env.ControllerLog)}
@@ -31,14 +33,13 @@ func (r *runner) step(ctx context.Context, name, action string, do func(context.
 		marks["kubelet/"+n.Name] = mark(n.Logs["kubelet"])
 	}
 	acc0, rej0 := r.env.Setup.VC.Logins()
+	r.logins0 = acc0 + rej0
 	s := Step{Name: name, Action: action}
 	if err := do(ctx, &s); err != nil {
 		return err
 	}
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(r.env.window()):
+	if err := r.watch(ctx, until); err != nil {
+		return err
 	}
 	for _, n := range r.env.Lab.Nodes() {
 		if _, ok := marks["kubelet/"+n.Name]; !ok {
@@ -73,6 +74,29 @@ func (r *runner) step(ctx context.Context, name, action string, do func(context.
 	}
 	r.ev.Steps = append(r.ev.Steps, s)
 	return nil
+}
+
+// untilMax bounds how long a step waits for its until condition after the window (a restarted
+// controller first waits for the previous holder's leader lease to expire).
+const untilMax = 60 * time.Second
+
+// watch waits for the window, then (with until) until the condition holds or untilMax passes.
+func (r *runner) watch(ctx context.Context, until func(context.Context) bool) error {
+	deadline := time.Now().Add(r.env.window() + untilMax)
+	for first := true; ; first = false {
+		wait := time.Second
+		if first {
+			wait = r.env.window()
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		if until == nil || until(ctx) || time.Now().After(deadline) {
+			return nil
+		}
+	}
 }
 
 func lastLine(s string) string {
@@ -184,6 +208,14 @@ func (r *runner) nodes(ctx context.Context) ([]NodeState, error) {
 	return out, nil
 }
 
+// routineEvent are the reasons of Events every node start or Pod start records; the evidence
+// leaves them out.
+var routineEvent = map[string]bool{
+	"NodeHasNoDiskPressure": true, "NodeHasSufficientMemory": true, "NodeHasSufficientPID": true,
+	"NodeAllocatableEnforced": true, "Starting": true, "CgroupV1": true, "MissingClusterDNS": true,
+	"Pulled": true, "Created": true, "Started": true, "Killing": true, "InvalidDiskCapacity": true,
+}
+
 // events are the Events created since start, "Reason: message" (of which object kind), counted.
 func (r *runner) events(ctx context.Context, start time.Time) ([]Count, error) {
 	evs, err := r.cs.CoreV1().Events("").List(ctx, metav1.ListOptions{})
@@ -192,10 +224,39 @@ func (r *runner) events(ctx context.Context, start time.Time) ([]Count, error) {
 	}
 	var lines []string
 	for _, e := range evs.Items {
-		if e.CreationTimestamp.Time.Before(start) {
+		if e.CreationTimestamp.Time.Before(start) || routineEvent[e.Reason] {
 			continue
 		}
 		lines = append(lines, normalise(fmt.Sprintf("%s %s %s: %s", e.Type, e.InvolvedObject.Kind, e.Reason, e.Message)))
 	}
 	return count(lines), nil
+}
+
+// settled holds when every node is Ready and initialized and every Pod of the scenario Runs.
+func (r *runner) settled(ctx context.Context) bool {
+	nodes, err := r.nodes(ctx)
+	if err != nil {
+		return false
+	}
+	for _, n := range nodes {
+		if !n.Ready || n.Uninitialized {
+			return false
+		}
+	}
+	ws, err := r.workloads(ctx)
+	if err != nil {
+		return false
+	}
+	for _, w := range ws {
+		if len(w.Pods) != 1 || w.Pods[string(corev1.PodRunning)] != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// loginAttempted holds once vCenter has seen a login attempt since the step began.
+func (r *runner) loginAttempted(context.Context) bool {
+	a, rej := r.env.Setup.VC.Logins()
+	return a+rej > r.logins0
 }

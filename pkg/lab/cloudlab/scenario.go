@@ -70,16 +70,17 @@ func Run(ctx context.Context, e *Env) (*Evidence, error) {
 	steps := []struct {
 		name, action string
 		do           func(ctx context.Context, s *Step) error
+		until        func(ctx context.Context) bool
 	}{
 		{"before", "a Deployment on the running cluster", func(ctx context.Context, s *Step) error {
 			return r.createDeployment(ctx, "before", "")
-		}},
+		}, r.settled},
 		{"rotated", "the service account's password is changed on vCenter; get and delete through the API; a new Deployment",
 			func(ctx context.Context, s *Step) error {
 				e.Setup.VC.Rotate(NewPassword)
 				s.GetDelete = r.getDelete(ctx, "before")
 				return r.createDeployment(ctx, "rotated", "")
-			}},
+			}, nil},
 		{"sessions-ended", "vCenter ends the account's sessions (idle timeout); a new Deployment; a node joins, and a Deployment pinned to it",
 			func(ctx context.Context, s *Step) error {
 				n, err := e.Setup.VC.TerminateSessions(ctx)
@@ -96,18 +97,18 @@ func Run(ctx context.Context, e *Env) (*Evidence, error) {
 				}
 				e.logf("%s joined", st.Name)
 				return r.createDeployment(ctx, "on-new-node", st.Name)
-			}},
+			}, nil},
 		{"controller-restarted", "the cloud controller restarts (the master's reboot)", func(ctx context.Context, s *Step) error {
 			s.Restarted = map[string]string{e.Controller: result(e.RestartController(ctx))}
 			return nil
-		}},
+		}, r.loginAttempted},
 		{"kubelet-restarted", "the kubelet of " + first + " restarts (the node's reboot)", func(ctx context.Context, s *Step) error {
 			if err := e.Lab.RestartKubelet(first); err != nil {
 				return err
 			}
 			s.Restarted = map[string]string{"kubelet/" + first: ""}
 			return nil
-		}},
+		}, nil},
 		{"restored", "the password is put back where it is kept and every consumer restarts", func(ctx context.Context, s *Step) error {
 			if err := e.Restore(ctx, NewPassword); err != nil {
 				return err
@@ -120,10 +121,10 @@ func Run(ctx context.Context, e *Env) (*Evidence, error) {
 				s.Restarted["kubelet/"+n.Name] = ""
 			}
 			return nil
-		}},
+		}, r.settled},
 	}
 	for _, st := range steps {
-		if err := r.step(ctx, st.name, st.action, st.do); err != nil {
+		if err := r.step(ctx, st.name, st.action, st.do, st.until); err != nil {
 			return ev, fmt.Errorf("step %s: %w", st.name, err)
 		}
 	}
