@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,7 +74,85 @@ func TestIntegrationCloudRotatedInTree(t *testing.T) {
 		Log:     testLog{t},
 	}
 	ev := runScenario(t, env)
-	_ = ev
+	c := checker{t, ev}
+	c.common("kube-controller-manager")
+	// Nothing waits for the cloud in this era: the new node comes up initialized by its own kubelet
+	// (providerID from its vm-uuid, no login) and the pinned Deployment runs on it.
+	s := c.step("sessions-ended")
+	c.want(s, c.pods(s, "on-new-node", "Running"), "the Deployment pinned to the new node runs")
+	n, _ := s.Node("node-2")
+	c.want(s, n.Ready && !n.Uninitialized && strings.HasPrefix(n.ProviderID, "vsphere://"), "node-2 Ready, not tainted, with a providerID: %+v", n)
+	c.want(s, s.Has("kube-controller-manager", "Cannot connect to vCenter with err: ServerFaultCode: Login failure"), "the controller manager logs the rejected login")
+	c.want(s, s.Has("kube-controller-manager", "failed to add node"), "the controller manager cannot register the new node with the provider")
+	// The kubelet builds the provider from its file without logging in: a restart just works.
+	s = c.step("kubelet-restarted")
+	c.want(s, s.Has("kubelet/node-1", "The vSphere cloud provider does not support zones") && !s.Has("kubelet/node-1", "Login failure"),
+		"the restarted kubelet starts its provider without a login")
+}
+
+// checker asserts the evidence of one run.
+type checker struct {
+	t  *testing.T
+	ev *cloudlab.Evidence
+}
+
+func (c checker) step(name string) cloudlab.Step {
+	s, ok := c.ev.Step(name)
+	if !ok {
+		c.t.Fatalf("no step %s in the evidence", name)
+	}
+	return s
+}
+
+func (c checker) want(s cloudlab.Step, ok bool, format string, args ...any) {
+	c.t.Helper()
+	if !ok {
+		c.t.Errorf("step %s: want "+format, append([]any{s.Name}, args...)...)
+	}
+}
+
+func (c checker) pods(s cloudlab.Step, deployment, phase string) bool {
+	w, ok := s.Workload(deployment)
+	return ok && len(w.Pods) == 1 && w.Pods[phase] == 1
+}
+
+// warningAbout reports whether an Event of type Warning mentions sub.
+func warningAbout(s cloudlab.Step, sub string) bool {
+	for _, e := range s.Events {
+		if strings.HasPrefix(e.Message, "Warning") && strings.Contains(e.Message, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// common are the observations both eras share.
+func (c checker) common(controller string) {
+	s := c.step("before")
+	c.want(s, c.pods(s, "before", "Running"), "the first Deployment's Pod runs")
+	// The rotation alone changes nothing: the sessions are still valid, nobody logs in.
+	s = c.step("rotated")
+	c.want(s, s.GetDelete == "ok", "get and delete work (got %q)", s.GetDelete)
+	c.want(s, c.pods(s, "rotated", "Running"), "a Deployment created after the rotation gets a running Pod")
+	c.want(s, s.LoginsAccepted+s.LoginsRejected == 0, "no login while the sessions last (got %d/%d)", s.LoginsAccepted, s.LoginsRejected)
+	// Once the sessions end, the controller's next login is rejected; Pods on initialized nodes
+	// are still created; no Event mentions the login.
+	s = c.step("sessions-ended")
+	c.want(s, s.LoginsRejected > 0 && s.LoginsAccepted == 0, "rejected logins only (got %d accepted, %d rejected)", s.LoginsAccepted, s.LoginsRejected)
+	c.want(s, c.pods(s, "after-expiry", "Running"), "a Deployment created after the sessions ended still gets a running Pod")
+	c.want(s, !warningAbout(s, "Login failure") && !warningAbout(s, "vCenter"), "no Warning Event about the login")
+	s = c.step("controller-restarted")
+	c.want(s, s.Restarted[controller] == "healthy", "the restarted %s comes up healthy (got %q)", controller, s.Restarted[controller])
+	c.want(s, s.LoginsRejected > 0, "its login is rejected again")
+	s = c.step("kubelet-restarted")
+	c.want(s, s.Restarted["kubelet/node-1"] == "running", "the restarted kubelet keeps running (got %q)", s.Restarted["kubelet/node-1"])
+	n, _ := s.Node("node-1")
+	c.want(s, n.Ready, "node-1 is Ready again")
+	s = c.step("restored")
+	c.want(s, s.LoginsAccepted > 0, "the restarted consumers log in with the restored password")
+	for _, n := range s.Nodes {
+		c.want(s, n.Ready && !n.Uninitialized, "%s Ready and initialized: %+v", n.Name, n)
+	}
 }
 
 func TestIntegrationCloudRotatedExternal(t *testing.T) {
@@ -92,5 +171,30 @@ func TestIntegrationCloudRotatedExternal(t *testing.T) {
 		Log:     testLog{t},
 	}
 	ev := runScenario(t, env)
-	_ = ev
+	c := checker{t, ev}
+	c.common("cloud-controller-manager")
+	s := c.step("before")
+	c.want(s, len(s.Events) > 0 && hasEvent(s, "Normal Node Synced: Node synced successfully"), "the node controller records Synced for node-1")
+	// The node that joins after the sessions ended stays tainted; a Pod that can only go there
+	// stays Pending; the scheduler's Warning names the taint, nothing names the login.
+	s = c.step("sessions-ended")
+	n, _ := s.Node("node-2")
+	c.want(s, n.Ready && n.Uninitialized && n.ProviderID == "", "node-2 Ready but uninitialized, without providerID: %+v", n)
+	c.want(s, c.pods(s, "on-new-node", "Pending"), "the Deployment pinned to the new node stays Pending")
+	c.want(s, warningAbout(s, "untolerated taint"), "a FailedScheduling Warning names the untolerated taint")
+	c.want(s, s.Has("cloud-controller-manager", "error syncing 'node-2': failed to get instance metadata for node node-2: ServerFaultCode: Login failure, requeuing"),
+		"the node controller logs the failed initialisation and requeues")
+	// Restoring the Secret (and restarting) initializes it, with a Synced Event.
+	s = c.step("restored")
+	c.want(s, c.pods(s, "on-new-node", "Running"), "the pinned Pod runs once node-2 is initialized")
+	c.want(s, hasEvent(s, "Normal Node Synced: Node synced successfully"), "Synced is recorded on success")
+}
+
+func hasEvent(s cloudlab.Step, msg string) bool {
+	for _, e := range s.Events {
+		if e.Message == msg {
+			return true
+		}
+	}
+	return false
 }

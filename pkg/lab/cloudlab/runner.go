@@ -21,7 +21,7 @@ type runner struct {
 	cs  kubernetes.Interface
 	ev  *Evidence
 	// logins0 is the number of login attempts when the current step began.
-	logins0 int
+	logins0, accepted0 int
 }
 
 // step runs do, watches for the window and records what was seen.
@@ -33,7 +33,7 @@ func (r *runner) step(ctx context.Context, name, action string, do func(context.
 		marks["kubelet/"+n.Name] = mark(n.Logs["kubelet"])
 	}
 	acc0, rej0 := r.env.Setup.VC.Logins()
-	r.logins0 = acc0 + rej0
+	r.logins0, r.accepted0 = acc0+rej0, acc0
 	s := Step{Name: name, Action: action}
 	if err := do(ctx, &s); err != nil {
 		return err
@@ -259,4 +259,10 @@ func (r *runner) settled(ctx context.Context) bool {
 func (r *runner) loginAttempted(context.Context) bool {
 	a, rej := r.env.Setup.VC.Logins()
 	return a+rej > r.logins0
+}
+
+// loginAccepted holds once vCenter has accepted a login since the step began.
+func (r *runner) loginAccepted(context.Context) bool {
+	a, _ := r.env.Setup.VC.Logins()
+	return a > r.accepted0
 }

@@ -121,7 +121,7 @@ func Run(ctx context.Context, e *Env) (*Evidence, error) {
 				s.Restarted["kubelet/"+n.Name] = ""
 			}
 			return nil
-		}, r.settled},
+		}, func(ctx context.Context) bool { return r.loginAccepted(ctx) && r.settled(ctx) }},
 	}
 	for _, st := range steps {
 		if err := r.step(ctx, st.name, st.action, st.do, st.until); err != nil {
