@@ -1,6 +1,7 @@
 package cloudlab_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -11,6 +12,8 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/credwatch/credwatch/internal/cli"
+	cmdcheck "github.com/credwatch/credwatch/internal/cmd/check"
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/cloudlab"
 	"github.com/credwatch/credwatch/pkg/lab/labtest"
@@ -73,6 +76,13 @@ func TestIntegrationCloudRotatedInTree(t *testing.T) {
 		Restore: func(_ context.Context, pw string) error { return setup.WriteInTreeConfigs(pw) },
 		Log:     testLog{t},
 	}
+	var rotated checkReport
+	env.AfterStep = func(_ context.Context, step string) error {
+		if step == "kubelet-restarted" {
+			rotated = credwatchCheck(t, l)
+		}
+		return nil
+	}
 	ev := runScenario(t, env)
 	c := checker{t, ev}
 	c.common("kube-controller-manager")
@@ -88,6 +98,10 @@ func TestIntegrationCloudRotatedInTree(t *testing.T) {
 	s = c.step("kubelet-restarted")
 	c.want(s, s.Has("kubelet/node-1", "The vSphere cloud provider does not support zones") && !s.Has("kubelet/node-1", "Login failure"),
 		"the restarted kubelet starts its provider without a login")
+	// No node is tainted in this era, so check has no uninitialized nodes to report.
+	if _, ok := rotated.ids()["nodes-uninitialized"]; ok {
+		t.Errorf("credwatch check on the in-tree lab reports nodes-uninitialized; no node is tainted in this era")
+	}
 }
 
 // checker asserts the evidence of one run.
@@ -170,6 +184,13 @@ func TestIntegrationCloudRotatedExternal(t *testing.T) {
 		Restore: func(ctx context.Context, pw string) error { return setup.WriteSecret(ctx, cs, pw) },
 		Log:     testLog{t},
 	}
+	reports := map[string]checkReport{}
+	env.AfterStep = func(_ context.Context, step string) error {
+		if step == "kubelet-restarted" || step == "restored" {
+			reports[step] = credwatchCheck(t, l)
+		}
+		return nil
+	}
 	ev := runScenario(t, env)
 	c := checker{t, ev}
 	c.common("cloud-controller-manager")
@@ -188,6 +209,17 @@ func TestIntegrationCloudRotatedExternal(t *testing.T) {
 	s = c.step("restored")
 	c.want(s, c.pods(s, "on-new-node", "Running"), "the pinned Pod runs once node-2 is initialized")
 	c.want(s, hasEvent(s, "Normal Node Synced: Node synced successfully"), "Synced is recorded on success")
+
+	// credwatch check on the rotated lab (after both restarts), then after the fix.
+	rotated, fixed := reports["kubelet-restarted"].ids(), reports["restored"].ids()
+	for _, id := range []string{"cloud-credential-rejected", "nodes-uninitialized"} {
+		if _, ok := rotated[id]; !ok {
+			t.Errorf("credwatch check on the rotated lab: no %s in %v", id, rotated)
+		}
+		if _, ok := fixed[id]; ok {
+			t.Errorf("credwatch check after the fix still reports %s: %s", id, fixed[id])
+		}
+	}
 }
 
 func hasEvent(s cloudlab.Step, msg string) bool {
@@ -197,4 +229,59 @@ func hasEvent(s cloudlab.Step, msg string) bool {
 		}
 	}
 	return false
+}
+
+// checkReport is the part of `credwatch check -o json` the tests read.
+type checkReport struct {
+	Findings []struct {
+		ID      string `json:"id"`
+		Message string `json:"message"`
+	} `json:"findings"`
+	Cloud *struct {
+		Credentials []struct {
+			Consumers []struct {
+				Component string `json:"component"`
+				Restart   string `json:"restart"`
+			} `json:"consumers"`
+			Test struct {
+				Verdict string `json:"verdict"`
+			} `json:"test"`
+			Action string `json:"action"`
+		} `json:"credentials"`
+	} `json:"cloud"`
+}
+
+func (r checkReport) ids() map[string]string {
+	out := map[string]string{}
+	for _, f := range r.Findings {
+		out[f.ID] = f.Message
+	}
+	return out
+}
+
+// credwatchCheck runs `credwatch check -o json --cloud-login` against the lab's member.
+func credwatchCheck(t *testing.T, l *lab.Lab) checkReport {
+	t.Helper()
+	args := []string{"--kubeconfig", l.AdminKubeconfig(), "-o", "json", "--cloud-login", "--fail-on", "critical"}
+	for _, m := range l.Members() {
+		args = append(args, "--endpoint", m.URL)
+	}
+	var out, errOut bytes.Buffer
+	cmd := cmdcheck.NewCommand(cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	cmd.SetArgs(args)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	err := cmd.ExecuteContext(context.Background())
+	t.Logf("credwatch check -> exit %d\nstderr:\n%s", cli.Code(err), errOut.String())
+	var r checkReport
+	if jerr := json.Unmarshal(out.Bytes(), &r); jerr != nil {
+		t.Fatalf("credwatch check -o json: %v (exit %d)\n%s", jerr, cli.Code(err), out.String())
+	}
+	t.Logf("credwatch check findings: %v", r.ids())
+	if r.Cloud != nil {
+		data, _ := json.MarshalIndent(r.Cloud.Credentials, "", "  ")
+		t.Logf("credwatch check cloud credentials: %s", data)
+	}
+	return r
 }

@@ -30,6 +30,9 @@ type Env struct {
 	RestartController func(ctx context.Context) error
 	// Restore puts password back where the era keeps the credential (files or Secret).
 	Restore func(ctx context.Context, password string) error
+	// AfterStep, when set, runs after each step's evidence is recorded (e.g. credwatch check on
+	// the lab as the step left it).
+	AfterStep func(ctx context.Context, step string) error
 	// Window is how long each step watches (default 15 s).
 	Window time.Duration
 	Log    io.Writer
@@ -126,6 +129,11 @@ func Run(ctx context.Context, e *Env) (*Evidence, error) {
 	for _, st := range steps {
 		if err := r.step(ctx, st.name, st.action, st.do, st.until); err != nil {
 			return ev, fmt.Errorf("step %s: %w", st.name, err)
+		}
+		if e.AfterStep != nil {
+			if err := e.AfterStep(ctx, st.name); err != nil {
+				return ev, fmt.Errorf("after step %s: %w", st.name, err)
+			}
 		}
 	}
 	return ev, nil
