@@ -74,7 +74,7 @@ func TestIntegrationCloudRotatedInTree(t *testing.T) {
 			return l.StartControllerManager(ctx)
 		},
 		Restore: func(_ context.Context, pw string) error { return setup.WriteInTreeConfigs(pw) },
-		Log:     testLog{t},
+		Log:     testLog{t}, Window: 8 * time.Second,
 	}
 	var rotated checkReport
 	env.AfterStep = func(_ context.Context, step string) error {
@@ -182,7 +182,7 @@ func TestIntegrationCloudRotatedExternal(t *testing.T) {
 			return l.StartCloudControllerManager(ctx, setup.CPIConfigFile())
 		},
 		Restore: func(ctx context.Context, pw string) error { return setup.WriteSecret(ctx, cs, pw) },
-		Log:     testLog{t},
+		Log:     testLog{t}, Window: 8 * time.Second,
 	}
 	reports := map[string]checkReport{}
 	env.AfterStep = func(_ context.Context, step string) error {
