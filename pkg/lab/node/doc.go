@@ -3,7 +3,8 @@
 // iptables mode, each with its own configuration, state and logs under the node's directory.
 //
 // The node lives in a private mount namespace of its own, held by a small holder process: the
-// kubelet, containerd and kube-proxy all enter it (nsenter --target HOLDER --mount --net). Inside
+// kubelet, containerd and kube-proxy all enter it (nsenter --target HOLDER --mount --net --uts;
+// the holder's UTS namespace gives the node its name as hostname, as on a VM). Inside
 // it, files holding the values the kubelet wants are bind-mounted over the host-wide sysctls it
 // would otherwise change (vm.overcommit_memory, kernel.panic, ...), and directories of the node are
 // bind-mounted over /run, /var/lib and /var/log, so the paths the kubelet and containerd write no

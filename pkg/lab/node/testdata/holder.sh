@@ -1,5 +1,6 @@
 set -e
 umount --recursive --lazy /run/netns 2>/dev/null || true
+printf '%s' 'node-1' > /proc/sys/kernel/hostname
 mount --bind '/lab/nodes/node-1/sysctl/vm.overcommit_memory' '/proc/sys/vm/overcommit_memory'
 mount --bind '/lab/nodes/node-1/sysctl/vm.panic_on_oom' '/proc/sys/vm/panic_on_oom'
 mount --bind '/lab/nodes/node-1/sysctl/kernel.panic' '/proc/sys/kernel/panic'
