@@ -41,4 +41,5 @@ build k8s-v1.29.15 v1.29.15 k8s.io/kubernetes/cmd/kube-controller-manager kube-c
 build k8s-v1.29.15 v1.29.15 k8s.io/kubernetes/cmd/kubelet kubelet
 # The external era of the same story: a cloud controller manager on k8s.io/cloud-provider with a
 # small govmomi-backed vSphere provider (hack/labbin/ccm; the vSphere CPI is not on the module proxy).
-build ccm v1.36.3 . vsphere-cloud-controller-manager
+# Static (CGO_ENABLED=0): the lab runs it as a Pod from an image holding only the binary.
+CGO_ENABLED=0 build ccm v1.36.3 . vsphere-cloud-controller-manager

@@ -22,7 +22,7 @@ func TestBinariesMatchBuildScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	// build <module-dir> <version dir> <package> <name>
-	re := regexp.MustCompile(`(?m)^build \S+ (\S+) \S+ (\S+)$`)
+	re := regexp.MustCompile(`(?m)^(?:\w+=\S+ )?build \S+ (\S+) \S+ (\S+)$`)
 	var built []string
 	for _, m := range re.FindAllStringSubmatch(string(data), -1) {
 		built = append(built, m[1]+"/"+m[2])

@@ -46,7 +46,6 @@ type Lab struct {
 	mems   []*memberProc
 	etcd   []*etcdProc
 	kcm    *proc.Proc
-	ccm    *proc.Proc // the cloud controller manager (external cloud era), if started
 	sched  *proc.Proc // kube-scheduler (labs with nodes)
 	nodes  []*nodeProc
 	nNode  int    // last node index used
@@ -171,7 +170,7 @@ func (l *Lab) Down(ctx context.Context) error {
 	l.mu.Lock()
 	mems := slices.Clone(l.mems)
 	etcds := slices.Clone(l.etcd)
-	kcm, ccm := l.kcm, l.ccm
+	kcm := l.kcm
 	l.down = true
 	l.mu.Unlock()
 	nodeErr := l.stopNodes(ctx)
@@ -180,7 +179,7 @@ func (l *Lab) Down(ctx context.Context) error {
 		procs = append(procs, m.proc)
 	}
 	proc.StopAll(procs, stopGrace)
-	proc.StopAll([]*proc.Proc{kcm, ccm, l.sched}, stopGrace)
+	proc.StopAll([]*proc.Proc{kcm, l.sched}, stopGrace)
 	procs = procs[:0]
 	for _, e := range etcds {
 		procs = append(procs, e.proc)
@@ -190,7 +189,7 @@ func (l *Lab) Down(ctx context.Context) error {
 		l.lb.close()
 	}
 	l.mu.Lock()
-	l.mems, l.etcd, l.kcm, l.ccm = nil, nil, nil, nil
+	l.mems, l.etcd, l.kcm = nil, nil, nil
 	l.mu.Unlock()
 	netErr := l.closeNetwork(ctx)
 	l.logf("lab: down")

@@ -72,8 +72,11 @@ type Options struct {
 	Images string `json:"images,omitempty"`
 	// Cloud runs the controller manager and the kubelets with a cloud provider (nil: none).
 	Cloud *CloudOptions `json:"cloud,omitempty"`
-	Wait  time.Duration `json:"wait,omitempty"`
-	Log   io.Writer     `json:"-"`
+	// ExtraImages are more image tarballs imported into every node (e.g. a cloud controller
+	// manager's).
+	ExtraImages []string      `json:"extraImages,omitempty"`
+	Wait        time.Duration `json:"wait,omitempty"`
+	Log         io.Writer     `json:"-"`
 }
 
 // RemoveOptions configures RemoveMember.

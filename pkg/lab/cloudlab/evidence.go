@@ -102,7 +102,8 @@ var cloudLine = regexp.MustCompile(`(?i)vcenter|vsphere|login|cloud.?provider|fa
 var noise = regexp.MustCompile(`\] FLAG: --|\] Machine: \{|feature gate|\] Version: `)
 
 // klogHeader is "E1130 12:00:00.000000   123 file.go:45] ".
-var klogHeader = regexp.MustCompile(`^[IWEF]\d{4} [\d:.]+\s+\d+ [^\]]+\] `)
+// A container's log line starts with the CRI's "<time> stderr F ".
+var klogHeader = regexp.MustCompile(`^(\S+ std(out|err) [FP] )?[IWEF]\d{4} [\d:.]+\s+\d+ [^\]]+\] `)
 
 // hexID and longNum vary between runs (session keys, UUIDs, pointers, resource versions).
 var (
@@ -124,8 +125,8 @@ func mark(file string) logMark {
 	return logMark{file: file, offset: st.Size()}
 }
 
-// cloudLines are the cloud lines written to m.file since m, normalised and counted.
-func (m logMark) cloudLines() []Count {
+// cloudLines are the cloud lines written to m.file since m, normalised.
+func (m logMark) cloudLines() []string {
 	f, err := os.Open(m.file)
 	if err != nil {
 		return nil
@@ -142,7 +143,7 @@ func (m logMark) cloudLines() []Count {
 			lines = append(lines, normalise(l))
 		}
 	}
-	return count(lines)
+	return lines
 }
 
 func normalise(l string) string {

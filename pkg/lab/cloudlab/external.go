@@ -3,7 +3,6 @@ package cloudlab
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,9 +20,6 @@ const (
 	cpiNamespace = "kube-system"
 )
 
-// CPIConfigFile is the cloud controller manager's --cloud-config (the ConfigMap's content).
-func (s *Setup) CPIConfigFile() string { return filepath.Join(s.Dir, "vsphere.conf") }
-
 // CPIConfig is the vSphere CPI's INI config naming the Secret with the credentials.
 func CPIConfig(v *VCenter) []byte {
 	return fmt.Appendf(nil, "[Global]\ninsecure-flag = \"true\"\nsecret-name = %q\nsecret-namespace = %q\nport = \"%d\"\n\n[VirtualCenter %q]\ndatacenters = %q\n",
@@ -31,8 +27,9 @@ func CPIConfig(v *VCenter) []byte {
 }
 
 // External is the lab's CloudOptions for the external era: kube-controller-manager and kubelets
-// with --cloud-provider=external, and the lab's cloud controller manager (started here, before
-// the nodes) reading the CPI's config and Secret.
+// with --cloud-provider=external, and the lab's cloud controller manager deployed as the CPI's
+// DaemonSet (its image must be in lab.Options.ExtraImages: CCMImageTarball), reading the CPI's
+// ConfigMap and Secret.
 func (s *Setup) External() *lab.CloudOptions {
 	return &lab.CloudOptions{
 		Provider: lab.CloudExternal,
@@ -45,9 +42,6 @@ func (s *Setup) External() *lab.CloudOptions {
 				return err
 			}
 			conf := CPIConfig(s.VC)
-			if err := writeFile(s.CPIConfigFile(), conf); err != nil {
-				return err
-			}
 			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: CPIConfigMap, Namespace: cpiNamespace}, Data: map[string]string{"vsphere.conf": string(conf)}}
 			if _, err := cs.CoreV1().ConfigMaps(cpiNamespace).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 				return fmt.Errorf("cloud lab: ConfigMap %s: %w", CPIConfigMap, err)
@@ -55,7 +49,7 @@ func (s *Setup) External() *lab.CloudOptions {
 			if err := s.WriteSecret(ctx, cs, s.Password); err != nil {
 				return err
 			}
-			return l.StartCloudControllerManager(ctx, s.CPIConfigFile())
+			return deployCCM(ctx, cs)
 		},
 	}
 }

@@ -3,6 +3,8 @@ package cloudlab
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,9 +30,13 @@ type runner struct {
 func (r *runner) step(ctx context.Context, name, action string, do func(context.Context, *Step) error, until func(context.Context) bool) error {
 	r.env.logf("step %s: %s", name, action)
 	start := time.Now().Truncate(time.Second)
-	marks := map[string]logMark{r.env.Controller: mark(r.env.ControllerLog)}
+	marks := map[string][]logMark{}
+	ctl, _ := filepath.Glob(r.env.ControllerLog)
+	for _, f := range ctl {
+		marks[r.env.Controller] = append(marks[r.env.Controller], mark(f))
+	}
 	for _, n := range r.env.Lab.Nodes() {
-		marks["kubelet/"+n.Name] = mark(n.Logs["kubelet"])
+		marks["kubelet/"+n.Name] = []logMark{mark(n.Logs["kubelet"])}
 	}
 	acc0, rej0 := r.env.Setup.VC.Logins()
 	r.logins0, r.accepted0 = acc0+rej0, acc0
@@ -43,15 +49,25 @@ func (r *runner) step(ctx context.Context, name, action string, do func(context.
 	}
 	for _, n := range r.env.Lab.Nodes() {
 		if _, ok := marks["kubelet/"+n.Name]; !ok {
-			marks["kubelet/"+n.Name] = logMark{file: n.Logs["kubelet"]}
+			marks["kubelet/"+n.Name] = []logMark{{file: n.Logs["kubelet"]}}
+		}
+	}
+	ctl, _ = filepath.Glob(r.env.ControllerLog)
+	for _, f := range ctl {
+		if !slices.ContainsFunc(marks[r.env.Controller], func(m logMark) bool { return m.file == f }) {
+			marks[r.env.Controller] = append(marks[r.env.Controller], logMark{file: f})
 		}
 	}
 	acc, rej := r.env.Setup.VC.Logins()
 	s.LoginsAccepted, s.LoginsRejected = acc-acc0, rej-rej0
 	s.Messages = map[string][]Count{}
-	for c, m := range marks {
-		if lines := m.cloudLines(); len(lines) > 0 {
-			s.Messages[c] = lines
+	for c, ms := range marks {
+		var lines []string
+		for _, m := range ms {
+			lines = append(lines, m.cloudLines()...)
+		}
+		if len(lines) > 0 {
+			s.Messages[c] = count(lines)
 		}
 	}
 	for c := range s.Restarted {

@@ -24,7 +24,8 @@ type Env struct {
 	// Era is "in-tree" or "external".
 	Era string
 	// Controller names the component that holds the cloud session ("kube-controller-manager" or
-	// "cloud-controller-manager"); ControllerLog is its log; RestartController restarts it.
+	// "cloud-controller-manager"); ControllerLog is its log (a glob: a Pod's logs across restarts);
+	// RestartController restarts it.
 	Controller        string
 	ControllerLog     string
 	RestartController func(ctx context.Context) error
