@@ -98,8 +98,9 @@ func (s Step) Workload(name string) (Workload, bool) {
 // cloudLine matches the lines about the cloud provider, its logins and node initialisation.
 var cloudLine = regexp.MustCompile(`(?i)vcenter|vsphere|login|cloud.?provider|failed to add node|error syncing|instance|uninitialized|providerID|credential`)
 
-// noise are start-up lines that match cloudLine without being about the cloud's state.
-var noise = regexp.MustCompile(`\] FLAG: --|\] Machine: \{|feature gate|\] Version: `)
+// noise are start-up lines that match cloudLine without being about the cloud's state (the
+// kubelet's flags and machine, and its volume lines for the cloud controller manager's Pod).
+var noise = regexp.MustCompile(`\] FLAG: --|\] Machine: \{|feature gate|\] Version: |MountVolume|VerifyControllerAttachedVolume|Observed pod startup duration`)
 
 // klogHeader is "E1130 12:00:00.000000   123 file.go:45] ".
 // A container's log line starts with the CRI's "<time> stderr F ".
