@@ -2,9 +2,10 @@
 # test.sh: every Go test of the main module, in two concurrent streams (`make test` runs it).
 #
 # The lab tests spend most of their time waiting (apiservers starting, watch intervals), so on
-# 2 cores the longest package, pkg/watch, runs beside all the others (each stream runs its
-# packages one at a time, -p 1). Concurrent labs are safe: each reserves its own 127.0.x.1:6443
-# and 10.200.x.0/24. pkg/watch's output is printed when both streams have ended.
+# 2 cores the two longest lab packages, pkg/watch (~6 min) and pkg/lab/cloudlab (~4 min), run
+# beside all the others (each stream runs its packages one at a time, -p 1). Concurrent labs are
+# safe: each reserves its own 127.0.x.1:6443 and 10.200.x.0/24. The side stream's output is
+# printed when both streams have ended.
 # TEST_STREAMS=1 runs everything in one stream, as before.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -15,18 +16,19 @@ extra=(${GOTEST_FLAGS:-})
 if [[ "${TEST_STREAMS:-2}" == 1 ]]; then
   exec "$GO" test "${flags[@]}" "${extra[@]}" ./...
 fi
-side=./pkg/watch
-mapfile -t rest < <("$GO" list ./... | grep -v -x "github.com/credwatch/credwatch/${side#./}")
-out=$(mktemp /tmp/credwatch-test-watch.XXXXXX)
+mod=github.com/credwatch/credwatch
+side=("$mod/pkg/watch" "$mod/pkg/lab/cloudlab")
+mapfile -t rest < <("$GO" list ./... | grep -v -x -F "${side[@]/#/-e}")
+out=$(mktemp /tmp/credwatch-test-side.XXXXXX)
 trap 'rm -f "$out"' EXIT
 start=$SECONDS
-"$GO" test "${flags[@]}" "${extra[@]}" "$side" >"$out" 2>&1 &
+"$GO" test "${flags[@]}" "${extra[@]}" "${side[@]}" >"$out" 2>&1 &
 pid=$!
 "$GO" test "${flags[@]}" "${extra[@]}" "${rest[@]}"
 rc=$?
 wait "$pid"
 rc2=$?
-echo "== $side (ran beside the other packages)"
+echo "== ${side[*]} (ran beside the other packages)"
 cat "$out"
 echo "test.sh: both streams done after $((SECONDS - start)) s"
 (( rc != 0 )) && exit "$rc"
