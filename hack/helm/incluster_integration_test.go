@@ -1,0 +1,200 @@
+package helm
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/credwatch/credwatch/pkg/lab"
+	labimage "github.com/credwatch/credwatch/pkg/lab/image"
+	"github.com/credwatch/credwatch/pkg/lab/labtest"
+)
+
+// interval is the watcher's --interval in the in-cluster test: short, so that "within 2
+// intervals" is a few seconds.
+const interval = 2 * time.Second
+
+// TestIntegrationChartInCluster installs the chart for real with the Helm SDK on a lab with a node:
+// the watcher pod (the lab's credwatch image, imported into the node's containerd) runs on the
+// node, is Running and ready, finds the members through the kubernetes EndpointSlice and its
+// metrics, read through the apiserver's service proxy, show every member up and the trust matrix
+// whole. A member added with its own SA key (`lab add-member --sa-key new`) shows as broken pairs
+// and a Warning Event naming it within 2 intervals; removing it clears both.
+// Then (same lab) `credwatch logs --cluster --controllers` reads real pod logs (see podlogs).
+func TestIntegrationChartInCluster(t *testing.T) {
+	t0 := time.Now()
+	l := labtest.Start(t, lab.Options{Members: 2, Nodes: 1})
+	t.Logf("lab up --members 2 --nodes 1: %s", time.Since(t0).Round(time.Millisecond))
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	cs := kubernetes.NewForConfigOrDie(l.RESTConfig())
+	const ns, release = "credwatch", "credwatch"
+
+	t1 := time.Now()
+	helmInstall(t, l, ns, release)
+	pod := waitPodReady(ctx, t, cs, ns, "app.kubernetes.io/instance="+release)
+	t.Logf("helm install → pod %s Running and ready on %s in %s", pod.Name, pod.Spec.NodeName, time.Since(t1).Round(time.Millisecond))
+	sc := scraper{cs: cs, ns: ns, svc: release + ":9090"}
+
+	members := memberNames(l)
+	m := sc.waitFor(ctx, t, 30*time.Second, "every member up, trust whole", func(m metrics) string { return m.healthy(members) })
+	t.Logf("metrics: %d members up, %d trust pairs accepted", len(members), len(m.trust))
+
+	t.Run("key drift", func(t *testing.T) {
+		nm, err := l.AddMember(ctx, lab.MemberOptions{SAKey: lab.SAKeyNew})
+		if err != nil {
+			t.Fatal(err)
+		}
+		labtest.WaitEndpointSlice(t, l, len(members)+1)
+		listed := time.Now()
+		start := sc.get(ctx, t).interval
+		m := sc.waitFor(ctx, t, 30*time.Second, "broken pairs of "+nm.Name, func(m metrics) string { return m.broken(nm.Name, members) })
+		took := time.Since(listed)
+		t.Logf("broken pairs of %s in the metrics %s after it was in the EndpointSlice (intervals %d → %d)", nm.Name, took.Round(time.Millisecond), start, m.interval)
+		if m.interval-start > 2 {
+			t.Errorf("the broken pairs took %d intervals after the member was listed, want ≤ 2", m.interval-start)
+		}
+		ev := waitEvent(ctx, t, cs, corev1.EventTypeWarning, nm.Name, 2*interval+5*time.Second)
+		t.Logf("Warning Event: %s %s: %s", ev.Reason, ev.InvolvedObject.Name, ev.Message)
+
+		if err := l.RemoveMember(ctx, nm.Name, lab.RemoveOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		labtest.WaitEndpointSlice(t, l, len(members))
+		sc.waitFor(ctx, t, 30*time.Second, "broken pairs cleared", func(m metrics) string {
+			if s := m.healthy(members); s != "" {
+				return s
+			}
+			return m.absent(nm.Name)
+		})
+		ev = waitEvent(ctx, t, cs, corev1.EventTypeNormal, nm.Name, 2*interval+5*time.Second)
+		t.Logf("cleared: %s %s: %s", ev.Reason, ev.InvolvedObject.Name, ev.Message)
+	})
+	t.Logf("chart in cluster: %s", time.Since(t0).Round(time.Millisecond))
+	helmUninstall(t, l, ns, release)
+
+	t.Run("logs --cluster --controllers", func(t *testing.T) {
+		t2 := time.Now()
+		p := startPodControlPlane(ctx, t, l, cs)
+		t.Logf("kube-apiserver pod ready on %s in %s", p.node.Name, time.Since(t2).Round(time.Millisecond))
+		p.startControllerManager(ctx, t, l, cs)
+		p.presentForeignToken(ctx, t, cs, 3)
+		waitPodLog(ctx, t, cs, "kube-apiserver-"+p.node.Name, "Unable to authenticate the request")
+		waitPodLog(ctx, t, cs, "kube-controller-manager-"+p.node.Name, "Unauthorized")
+		rep := runLogsCluster(ctx, t, l.AdminKubeconfig())
+		for _, in := range rep.Inputs {
+			t.Logf("input %s on %s: %d lines, read %v", in.Name, in.Host, in.Lines, in.Read)
+		}
+		for _, f := range rep.Failures {
+			t.Logf("failure: %s %s on %s ×%d", f.Component, f.Cause, f.Host, f.Count)
+		}
+		t.Logf("logs --cluster --controllers on real pod logs: %s", time.Since(t2).Round(time.Millisecond))
+	})
+}
+
+// helmInstall installs the chart with the Helm SDK, as `helm install --wait` would, with the lab's
+// credwatch image (never pulled) and a short interval.
+func helmInstall(t *testing.T, l *lab.Lab, ns, release string) {
+	t.Helper()
+	cfg := actionConfig(t, l, ns)
+	ch, err := loader.Load(chartDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, tag, _ := strings.Cut(labimage.CredwatchRef, ":")
+	in := action.NewInstall(cfg)
+	in.ReleaseName, in.Namespace, in.CreateNamespace = release, ns, true
+	in.Wait, in.Timeout = true, 3*time.Minute
+	vals := map[string]any{
+		"image": map[string]any{"repository": repo, "tag": tag, "pullPolicy": "Never"},
+		"watch": map[string]any{"interval": interval.String()},
+		// Probe every second: readiness follows the first interval.
+		"readinessProbe": map[string]any{"httpGet": map[string]any{"path": "/readyz", "port": "metrics"}, "periodSeconds": 1},
+	}
+	rel, err := in.RunWithContext(context.Background(), ch, vals)
+	if err != nil {
+		t.Fatalf("helm install: %v", err)
+	}
+	t.Logf("helm install: release %s revision %d %s", rel.Name, rel.Version, rel.Info.Status)
+}
+
+// helmUninstall uninstalls the release as `helm uninstall` does.
+func helmUninstall(t *testing.T, l *lab.Lab, ns, release string) {
+	t.Helper()
+	if _, err := action.NewUninstall(actionConfig(t, l, ns)).Run(release); err != nil {
+		t.Fatalf("helm uninstall: %v", err)
+	}
+}
+
+func actionConfig(t *testing.T, l *lab.Lab, ns string) *action.Configuration {
+	t.Helper()
+	kubeconfig := l.AdminKubeconfig()
+	flags := genericclioptions.NewConfigFlags(false)
+	flags.KubeConfig = &kubeconfig
+	flags.Namespace = &ns
+	cfg := new(action.Configuration)
+	if err := cfg.Init(flags, ns, "secret", t.Logf); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func waitPodReady(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns, selector string) corev1.Pod {
+	t.Helper()
+	var last string
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		list, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+		if err != nil {
+			last = err.Error()
+			continue
+		}
+		for _, p := range list.Items {
+			last = fmt.Sprintf("%s %s", p.Name, p.Status.Phase)
+			if p.Status.Phase != corev1.PodRunning {
+				continue
+			}
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+					return p
+				}
+			}
+		}
+	}
+	t.Fatalf("no pod %q Running and ready after 2 min (last: %s)", selector, last)
+	return corev1.Pod{}
+}
+
+// waitEvent waits for an Event of type typ whose message names member, recorded by the watcher.
+func waitEvent(ctx context.Context, t *testing.T, cs kubernetes.Interface, typ, member string, within time.Duration) corev1.Event {
+	t.Helper()
+	for deadline := time.Now().Add(within); ; time.Sleep(500 * time.Millisecond) {
+		list, err := cs.CoreV1().Events("").List(ctx, metav1.ListOptions{FieldSelector: "type=" + typ + ",source=credwatch-watch"})
+		if err == nil {
+			for _, e := range list.Items {
+				if strings.Contains(e.Message, member) {
+					return e
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s Event naming %s after %s (err %v)", typ, member, within, err)
+		}
+	}
+}
+
+func memberNames(l *lab.Lab) []string {
+	var out []string
+	for _, m := range l.Members() {
+		out = append(out, m.Name)
+	}
+	return out
+}
