@@ -59,7 +59,7 @@ func TestIntegrationChartInCluster(t *testing.T) {
 		start := sc.get(ctx, t).interval
 		m := sc.waitFor(ctx, t, 30*time.Second, "broken pairs of "+nm.Name, func(m metrics) string { return m.broken(nm.Name, members) })
 		took := time.Since(listed)
-		t.Logf("broken pairs of %s in the metrics %s after it was in the EndpointSlice (intervals %d → %d)", nm.Name, took.Round(time.Millisecond), start, m.interval)
+		t.Logf("broken pairs of %s in the metrics %s after it was in the EndpointSlice (intervals %d → %d): %s", nm.Name, took.Round(time.Millisecond), start, m.interval, m)
 		if m.interval-start > 2 {
 			t.Errorf("the broken pairs took %d intervals after the member was listed, want ≤ 2", m.interval-start)
 		}

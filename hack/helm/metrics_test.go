@@ -82,17 +82,37 @@ func (m metrics) healthy(members []string) string {
 	return strings.Join(bad, "; ")
 }
 
-// broken says what is missing for every pair between member and the others being 0, both ways.
+// broken says what is missing for the others' tokens being rejected by member (0). The other
+// direction, member's tokens presented to the others, must be 0 when present: a member that
+// rejects the watcher's own service-account token cannot mint a probe token for it, so that row
+// may be unknown (absent).
 func (m metrics) broken(member string, others []string) string {
 	var bad []string
 	for _, o := range others {
-		for _, p := range [][2]string{{member, o}, {o, member}} {
-			if v, ok := m.trust[p]; !ok || v != 0 {
-				bad = append(bad, fmt.Sprintf("trust %s→%s = %v (present %v)", p[0], p[1], v, ok))
-			}
+		if v, ok := m.trust[[2]string{o, member}]; !ok || v != 0 {
+			bad = append(bad, fmt.Sprintf("trust %s→%s = %v (present %v)", o, member, v, ok))
+		}
+		if v, ok := m.trust[[2]string{member, o}]; ok && v != 0 {
+			bad = append(bad, fmt.Sprintf("trust %s→%s = %v", member, o, v))
 		}
 	}
+	if len(bad) > 0 {
+		bad = append(bad, "metrics: "+m.String())
+	}
 	return strings.Join(bad, "; ")
+}
+
+// String lists the series the test reads.
+func (m metrics) String() string {
+	var parts []string
+	for k, v := range m.up {
+		parts = append(parts, fmt.Sprintf("up{%s}=%v", k, v))
+	}
+	for k, v := range m.trust {
+		parts = append(parts, fmt.Sprintf("trust{%s→%s}=%v", k[0], k[1], v))
+	}
+	slices.Sort(parts)
+	return fmt.Sprintf("interval %d: %s", m.interval, strings.Join(parts, " "))
 }
 
 // absent says which series still name member.

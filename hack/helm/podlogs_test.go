@@ -92,7 +92,7 @@ func startPodControlPlane(ctx context.Context, t *testing.T, l *lab.Lab, cs kube
 			last = err.Error()
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the kube-apiserver pod is not ready after 90 s: %s", last)
+			t.Fatalf("the kube-apiserver pod is not ready after 90 s: %s\n%s", last, podDiagnosis(ctx, cs, pod.Name))
 		}
 	}
 }
@@ -185,6 +185,23 @@ func waitPodLog(ctx context.Context, t *testing.T, cs kubernetes.Interface, pod,
 			t.Fatalf("no %q in the log of kube-system/%s after 60 s: %s", text, pod, last)
 		}
 	}
+}
+
+// podDiagnosis is the pod's container states and the last lines of its current or previous log.
+func podDiagnosis(ctx context.Context, cs kubernetes.Interface, name string) string {
+	p, err := cs.CoreV1().Pods("kube-system").Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	for _, st := range p.Status.ContainerStatuses {
+		fmt.Fprintf(&b, "%s: restarts %d, state %+v, last %+v\n", st.Name, st.RestartCount, st.State, st.LastTerminationState)
+	}
+	for _, prev := range []bool{false, true} {
+		raw, err := cs.CoreV1().Pods("kube-system").GetLogs(name, &corev1.PodLogOptions{Previous: prev}).DoRaw(ctx)
+		fmt.Fprintf(&b, "log (previous %v, err %v):\n%s\n", prev, err, tailLines(string(raw), 20))
+	}
+	return b.String()
 }
 
 func tailLines(s string, n int) string {

@@ -41,6 +41,13 @@ func checkMembers(s *Snapshot) []finding.Finding {
 		if m.Reachable {
 			continue
 		}
+		if m.rejectsUs {
+			out = append(out, finding.New(idUnreachable, fmt.Sprintf(
+				"member %s (%s) rejects credwatch's own token (HTTP 401): it does not trust the key or issuer the other members sign with, or credwatch's token is no longer valid; the probe tokens are presented to it directly, its own row in the matrix is unknown",
+				m.Name, m.URL), finding.Evidence{Member: m.Name, Key: "url", Value: m.URL},
+				finding.Evidence{Member: m.Name, Key: "error", Value: m.Error}).On(m.Name, m.URL))
+			continue
+		}
 		out = append(out, finding.New(idUnreachable,
 			fmt.Sprintf("member %s (%s) could not be asked directly: %s; clients the load balancer sends there may fail, and its row in the matrix is unknown", m.Name, m.URL, m.Error),
 			finding.Evidence{Member: m.Name, Key: "url", Value: m.URL},

@@ -107,6 +107,8 @@ func (f *fetcher) matrix(ctx context.Context, members []Member, clients []*membe
 				switch {
 				case toks[r] == "":
 					rs[r].Cells[j].Cause, rs[r].Cells[j].Message = "not-minted", rs[r].Error
+				case members[j].rejectsUs && clients[j] != nil:
+					run(func() { rs[r].Cells[j] = present(ctx, f.c, clients[j], &members[j], toks[r]) })
 				case !members[j].Reachable || clients[j] == nil:
 					rs[r].Cells[j].Cause, rs[r].Cells[j].Message = cellUnreachable, members[j].Error
 				default:

@@ -25,6 +25,7 @@ import (
 // memberClient talks to one member directly, verifying its certificate against the cluster CA
 // under the cluster's service name, and remembers which certificate served it.
 type memberClient struct {
+	cfg      *rest.Config // the member's connection, with credwatch's credentials
 	cs       kubernetes.Interface
 	rc       rest.Interface
 	servedMu sync.Mutex
@@ -58,7 +59,7 @@ func newMemberClient(base *rest.Config, memberURL string, c *Config, cn *conns) 
 	cfg.TLSClientConfig.ServerName = c.ServerName
 	cfg.Timeout = c.Timeout
 	cfg.QPS, cfg.Burst = 200, 400
-	mc := &memberClient{}
+	mc := &memberClient{cfg: cfg}
 	prev := cfg.WrapTransport
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
 		if prev != nil {
@@ -115,6 +116,11 @@ func probeMember(ctx context.Context, c *Config, mc *memberClient, m *Member) {
 	raw, err := mc.get(ctx, c, "/version", "application/json")
 	if err != nil {
 		m.Error = err.Error()
+		// It answered over TLS and refused who we are: its certificate still names it.
+		m.rejectsUs = apierrors.IsUnauthorized(err)
+		if m.rejectsUs {
+			m.ServedBy = mc.servedBy()
+		}
 		return
 	}
 	m.Reachable = true

@@ -76,6 +76,8 @@ type Member struct {
 	// ServingCert is the SHA-256 of the serving certificate: it tells which member a connection
 	// through the kubeconfig's server reached (see Routing).
 	ServingCert string `json:"-"`
+	// rejectsUs: the member answered 401 to credwatch's own credentials (see present).
+	rejectsUs bool
 
 	Discovery    *Discovery `json:"discovery,omitempty"`
 	DiscoveryErr string     `json:"discoveryError,omitempty"`
