@@ -91,8 +91,12 @@ func startPodControlPlane(ctx context.Context, t *testing.T, l *lab.Lab, cs kube
 		} else {
 			last = err.Error()
 		}
+		if got, err := cs.CoreV1().Pods("kube-system").Get(ctx, pod.Name, metav1.GetOptions{}); err == nil &&
+			len(got.Status.ContainerStatuses) > 0 && got.Status.ContainerStatuses[0].RestartCount >= 2 {
+			t.Fatalf("the kube-apiserver pod restarted twice:\n%s", podDiagnosis(ctx, cs, p.node, pod.Name))
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the kube-apiserver pod is not ready after 90 s: %s\n%s", last, podDiagnosis(ctx, cs, pod.Name))
+			t.Fatalf("the kube-apiserver pod is not ready after 90 s: %s\n%s", last, podDiagnosis(ctx, cs, p.node, pod.Name))
 		}
 	}
 }
@@ -111,6 +115,8 @@ func (p *podLab) pod(name, bin string, args []string, dirs ...string) *corev1.Po
 		vols = append(vols, corev1.Volume{Name: v, VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: d}}})
 		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: v, MountPath: d, ReadOnly: true})
 	}
+	root := int64(0) // as kubeadm's control-plane pods: the lab's keys are root's
+	c.SecurityContext = &corev1.SecurityContext{RunAsUser: &root, RunAsGroup: &root}
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name + "-" + p.node.Name, Namespace: "kube-system",
 			Labels: map[string]string{"component": name, "tier": "control-plane"}},
@@ -188,7 +194,7 @@ func waitPodLog(ctx context.Context, t *testing.T, cs kubernetes.Interface, pod,
 }
 
 // podDiagnosis is the pod's container states and the last lines of its current or previous log.
-func podDiagnosis(ctx context.Context, cs kubernetes.Interface, name string) string {
+func podDiagnosis(ctx context.Context, cs kubernetes.Interface, node lab.NodeStatus, name string) string {
 	p, err := cs.CoreV1().Pods("kube-system").Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return err.Error()
@@ -196,6 +202,11 @@ func podDiagnosis(ctx context.Context, cs kubernetes.Interface, name string) str
 	var b strings.Builder
 	for _, st := range p.Status.ContainerStatuses {
 		fmt.Fprintf(&b, "%s: restarts %d, state %+v, last %+v\n", st.Name, st.RestartCount, st.State, st.LastTerminationState)
+	}
+	files, _ := filepath.Glob(filepath.Join(node.Dir, "pod-logs", "kube-system_"+name+"_*", "*", "*.log"))
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		fmt.Fprintf(&b, "%s (err %v):\n%s\n", f, err, tailLines(string(raw), 20))
 	}
 	for _, prev := range []bool{false, true} {
 		raw, err := cs.CoreV1().Pods("kube-system").GetLogs(name, &corev1.PodLogOptions{Previous: prev}).DoRaw(ctx)
