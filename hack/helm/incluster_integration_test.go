@@ -97,8 +97,10 @@ func TestIntegrationChartInCluster(t *testing.T) {
 		for _, f := range rep.Failures {
 			t.Logf("failure: %s %s on %s ×%d", f.Component, f.Cause, f.Host, f.Count)
 		}
+		rep.assert(t, p.node.Name)
 		t.Logf("logs --cluster --controllers on real pod logs: %s", time.Since(t2).Round(time.Millisecond))
 	})
+	t.Logf("both parts done %s after the start; the rest is the lab's teardown", time.Since(t0).Round(time.Millisecond))
 }
 
 // helmInstall installs the chart with the Helm SDK, as `helm install --wait` would, with the lab's

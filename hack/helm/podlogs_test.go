@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -241,18 +242,44 @@ func runLogsCluster(ctx context.Context, t *testing.T, kubeconfig string) logsRe
 
 // logsReport is the part of the logs JSON document the test reads.
 type logsReport struct {
-	Inputs []struct {
-		Name  string `json:"name"`
-		Host  string `json:"host"`
-		Lines int64  `json:"lines"`
-		Read  bool   `json:"read"`
-	} `json:"inputs"`
-	Failures []struct {
-		Host      string `json:"host"`
-		Component string `json:"component"`
-		Cause     string `json:"cause"`
-		Count     int    `json:"count"`
-	} `json:"failures"`
+	Inputs   []logsInput   `json:"inputs"`
+	Failures []logsFailure `json:"failures"`
+}
+
+type logsInput struct {
+	Name  string `json:"name"`
+	Host  string `json:"host"`
+	Lines int64  `json:"lines"`
+	Read  bool   `json:"read"`
+}
+
+type logsFailure struct {
+	Host      string `json:"host"`
+	Component string `json:"component"`
+	Cause     string `json:"cause"`
+	Count     int    `json:"count"`
+}
+
+// assert checks that both pods' logs were read from node and that the causes they hold were
+// named: the tokens the lab's members minted, presented to the drifted kube-apiserver pod
+// (signing-key-unknown, once per request), and the controller manager told Unauthorized.
+func (r logsReport) assert(t *testing.T, node string) {
+	t.Helper()
+	for _, name := range []string{"kube-apiserver-" + node + "/kube-apiserver", "kube-controller-manager-" + node + "/kube-controller-manager"} {
+		if !slices.ContainsFunc(r.Inputs, func(in logsInput) bool { return in.Name == name && in.Read && in.Lines > 0 }) {
+			t.Errorf("the log of %s was not read: %+v", name, r.Inputs)
+		}
+	}
+	for _, want := range []struct {
+		component, cause string
+		min              int
+	}{{"apiserver", "signing-key-unknown", 3}, {"controller-manager", "client-unauthorized", 1}} {
+		if !slices.ContainsFunc(r.Failures, func(f logsFailure) bool {
+			return f.Host == node && f.Component == want.component && f.Cause == want.cause && f.Count >= want.min
+		}) {
+			t.Errorf("no %s × ≥%d from %s on %s in %+v", want.cause, want.min, want.component, node, r.Failures)
+		}
+	}
 }
 
 // writeSAKey writes a new RSA service-account key pair into dir.
