@@ -19,6 +19,7 @@ type metrics struct {
 	interval int
 	up       map[string]float64    // credwatch_member_up by member
 	trust    map[[2]string]float64 // credwatch_trust by (signer, verifier)
+	findings []string              // credwatch_finding as id/member
 }
 
 // scraper reads the watcher's metrics through the apiserver's service proxy
@@ -59,6 +60,8 @@ func parseMetrics(raw []byte) (metrics, error) {
 				m.up[label(ls, "member")] = v
 			case "credwatch_trust":
 				m.trust[[2]string{label(ls, "signer"), label(ls, "verifier")}] = v
+			case "credwatch_finding":
+				m.findings = append(m.findings, label(ls, "id")+"/"+label(ls, "member"))
 			}
 		}
 	}
@@ -112,7 +115,8 @@ func (m metrics) String() string {
 		parts = append(parts, fmt.Sprintf("trust{%s→%s}=%v", k[0], k[1], v))
 	}
 	slices.Sort(parts)
-	return fmt.Sprintf("interval %d: %s", m.interval, strings.Join(parts, " "))
+	slices.Sort(m.findings)
+	return fmt.Sprintf("interval %d: %s; findings %v", m.interval, strings.Join(parts, " "), m.findings)
 }
 
 // absent says which series still name member.

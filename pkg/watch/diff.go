@@ -147,11 +147,7 @@ func (d *differ) findings(prev *State) {
 	}
 	for _, f := range prev.Findings {
 		if !now[findingKey(f)] {
-			msg := "cleared: " + f.Title
-			if f.Member != "" {
-				msg += " (" + f.Member + ")" // an Event on default/kubernetes names no member otherwise
-			}
-			d.add(Event{Kind: FindingCleared, Member: f.Member, ID: f.ID, Message: msg})
+			d.add(Event{Kind: FindingCleared, Member: f.Member, ID: f.ID, Message: fmt.Sprintf("cleared: %s", f.Title)})
 		}
 	}
 }

@@ -55,7 +55,11 @@ func (k *KubeEvents) Observe(s *State, events []Event) {
 			k.rec.Event(k.object(e.Member), corev1.EventTypeWarning, Reason(e.ID), trim(e.Message))
 		case e.Kind == FindingCleared && k.raised[key]:
 			delete(k.raised, key)
-			k.rec.Event(k.object(e.Member), corev1.EventTypeNormal, Reason(e.ID)+"Cleared", trim(e.Message))
+			msg := e.Message
+			if _, onPod := k.pod[e.Member]; !onPod && e.Member != "" {
+				msg += " (" + e.Member + ")" // on default/kubernetes nothing else names the member
+			}
+			k.rec.Event(k.object(e.Member), corev1.EventTypeNormal, Reason(e.ID)+"Cleared", trim(msg))
 		}
 	}
 }
