@@ -98,6 +98,9 @@ func TestIntegrationChartInCluster(t *testing.T) {
 			t.Logf("failure: %s %s on %s ×%d", f.Component, f.Cause, f.Host, f.Count)
 		}
 		rep.assert(t, p.node.Name)
+		t3 := time.Now()
+		p.stop(ctx, t, cs)
+		t.Logf("control-plane pods deleted (grace 0) in %s", time.Since(t3).Round(time.Millisecond))
 		t.Logf("logs --cluster --controllers on real pod logs: %s", time.Since(t2).Round(time.Millisecond))
 	})
 	t.Logf("both parts done %s after the start; the rest is the lab's teardown", time.Since(t0).Round(time.Millisecond))

@@ -160,6 +160,26 @@ func (p *podLab) startControllerManager(ctx context.Context, t *testing.T, l *la
 	}
 }
 
+// stop deletes the control-plane pods at once (grace period 0) and waits until they are gone, so
+// that the node's teardown does not wait for a kube-apiserver's graceful shutdown.
+func (p *podLab) stop(ctx context.Context, t *testing.T, cs kubernetes.Interface) {
+	t.Helper()
+	zero := int64(0)
+	names := []string{"kube-apiserver-" + p.node.Name, "kube-controller-manager-" + p.node.Name}
+	for _, n := range names {
+		if err := cs.CoreV1().Pods("kube-system").Delete(ctx, n, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+			t.Errorf("delete %s: %v", n, err)
+		}
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		list, err := cs.CoreV1().Pods("kube-system").List(ctx, metav1.ListOptions{LabelSelector: "tier=control-plane"})
+		if err == nil && len(list.Items) == 0 {
+			return
+		}
+	}
+	t.Errorf("control-plane pods still there 30 s after their deletion")
+}
+
 // presentForeignToken presents a token the lab's members minted (the shared key) to the
 // kube-apiserver pod, which does not know that key, n times.
 func (p *podLab) presentForeignToken(ctx context.Context, t *testing.T, cs kubernetes.Interface, n int) {
