@@ -204,7 +204,10 @@ func waitPodLog(ctx context.Context, t *testing.T, cs kubernetes.Interface, pod,
 	var last string
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(time.Second) {
 		raw, err := cs.CoreV1().Pods("kube-system").GetLogs(pod, &corev1.PodLogOptions{}).DoRaw(ctx)
-		if err == nil && bytes.Contains(raw, []byte(text)) {
+		if i := bytes.Index(raw, []byte(text)); err == nil && i >= 0 {
+			start := bytes.LastIndexByte(raw[:i], '\n') + 1
+			line, _, _ := bytes.Cut(raw[start:], []byte("\n"))
+			t.Logf("kube-system/%s logged: %s", pod, line)
 			return
 		}
 		last = fmt.Sprint(err, " ", tailLines(string(raw), 5))
