@@ -2,6 +2,8 @@ package watch
 
 import (
 	"fmt"
+	"net/http"
+	"time"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"strings"
@@ -25,6 +27,8 @@ type KubeEvents struct {
 
 // NewKubeEvents records through the cluster endpoint of rc.
 func NewKubeEvents(rc *rest.Config) (*KubeEvents, error) {
+	rc = rest.CopyConfig(rc)
+	rc.Wrap(func(rt http.RoundTripper) http.RoundTripper { return closeConns{rt} })
 	cs, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return nil, fmt.Errorf("client for events: %w", err)
@@ -35,7 +39,7 @@ func NewKubeEvents(rc *rest.Config) (*KubeEvents, error) {
 // NewKubeEventsFor records through cs.
 func NewKubeEventsFor(cs kubernetes.Interface) *KubeEvents {
 	b := record.NewBroadcaster()
-	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events("")})
+	b.StartRecordingToSink(retrySink{EventSink: &typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events("")}, sleep: 200 * time.Millisecond})
 	return &KubeEvents{b: b, rec: b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "credwatch-watch"}), pod: map[string]string{}, raised: map[string]bool{}}
 }
 
