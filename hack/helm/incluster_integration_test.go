@@ -74,6 +74,16 @@ func TestIntegrationChartInCluster(t *testing.T) {
 		if len(ran) > 2 {
 			t.Errorf("the broken pairs took %d intervals after the member was listed, want ≤ 2", len(ran))
 		}
+		t.Cleanup(func() {
+			if t.Failed() { // what the watcher said about its Events
+				raw, _ := cs.CoreV1().Pods(ns).GetLogs(pod.Name, &corev1.PodLogOptions{}).DoRaw(context.Background())
+				for _, l := range strings.Split(string(raw), "\n") {
+					if strings.Contains(l, "vent") && !strings.HasPrefix(l, "{") {
+						t.Logf("watcher: %s", l)
+					}
+				}
+			}
+		})
 		ev := waitEvent(ctx, t, cs, corev1.EventTypeWarning, nm.Name, 2*interval+5*time.Second)
 		t.Logf("Warning Event: %s %s: %s", ev.Reason, ev.InvolvedObject.Name, ev.Message)
 
