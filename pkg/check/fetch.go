@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 
@@ -38,6 +39,7 @@ func Fetch(ctx context.Context, c Config) (*Snapshot, error) {
 	defer cn.close()
 	base := rest.CopyConfig(c.REST)
 	base.Timeout = c.Timeout
+	base.Wrap(func(rt http.RoundTripper) http.RoundTripper { return retry401{rt} })
 	hc, err := cn.client(base, c.Timeout)
 	if err != nil {
 		return nil, fmt.Errorf("client for %s: %w", base.Host, err)
