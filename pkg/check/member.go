@@ -119,7 +119,7 @@ func probeMember(ctx context.Context, c *Config, mc *memberClient, m *Member) {
 		// It answered over TLS and refused who we are: its certificate still names it.
 		m.rejectsUs = apierrors.IsUnauthorized(err)
 		if m.rejectsUs {
-			m.ServedBy = mc.servedBy()
+			m.ServedBy, m.ServingCert = mc.servedBy()
 		}
 		return
 	}
