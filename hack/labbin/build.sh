@@ -36,7 +36,8 @@ build k8s-v1.36.3 v1.36.3 k8s.io/kubernetes/cmd/kube-scheduler kube-scheduler
 build k8s-v1.36.3 v1.36.3 k8s.io/kubernetes/cmd/kubelet kubelet
 build k8s-v1.36.3 v1.36.3 k8s.io/kubernetes/cmd/kube-proxy kube-proxy
 # The in-tree cloud-provider era (lab cloud-password-rotated): v1.29 is the last line that compiles
-# k8s.io/legacy-cloud-providers/vsphere; its apiserver is not needed (the v1.30.14 one serves it, within skew).
+# k8s.io/legacy-cloud-providers/vsphere; its apiserver is not needed (the lab's v1.36.3 one serves it:
+# outside the version skew policy, see docs/why-pods-stopped.md).
 build k8s-v1.29.15 v1.29.15 k8s.io/kubernetes/cmd/kube-controller-manager kube-controller-manager
 build k8s-v1.29.15 v1.29.15 k8s.io/kubernetes/cmd/kubelet kubelet
 # The external era of the same story: a cloud controller manager on k8s.io/cloud-provider with a
