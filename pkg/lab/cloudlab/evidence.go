@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/credwatch/credwatch/pkg/redact"
 )
 
 // Evidence is what the real components did in each step of cloud-password-rotated.
@@ -147,8 +149,10 @@ func (m logMark) cloudLines() []string {
 	return lines
 }
 
+// normalise strips what varies between runs and redacts (before any cut, so a token is whole
+// when redact sees it): evidence is committed in docs/evidence.
 func normalise(l string) string {
-	l = klogHeader.ReplaceAllString(l, "")
+	l = redact.Text(klogHeader.ReplaceAllString(l, ""))
 	l = hexID.ReplaceAllString(l, "<id>")
 	l = longNum.ReplaceAllString(l, "<n>")
 	if len(l) > 300 {
