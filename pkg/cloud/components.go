@@ -84,7 +84,7 @@ func componentsOf(pod *corev1.Pod) []Component {
 			continue
 		}
 		// A scalar flag given twice ends with its last value, as pflag sets it.
-		flags := cmdline.Parse(append(append([]string{}, ctr.Command...), ctr.Args...))
+		flags := cmdline.Parse(expandArgs(ctr))
 		c := Component{Kind: kind, Namespace: pod.Namespace, Pod: pod.Name, Node: pod.Spec.NodeName,
 			CloudProvider: flags.Last("cloud-provider"), CloudConfig: flags.Last("cloud-config"),
 			container: ctr.Name, pod: pod}
@@ -189,4 +189,50 @@ func mounts(pod *corev1.Pod, src Source) bool {
 		}
 	}
 	return false
+}
+
+// expandArgs is the container's command and arguments as the kubelet runs them: $(NAME) replaced
+// by the container's env var NAME when it has a literal value (the OpenStack CCM's manifest passes
+// --cloud-config=$(CLOUD_CONFIG)), $$ by $, anything else left as written.
+func expandArgs(ctr corev1.Container) []string {
+	env := map[string]string{}
+	for _, e := range ctr.Env {
+		if e.ValueFrom == nil {
+			env[e.Name] = e.Value
+		}
+	}
+	args := append(append([]string{}, ctr.Command...), ctr.Args...)
+	for i, a := range args {
+		args[i] = expand(a, env)
+	}
+	return args
+}
+
+func expand(s string, env map[string]string) string {
+	if !strings.Contains(s, "$") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		switch s[i+1] {
+		case '$':
+			b.WriteByte('$')
+			i++
+			continue
+		case '(':
+			if j := strings.IndexByte(s[i+2:], ')'); j >= 0 {
+				if v, ok := env[s[i+2:i+2+j]]; ok {
+					b.WriteString(v)
+					i += j + 2
+					continue
+				}
+			}
+		}
+		b.WriteByte('$')
+	}
+	return b.String()
 }

@@ -90,6 +90,7 @@ func (l *Lab) startMember(ctx context.Context, o MemberOptions, etcdName string)
 		}
 		args = append(args, ka...)
 	}
+	args = append(args, l.o.Cloud.apiserverArgs(o.Version)...)
 	args = append(args, o.ExtraArgs...)
 	m.Args = append([]string{bin}, args...)
 	if err := writeKubeconfig(l.MemberKubeconfig(name), m.URL, "credwatch-lab-admin", l.ca.certPEM, l.adminCert, l.adminKey); err != nil {

@@ -21,8 +21,8 @@ func TestBinariesMatchBuildScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// build <module-dir> <version dir> <package> <name>
-	re := regexp.MustCompile(`(?m)^(?:\w+=\S+ )?build \S+ (\S+) \S+ (\S+)$`)
+	// build <module-dir> <version dir> <package> <name> ["$source_hash"]
+	re := regexp.MustCompile(`(?m)^(?:\w+=\S+ )?build \S+ (\S+) \S+ (\S+)(?: "\$\w+")?$`)
 	var built []string
 	for _, m := range re.FindAllStringSubmatch(string(data), -1) {
 		built = append(built, m[1]+"/"+m[2])

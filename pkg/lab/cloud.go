@@ -28,10 +28,23 @@ type CloudOptions struct {
 	// NodeConfig is the kubelet's --cloud-config file of node NAME, with "NAME" replaced (a
 	// per-host file, as kubespray renders it; in-tree providers).
 	NodeConfig string `json:"nodeConfig,omitempty"`
+	// PrepareHosts, when set, runs once the lab network is up and before the apiservers start:
+	// it can start the cloud endpoint on the lab network (Lab.Network().Gateway()) and write the
+	// config files the apiservers read.
+	PrepareHosts func(ctx context.Context, l *Lab) error `json:"-"`
 	// Prepare, when set, runs once the apiservers are up and before the controller manager and
-	// nodes start: it can start the cloud endpoint on the lab network (Lab.Network().Gateway())
-	// and write the config files.
+	// nodes start: it can create the objects the cloud's consumers read.
 	Prepare func(ctx context.Context, l *Lab) error `json:"-"`
+}
+
+// apiserverArgs are the cloud flags of a kube-apiserver of version: an in-tree provider's, as
+// kubespray passes them, when the apiserver is of the provider's own line (newer apiservers have
+// no in-tree provider to name). The apiserver only reads the file's bytes, for admission plugins.
+func (c *CloudOptions) apiserverArgs(version string) []string {
+	if c == nil || c.Provider == CloudExternal || version != c.version(version) {
+		return nil
+	}
+	return []string{"--cloud-provider=" + c.Provider, "--cloud-config=" + c.Config, inTreeGates}
 }
 
 // in-tree providers on 1.29 are behind beta gates that default to disabled.

@@ -124,6 +124,11 @@ func (l *Lab) start(ctx context.Context) error {
 		}
 	}
 	l.logf("lab: %d etcd members healthy after %s", len(initial), time.Since(t0).Round(time.Millisecond))
+	if c := l.o.Cloud; c != nil && c.PrepareHosts != nil {
+		if err := c.PrepareHosts(ctx, l); err != nil {
+			return fmt.Errorf("lab: prepare the cloud's hosts: %w", err)
+		}
+	}
 	var mems []*memberProc
 	for i := 0; i < l.o.Members; i++ {
 		m, err := l.startMember(ctx, MemberOptions{}, initial[i%len(initial)].name)

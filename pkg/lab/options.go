@@ -26,7 +26,8 @@ const (
 	OldVersion     = "v1.30.14"
 	// InTreeCloudVersion is the last line that compiles the in-tree vSphere cloud provider
 	// (k8s.io/legacy-cloud-providers v0.29 has vsphere, v0.30 does not): the lab builds its
-	// kube-controller-manager and kubelet for CloudOptions.Version.
+	// kube-controller-manager and kubelet for CloudOptions.Version, and the rest of the line
+	// (apiserver, scheduler, kube-proxy) for a lab whose Version it is.
 	InTreeCloudVersion = "v1.29.15"
 	// CloudControllerManager is the lab's cloud controller manager binary (of DefaultVersion,
 	// hack/labbin/ccm): k8s.io/cloud-provider with a govmomi-backed vSphere provider.
@@ -230,8 +231,11 @@ func Binaries() []BinaryRef {
 		{DefaultVersion, "kube-scheduler"},
 		{DefaultVersion, "kubelet"},
 		{DefaultVersion, "kube-proxy"},
+		{InTreeCloudVersion, "kube-apiserver"},
 		{InTreeCloudVersion, "kube-controller-manager"},
+		{InTreeCloudVersion, "kube-scheduler"},
 		{InTreeCloudVersion, "kubelet"},
+		{InTreeCloudVersion, "kube-proxy"},
 		{DefaultVersion, CloudControllerManager},
 	}
 }

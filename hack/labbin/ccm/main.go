@@ -2,7 +2,9 @@
 // (credwatch's lab scenario cloud-password-rotated): the real framework, k8s.io/cloud-provider's
 // cloud controller manager with its node and node-lifecycle controllers, and a small
 // govmomi-backed provider "vsphere" that reads the vSphere CPI's config format and Secret
-// (no vSphere CPI module is served by the Go module proxy).
+// (no vSphere CPI module is served by the Go module proxy), and a gophercloud-backed provider
+// "openstack" that reads the OpenStack cloud controller manager's cloud.conf and authenticates
+// to Keystone as it does.
 package main
 
 import (
@@ -22,6 +24,7 @@ import (
 
 func main() {
 	cloudprovider.RegisterCloudProvider(providerName, func(r io.Reader) (cloudprovider.Interface, error) { return newProvider(r) })
+	cloudprovider.RegisterCloudProvider(openStackName, newOpenStack)
 	o, err := options.NewCloudControllerManagerOptions()
 	if err != nil {
 		klog.Fatalf("unable to initialize command options: %v", err)

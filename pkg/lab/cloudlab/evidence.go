@@ -23,12 +23,14 @@ type Step struct {
 	Name   string `json:"name"`
 	Action string `json:"action"`
 	// GetDelete is "ok" when a get and a delete through the API worked, else the error.
-	GetDelete   string      `json:"getDelete,omitempty"`
+	GetDelete string `json:"getDelete,omitempty"`
+	// Sessions is what ending the account's sessions ended.
+	Sessions    string      `json:"sessions,omitempty"`
 	Deployments []Workload  `json:"deployments,omitempty"`
 	Nodes       []NodeState `json:"nodes"`
 	// Events are the Events recorded during the step (all namespaces): "Reason: message" counted.
 	Events []Count `json:"events"`
-	// Logins are the service account's login attempts at vCenter during the step.
+	// Logins are the service account's login attempts at vCenter or Keystone during the step.
 	LoginsAccepted int `json:"loginsAccepted"`
 	LoginsRejected int `json:"loginsRejected"`
 	// Messages are the cloud lines each component logged during the step, counted.

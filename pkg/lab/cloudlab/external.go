@@ -49,7 +49,7 @@ func (s *Setup) External() *lab.CloudOptions {
 			if err := s.WriteSecret(ctx, cs, s.Password); err != nil {
 				return err
 			}
-			return deployCCM(ctx, cs)
+			return deployCCM(ctx, cs, vSphereCCM())
 		},
 	}
 }
@@ -63,12 +63,17 @@ func (s *Setup) WriteSecret(ctx context.Context, cs kubernetes.Interface, passwo
 			s.VC.Server() + ".password": []byte(password),
 		},
 	}
+	return applySecret(ctx, cs, sec)
+}
+
+// applySecret creates sec in kube-system, or updates it when it exists.
+func applySecret(ctx context.Context, cs kubernetes.Interface, sec *corev1.Secret) error {
 	_, err := cs.CoreV1().Secrets(cpiNamespace).Create(ctx, sec, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		_, err = cs.CoreV1().Secrets(cpiNamespace).Update(ctx, sec, metav1.UpdateOptions{})
 	}
 	if err != nil {
-		return fmt.Errorf("cloud lab: Secret %s: %w", CPISecret, err)
+		return fmt.Errorf("cloud lab: Secret %s: %w", sec.Name, err)
 	}
 	return nil
 }

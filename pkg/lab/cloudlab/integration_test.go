@@ -63,9 +63,14 @@ func runScenario(t *testing.T, env *cloudlab.Env) *cloudlab.Evidence {
 func TestIntegrationCloudRotatedInTree(t *testing.T) {
 	setup := &cloudlab.Setup{Dir: t.TempDir(), Nodes: cloudlab.NodeNames(2), User: user, Password: password}
 	t.Cleanup(setup.Close)
-	l := labtest.Start(t, lab.Options{Dir: shortDir(t), Members: 1, Nodes: 1, Cloud: setup.InTree()})
+	// One line throughout, as the report ran it: apiserver, controller manager, scheduler, kubelet
+	// and kube-proxy of v1.29, the apiserver too with --cloud-provider=vsphere --cloud-config.
+	l := labtest.Start(t, lab.Options{Dir: shortDir(t), Version: lab.InTreeCloudVersion, Members: 1, Nodes: 1, Cloud: setup.InTree()})
+	if args := strings.Join(l.Members()[0].Args, " "); !strings.Contains(args, "--cloud-provider=vsphere --cloud-config="+setup.ControllerConfig()) {
+		t.Errorf("the v1.29 apiserver is not started with the in-tree provider's flags: %s", args)
+	}
 	env := &cloudlab.Env{
-		Lab: l, Setup: setup, Era: "in-tree", Controller: "kube-controller-manager",
+		Lab: l, Account: setup.VC, Era: "in-tree", Controller: "kube-controller-manager",
 		ControllerLog: l.ControllerManagerLogFile(),
 		RestartController: func(ctx context.Context) error {
 			if err := l.StopControllerManager(ctx); err != nil {
@@ -176,26 +181,12 @@ func TestIntegrationCloudRotatedExternal(t *testing.T) {
 		t.Skip("lab test: skipped under -short")
 	}
 	binDir, _ := labtest.BinDir()
-	img, err := setup.CCMImageTarball(binDir)
+	img, err := cloudlab.CCMImageTarball(binDir, setup.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := labtest.Start(t, lab.Options{Dir: shortDir(t), Members: 1, Nodes: 1, Cloud: setup.External(), ExtraImages: []string{img}})
-	cs := kubernetes.NewForConfigOrDie(l.RESTConfig())
-	env := &cloudlab.Env{
-		Lab: l, Setup: setup, Era: "external", Controller: "cloud-controller-manager",
-		ControllerLog:     cloudlab.CCMLogGlob(l),
-		RestartController: func(ctx context.Context) error { return cloudlab.RestartCCM(ctx, cs) },
-		Restore:           func(ctx context.Context, pw string) error { return setup.WriteSecret(ctx, cs, pw) },
-		Log:               testLog{t}, Window: 8 * time.Second,
-	}
-	reports := map[string]checkReport{}
-	env.AfterStep = func(_ context.Context, step string) error {
-		if step == "kubelet-restarted" || step == "restored" {
-			reports[step] = credwatchCheck(t, l)
-		}
-		return nil
-	}
+	env, reports := externalEnv(t, l, "external", cloudlab.CCMName, setup.VC, setup.WriteSecret)
 	ev := runScenario(t, env)
 	c := checker{t, ev}
 	c.common("cloud-controller-manager")
@@ -227,6 +218,30 @@ func TestIntegrationCloudRotatedExternal(t *testing.T) {
 	if r := reports["kubelet-restarted"]; !r.restarts("rollout restart daemonset/" + cloudlab.CCMName) {
 		t.Errorf("credwatch check on the rotated lab names no restart of daemonset/%s", cloudlab.CCMName)
 	}
+}
+
+// externalEnv is the scenario's Env for an external era whose cloud controller manager is the
+// DaemonSet ccm, and the credwatch check reports it gathers after the kubelet's restart and after
+// the fix.
+func externalEnv(t *testing.T, l *lab.Lab, era, ccm string, acct cloudlab.Account,
+	writeSecret func(context.Context, kubernetes.Interface, string) error) (*cloudlab.Env, map[string]checkReport) {
+	cs := kubernetes.NewForConfigOrDie(l.RESTConfig())
+	env := &cloudlab.Env{
+		Lab: l, Account: acct, Era: era, Controller: "cloud-controller-manager",
+		ControllerLog:     cloudlab.CCMLogGlob(l, ccm),
+		RestartController: func(ctx context.Context) error { return cloudlab.RestartCCM(ctx, cs, ccm) },
+		ControllerStatus:  func(ctx context.Context) string { return cloudlab.CCMStatus(ctx, cs, ccm) },
+		Restore:           func(ctx context.Context, pw string) error { return writeSecret(ctx, cs, pw) },
+		Log:               testLog{t}, Window: 8 * time.Second,
+	}
+	reports := map[string]checkReport{}
+	env.AfterStep = func(_ context.Context, step string) error {
+		if step == "kubelet-restarted" || step == "restored" {
+			reports[step] = credwatchCheck(t, l)
+		}
+		return nil
+	}
+	return env, reports
 }
 
 func (r checkReport) restarts(sub string) bool {

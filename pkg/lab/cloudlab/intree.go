@@ -38,7 +38,7 @@ func (s *Setup) InTree() *lab.CloudOptions {
 	return &lab.CloudOptions{
 		Provider: lab.CloudVSphere, Version: lab.InTreeCloudVersion,
 		Config: s.ControllerConfig(), NodeConfig: s.NodeConfig("NAME"),
-		Prepare: func(ctx context.Context, l *lab.Lab) error {
+		PrepareHosts: func(ctx context.Context, l *lab.Lab) error {
 			if err := s.start(ctx, l); err != nil {
 				return err
 			}

@@ -38,7 +38,7 @@ func (r *runner) step(ctx context.Context, name, action string, do func(context.
 	for _, n := range r.env.Lab.Nodes() {
 		marks["kubelet/"+n.Name] = []logMark{mark(n.Logs["kubelet"])}
 	}
-	acc0, rej0 := r.env.Setup.VC.Logins()
+	acc0, rej0 := r.env.Account.Logins()
 	r.logins0, r.accepted0 = acc0+rej0, acc0
 	s := Step{Name: name, Action: action}
 	if err := do(ctx, &s); err != nil {
@@ -58,7 +58,7 @@ func (r *runner) step(ctx context.Context, name, action string, do func(context.
 			marks[r.env.Controller] = append(marks[r.env.Controller], logMark{file: f})
 		}
 	}
-	acc, rej := r.env.Setup.VC.Logins()
+	acc, rej := r.env.Account.Logins()
 	s.LoginsAccepted, s.LoginsRejected = acc-acc0, rej-rej0
 	s.Messages = map[string][]Count{}
 	for c, ms := range marks {
@@ -71,6 +71,9 @@ func (r *runner) step(ctx context.Context, name, action string, do func(context.
 		}
 	}
 	for c := range s.Restarted {
+		if c == r.env.Controller && r.env.ControllerStatus != nil && s.Restarted[c] == "healthy" {
+			s.Restarted[c] = r.env.ControllerStatus(ctx)
+		}
 		if node, ok := strings.CutPrefix(c, "kubelet/"); ok {
 			s.Restarted[c] = "running"
 			if exited, tail, err := r.env.Lab.KubeletExited(node); exited {
@@ -273,12 +276,12 @@ func (r *runner) settled(ctx context.Context) bool {
 
 // loginAttempted holds once vCenter has seen a login attempt since the step began.
 func (r *runner) loginAttempted(context.Context) bool {
-	a, rej := r.env.Setup.VC.Logins()
+	a, rej := r.env.Account.Logins()
 	return a+rej > r.logins0
 }
 
 // loginAccepted holds once vCenter has accepted a login since the step began.
 func (r *runner) loginAccepted(context.Context) bool {
-	a, _ := r.env.Setup.VC.Logins()
+	a, _ := r.env.Account.Logins()
 	return a > r.accepted0
 }

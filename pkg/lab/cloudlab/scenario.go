@@ -17,10 +17,23 @@ const Name = "cloud-password-rotated"
 // Namespace holds the scenario's Deployments.
 const Namespace = "rotation"
 
-// Env is what the scenario runs on: a lab with nodes whose cloud controller logs in to Setup.VC.
+// Account is the cloud's side of the scenario: the service account the cluster was deployed
+// with, on vCenter (VCenter) or Keystone (Keystone).
+type Account interface {
+	// Cloud names the service ("vCenter", "Keystone").
+	Cloud() string
+	// Rotate changes the account's password, as the directory's rotation policy does.
+	Rotate(ctx context.Context, newPassword string) error
+	// EndSessions ends the account's sessions (what an idle timeout does) and says what it ended.
+	EndSessions(ctx context.Context) (string, error)
+	// Logins are the account's login attempts so far, accepted and rejected.
+	Logins() (accepted, rejected int)
+}
+
+// Env is what the scenario runs on: a lab with nodes whose cloud controller logs in to Account.
 type Env struct {
-	Lab   *lab.Lab
-	Setup *Setup
+	Lab     *lab.Lab
+	Account Account
 	// Era is "in-tree" or "external".
 	Era string
 	// Controller names the component that holds the cloud session ("kube-controller-manager" or
@@ -29,6 +42,10 @@ type Env struct {
 	Controller        string
 	ControllerLog     string
 	RestartController func(ctx context.Context) error
+	// ControllerStatus, when set, says after a step that restarted the controller how it runs
+	// ("healthy", or what its Pods' containers are waiting on); else the restart's own result is
+	// recorded.
+	ControllerStatus func(ctx context.Context) string
 	// Restore puts password back where the era keeps the credential (files or Secret).
 	Restore func(ctx context.Context, password string) error
 	// AfterStep, when set, runs after each step's evidence is recorded (e.g. credwatch check on
@@ -70,7 +87,7 @@ func Run(ctx context.Context, e *Env) (*Evidence, error) {
 	if err := r.ensureNamespace(ctx); err != nil {
 		return ev, err
 	}
-	first := e.Lab.Nodes()[0].Name
+	first, cloud := e.Lab.Nodes()[0].Name, e.Account.Cloud()
 	steps := []struct {
 		name, action string
 		do           func(ctx context.Context, s *Step) error
@@ -79,19 +96,22 @@ func Run(ctx context.Context, e *Env) (*Evidence, error) {
 		{"before", "a Deployment on the running cluster", func(ctx context.Context, s *Step) error {
 			return r.createDeployment(ctx, "before", "")
 		}, r.settled},
-		{"rotated", "the service account's password is changed on vCenter; get and delete through the API; a new Deployment",
+		{"rotated", "the service account's password is changed on " + cloud + "; get and delete through the API; a new Deployment",
 			func(ctx context.Context, s *Step) error {
-				e.Setup.VC.Rotate(NewPassword)
+				if err := e.Account.Rotate(ctx, NewPassword); err != nil {
+					return err
+				}
 				s.GetDelete = r.getDelete(ctx, "before")
 				return r.createDeployment(ctx, "rotated", "")
 			}, nil},
-		{"sessions-ended", "vCenter ends the account's sessions (idle timeout); a new Deployment; a node joins, and a Deployment pinned to it",
+		{"sessions-ended", cloud + " ends the account's sessions (idle timeout); a new Deployment; a node joins, and a Deployment pinned to it",
 			func(ctx context.Context, s *Step) error {
-				n, err := e.Setup.VC.TerminateSessions(ctx)
+				ended, err := e.Account.EndSessions(ctx)
 				if err != nil {
 					return err
 				}
-				e.logf("%d sessions ended", n)
+				s.Sessions = ended
+				e.logf("sessions: %s", ended)
 				if err := r.createDeployment(ctx, "after-expiry", ""); err != nil {
 					return err
 				}

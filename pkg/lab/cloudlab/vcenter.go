@@ -89,9 +89,17 @@ func (v *VCenter) Port() int { return int(v.Addr.Port()) }
 // Password is the service account's current password.
 func (v *VCenter) Password() string { v.mu.Lock(); defer v.mu.Unlock(); return v.pass }
 
+// Cloud is "vCenter".
+func (v *VCenter) Cloud() string { return "vCenter" }
+
 // Rotate changes the service account's password, as the directory's rotation policy does. Its
 // sessions stay valid (vCenter does not end them on a password change).
-func (v *VCenter) Rotate(newPass string) { v.mu.Lock(); v.pass = newPass; v.mu.Unlock() }
+func (v *VCenter) Rotate(_ context.Context, newPass string) error {
+	v.mu.Lock()
+	v.pass = newPass
+	v.mu.Unlock()
+	return nil
+}
 
 // Logins are the service account's login attempts so far: accepted and rejected.
 func (v *VCenter) Logins() (accepted, rejected int) {
@@ -148,17 +156,17 @@ func (v *VCenter) nameVMs(ctx context.Context, nodes []string) error {
 	return nil
 }
 
-// TerminateSessions ends every session of the service account, as vCenter does when they idle
-// out: its consumers must log in again on their next call. It returns how many it ended.
-func (v *VCenter) TerminateSessions(ctx context.Context) (int, error) {
+// EndSessions ends every session of the service account, as vCenter does when they idle out:
+// its consumers must log in again on their next call. It says how many it ended.
+func (v *VCenter) EndSessions(ctx context.Context) (string, error) {
 	c, err := v.client(ctx)
 	if err != nil {
-		return 0, err
+		return "", err
 	}
 	defer func() { _ = c.Logout(context.WithoutCancel(ctx)) }()
 	var sm mo.SessionManager
 	if err := c.RetrieveOne(ctx, *c.ServiceContent.SessionManager, []string{"sessionList"}, &sm); err != nil {
-		return 0, fmt.Errorf("vcsim: session list: %w", err)
+		return "", fmt.Errorf("vcsim: session list: %w", err)
 	}
 	var ids []string
 	for _, s := range sm.SessionList {
@@ -167,10 +175,10 @@ func (v *VCenter) TerminateSessions(ctx context.Context) (int, error) {
 		}
 	}
 	if len(ids) == 0 {
-		return 0, nil
+		return "none open", nil
 	}
 	if err := session.NewManager(c.Client).TerminateSession(ctx, ids); err != nil {
-		return 0, fmt.Errorf("vcsim: terminate sessions: %w", err)
+		return "", fmt.Errorf("vcsim: terminate sessions: %w", err)
 	}
-	return len(ids), nil
+	return fmt.Sprintf("%d terminated", len(ids)), nil
 }
