@@ -10,10 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/credwatch/credwatch/internal/cli"
 	cmdcheck "github.com/credwatch/credwatch/internal/cmd/check"
+	cmdcloud "github.com/credwatch/credwatch/internal/cmd/cloud"
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/cloudlab"
 	"github.com/credwatch/credwatch/pkg/lab/labtest"
@@ -82,9 +84,15 @@ func TestIntegrationCloudRotatedInTree(t *testing.T) {
 		Log:     testLog{t}, Window: 8 * time.Second,
 	}
 	var rotated checkReport
+	files := map[string]checkReport{}
 	env.AfterStep = func(_ context.Context, step string) error {
 		if step == "kubelet-restarted" {
 			rotated = credwatchCheck(t, l)
+		}
+		if step == "kubelet-restarted" || step == "restored" {
+			// What check cannot see here (the controller manager and kubelets are host
+			// processes), `credwatch cloud --config` tests on the host, as on a kubespray node.
+			files[step] = credwatchCloud(t, l, setup.ControllerConfig(), setup.NodeConfig("node-1"))
 		}
 		return nil
 	}
@@ -103,6 +111,13 @@ func TestIntegrationCloudRotatedInTree(t *testing.T) {
 	s = c.step("kubelet-restarted")
 	c.want(s, s.Has("kubelet/node-1", "The vSphere cloud provider does not support zones") && !s.Has("kubelet/node-1", "Login failure"),
 		"the restarted kubelet starts its provider without a login")
+	// credwatch cloud on the host's files: both rejected, then valid after the fix.
+	if ids := files["kubelet-restarted"].ids(); ids["cloud-credential-rejected"] == "" || !strings.Contains(ids["cloud-credential-rejected"], "file "+setup.ControllerConfig()) {
+		t.Errorf("credwatch cloud --config on the rotated files: no cloud-credential-rejected naming %s: %v", setup.ControllerConfig(), ids)
+	}
+	if ids := files["restored"].ids(); ids["cloud-credential-rejected"] != "" {
+		t.Errorf("credwatch cloud --config after the fix still reports cloud-credential-rejected: %s", ids["cloud-credential-rejected"])
+	}
 	// No node is tainted in this era, so check has no uninitialized nodes to report.
 	if _, ok := rotated.ids()["nodes-uninitialized"]; ok {
 		t.Errorf("credwatch check on the in-tree lab reports nodes-uninitialized; no node is tainted in this era")
@@ -295,6 +310,16 @@ func (r checkReport) ids() map[string]string {
 	return out
 }
 
+// credwatchCloud runs `credwatch cloud --config F... -o json` with the lab's kubeconfig.
+func credwatchCloud(t *testing.T, l *lab.Lab, configs ...string) checkReport {
+	t.Helper()
+	args := []string{"--kubeconfig", l.AdminKubeconfig(), "-o", "json", "--fail-on", "critical"}
+	for _, c := range configs {
+		args = append(args, "--config", c)
+	}
+	return runJSON(t, cmdcloud.NewCommand, "cloud", args)
+}
+
 // credwatchCheck runs `credwatch check -o json --cloud-login` against the lab's member.
 func credwatchCheck(t *testing.T, l *lab.Lab) checkReport {
 	t.Helper()
@@ -302,22 +327,28 @@ func credwatchCheck(t *testing.T, l *lab.Lab) checkReport {
 	for _, m := range l.Members() {
 		args = append(args, "--endpoint", m.URL)
 	}
+	return runJSON(t, cmdcheck.NewCommand, "check", args)
+}
+
+// runJSON runs credwatch's command name with args and reads its -o json report.
+func runJSON(t *testing.T, newCmd func(cli.Streams) *cobra.Command, name string, args []string) checkReport {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	cmd := cmdcheck.NewCommand(cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	cmd := newCmd(cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 	cmd.SetArgs(args)
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	cmd.SetOut(&out)
 	cmd.SetErr(&errOut)
 	err := cmd.ExecuteContext(context.Background())
-	t.Logf("credwatch check -> exit %d\nstderr:\n%s", cli.Code(err), errOut.String())
+	t.Logf("credwatch %s -> exit %d\nstderr:\n%s", name, cli.Code(err), errOut.String())
 	var r checkReport
 	if jerr := json.Unmarshal(out.Bytes(), &r); jerr != nil {
-		t.Fatalf("credwatch check -o json: %v (exit %d)\n%s", jerr, cli.Code(err), out.String())
+		t.Fatalf("credwatch %s -o json: %v (exit %d)\n%s", name, jerr, cli.Code(err), out.String())
 	}
-	t.Logf("credwatch check findings: %v", r.ids())
+	t.Logf("credwatch %s findings: %v", name, r.ids())
 	if r.Cloud != nil {
 		data, _ := json.MarshalIndent(r.Cloud.Credentials, "", "  ")
-		t.Logf("credwatch check cloud credentials: %s", data)
+		t.Logf("credwatch %s cloud credentials: %s", name, data)
 	}
 	return r
 }
