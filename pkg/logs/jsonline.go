@@ -58,8 +58,9 @@ func parseJSONLine(line string, r *Record) (inner string, t time.Time, done bool
 			return v, t, false
 		}
 	}
-	if !strings.Contains(line, `"audit.k8s.io/`) && !strings.Contains(line, `"log":`) {
-		return parseFlatJSON(line, r)
+	var off [len(flatKeys)]int
+	if audit, log := scanJSONKeys(line, &off); !audit && !log {
+		return parseFlatJSON(line, &off, r)
 	}
 	var j jsonLine
 	if err := json.Unmarshal([]byte(line), &j); err != nil {
@@ -92,7 +93,7 @@ func parseJSONLine(line string, r *Record) (inner string, t time.Time, done bool
 	if h := firstNonEmpty(j.Host, j.Hostname); h != "" && r.Host == "" {
 		r.Host = shortHost(h)
 	}
-	t = jsonTime(j.Ts)
+	t = jsonTime(string(j.Ts))
 	if t.IsZero() && j.Time != "" {
 		t, _ = time.Parse(time.RFC3339Nano, j.Time)
 	}
@@ -101,20 +102,20 @@ func parseJSONLine(line string, r *Record) (inner string, t time.Time, done bool
 }
 
 // jsonTime reads klog's float seconds ("ts":1700000000.123) and zap's RFC 3339 string.
-func jsonTime(raw json.RawMessage) time.Time {
+func jsonTime(raw string) time.Time {
 	if len(raw) == 0 {
 		return time.Time{}
 	}
 	if raw[0] == '"' {
 		var s string
-		if json.Unmarshal(raw, &s) == nil {
+		if json.Unmarshal([]byte(raw), &s) == nil {
 			if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 				return t
 			}
 		}
 		return time.Time{}
 	}
-	f, err := strconv.ParseFloat(string(raw), 64)
+	f, err := strconv.ParseFloat(raw, 64)
 	if err != nil || f <= 0 || f > 1e11 {
 		return time.Time{}
 	}
@@ -181,13 +182,12 @@ const (
 	keyTime
 )
 
-func parseFlatJSON(line string, r *Record) (inner string, t time.Time, done bool) {
+// off holds the offsets of flatKeys (scanJSONKeys).
+func parseFlatJSON(line string, off *[len(flatKeys)]int, r *Record) (inner string, t time.Time, done bool) {
 	if !strings.HasSuffix(strings.TrimRight(line, " \r"), "}") {
 		return parseJSONFragment(line, r)
 	}
 	r.addFormat("json")
-	var off [len(flatKeys)]int
-	quoted.KeyOffsets(line, flatKeys[:], off[:])
 	get := func(keys ...int) string {
 		for _, k := range keys {
 			if v, ok := quoted.ValueAt(line, flatKeys[k], off[k]); ok && v != "" {
@@ -211,7 +211,7 @@ func parseFlatJSON(line string, r *Record) (inner string, t time.Time, done bool
 		v := line[i+5:]
 		end := strings.IndexAny(v, ",}")
 		if end > 0 {
-			t = jsonTime(json.RawMessage(strings.TrimSpace(v[:end])))
+			t = jsonTime(strings.TrimSpace(v[:end]))
 		}
 	}
 	if t.IsZero() {

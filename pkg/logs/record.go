@@ -43,14 +43,29 @@ func (r *Record) addFormat(f string) {
 	if r.Format == "" {
 		r.Format = f
 	} else {
-		r.Format += "+" + f
+		r.Format = joinFormat(r.Format, f)
 	}
+}
+
+// commonFormats are the nested formats joinFormat returns without building a string.
+var commonFormats = [...]string{"cri+klog", "docker+klog", "kubectl+klog", "kubectl+cri", "kubectl+cri+klog",
+	"kubectl+docker", "kubectl+docker+klog", "cri+json", "docker+json", "kubectl+json", "syslog+klog",
+	"kubectl+cri+json", "kubectl+docker+json", "compose+klog", "timestamp+klog", "compose+timestamp"}
+
+// joinFormat is outer+"+"+inner.
+func joinFormat(outer, inner string) string {
+	for _, c := range commonFormats {
+		if len(c) == len(outer)+1+len(inner) && c[len(outer)] == '+' && c[:len(outer)] == outer && c[len(outer)+1:] == inner {
+			return c
+		}
+	}
+	return outer + "+" + inner
 }
 
 // parseRecord unwraps line. It never fails: a line no format claims is plain text.
 func parseRecord(line string, lc lineContext) Record {
 	r := Record{Host: lc.host, Component: lc.component}
-	if strings.Contains(line, "\x1b[") {
+	if strings.IndexByte(line, 0x1b) >= 0 && strings.Contains(line, "\x1b[") {
 		line = stripANSI(line)
 	}
 	var envTime time.Time
@@ -100,7 +115,7 @@ func parseRecord(line string, lc lineContext) Record {
 		}
 		if h, ok := parseKlogHeader(line); ok {
 			r.addFormat("klog")
-			r.Severity = string(line[0])
+			r.Severity = line[:1] // I, W, E or F (parseKlogHeader)
 			r.Source = h.source
 			if envTime.IsZero() {
 				envTime = h.time(lc.ref)
@@ -192,17 +207,20 @@ func normalizeComponent(name string) string {
 	return name
 }
 
+var staticPodPrefixes = [...]string{"kube-apiserver-", "kube-controller-manager-", "kube-scheduler-", "etcd-", "cloud-controller-manager-"}
+
 // hostFromPod turns a static pod name (kube-apiserver-ip-10-0-1-2.eu-west-2.compute.internal)
 // into the host (ip-10-0-1-2).
 func hostFromPod(pod, container string) string {
-	node := pod
-	for _, p := range []string{container + "-", "kube-apiserver-", "kube-controller-manager-", "kube-scheduler-", "etcd-", "cloud-controller-manager-"} {
-		if p != "-" && strings.HasPrefix(pod, p) && len(pod) > len(p) {
-			node = pod[len(p):]
-			break
+	if n := len(container) + 1; container != "" && len(pod) > n && pod[n-1] == '-' && strings.HasPrefix(pod, container) {
+		return shortHost(pod[n:])
+	}
+	for _, p := range staticPodPrefixes {
+		if strings.HasPrefix(pod, p) && len(pod) > len(p) {
+			return shortHost(pod[len(p):])
 		}
 	}
-	return shortHost(node)
+	return shortHost(pod)
 }
 
 // shortHost is a host's first DNS label, unless it is an IP address.
