@@ -2,6 +2,7 @@ package logs
 
 import (
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -19,6 +20,7 @@ type group struct {
 	tail    []Event // latest evidence
 	texts   map[string]int
 	parts   map[string]int
+	lent    bool // in aggregator.lent: its evidence may borrow a block's bytes
 }
 
 const maxTexts = 100
@@ -28,6 +30,7 @@ const maxTexts = 100
 type aggregator struct {
 	evidence int
 	groups   map[groupKey]*group
+	lent     []*group                   // groups whose evidence may borrow the current block's bytes (settle)
 	hosts    map[string]map[string]bool // host -> components seen on it ("" when unknown)
 }
 
@@ -42,6 +45,7 @@ func (a *aggregator) add(ev Event) {
 	}
 	g := a.groups[k]
 	if g == nil {
+		k.client = strings.Clone(k.client) // the access log's agent borrows the line (worker.line)
 		g = &group{key: k, kind: ev.Kind, minutes: map[int64]int{}}
 		a.groups[k] = g
 	}
@@ -72,6 +76,26 @@ func (a *aggregator) add(ev Event) {
 		}
 	}
 	g.keep(&ev, a.evidence)
+	if ev.lent && !g.lent {
+		g.lent = true
+		a.lent = append(a.lent, g)
+	}
+}
+
+// settle gives the evidence of the groups added to since the last settle its own copies of
+// the strings that borrow a block's bytes (Event.own).
+func (a *aggregator) settle() {
+	for _, g := range a.lent {
+		for i := range g.head {
+			g.head[i].own()
+		}
+		for i := range g.tail {
+			g.tail[i].own()
+		}
+		g.lent = false
+	}
+	clear(a.lent)
+	a.lent = a.lent[:0]
 }
 
 // order compares events by time, then input and line.

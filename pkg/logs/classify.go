@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"strings"
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
@@ -34,8 +35,9 @@ type Event struct {
 	Truncated  bool       `json:"truncated,omitempty"`
 	Audit      *AuditInfo `json:"audit,omitempty"`
 
-	in  *inputState // with seq: LineNumber is relative to block seq of in until fixLineNumbers
-	seq int
+	in   *inputState // with seq: LineNumber is relative to block seq of in until fixLineNumbers
+	seq  int
+	lent bool // Line and Audit borrow a block's bytes (worker.line) until own
 }
 
 // Classifier turns records into events with the catalogue's classifier (package cause).
@@ -67,4 +69,27 @@ func (c *Classifier) Classify(r Record) (Event, bool) {
 		ev.Component = m.Component
 	}
 	return ev, true
+}
+
+// own gives ev its own copy of the strings that borrow a block's bytes (worker.line): the line
+// and the audit fields. Text, Parts, Host and Component are the classifier's and the memos'.
+func (ev *Event) own() {
+	if !ev.lent {
+		return
+	}
+	ev.lent = false
+	ev.Line = strings.Clone(ev.Line)
+	if ev.Audit != nil {
+		a := *ev.Audit
+		a.User, a.UserAgent, a.Verb = strings.Clone(a.User), strings.Clone(a.UserAgent), strings.Clone(a.Verb)
+		a.URI, a.AuditID = strings.Clone(a.URI), strings.Clone(a.AuditID)
+		if a.SourceIPs != nil {
+			ips := make([]string, len(a.SourceIPs))
+			for i, ip := range a.SourceIPs {
+				ips[i] = strings.Clone(ip)
+			}
+			a.SourceIPs = ips
+		}
+		ev.Audit = &a
+	}
 }

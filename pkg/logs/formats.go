@@ -113,11 +113,11 @@ func parseKubectlPrefix(line string) (rest, pod, container string, ok bool) {
 		if end < 0 {
 			return "", "", "", false
 		}
-		parts := strings.Split(line[5:end], "/")
-		if len(parts) != 2 {
+		pod, container, ok := strings.Cut(line[5:end], "/")
+		if !ok || strings.IndexByte(container, '/') >= 0 { // exactly two parts
 			return "", "", "", false
 		}
-		return line[end+2:], parts[0], parts[1], true
+		return line[end+2:], pod, container, true
 	}
 	sp1 := strings.IndexByte(line, ' ')
 	if sp1 <= 0 || !isDNSName(line[:sp1]) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/credwatch/credwatch/pkg/redact"
 )
@@ -23,11 +24,11 @@ type worker struct {
 	// The formats this worker has recorded, and the last host seen: the shared format set and
 	// the host map are only touched when a line brings something new.
 	formats map[formatKey]bool
-	// rHost and rComponent redact an event's host and component once per change.
-	rHost, rComponent redactMemo
-	lastHost          string
-	lastComponent     string
-	seenHost          bool
+	// redactedNames maps host and component names to their redact.Text, in strings of their own.
+	redactedNames map[string]string
+	lastHost      string
+	lastComponent string
+	seenHost      bool
 }
 
 type formatKey struct {
@@ -56,6 +57,9 @@ func (w *worker) process(ch chunk) {
 		// Relative to the block; fixLineNumbers makes it absolute.
 		w.line(st, raw, int64(w.sc.lines[i])+1, ch.seq)
 	}
+	// The block's bytes go back to the pool (or its pages are dropped) once this returns: the
+	// evidence still lent from them gets its own copy.
+	w.agg.settle()
 	lines := int64(w.sc.newlines)
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		lines++
@@ -63,10 +67,14 @@ func (w *worker) process(ch chunk) {
 	st.blockDone(ch.seq, lines, ch.extra)
 }
 
+// line classifies one line. text and everything parsed from it borrow raw's bytes (no copy per
+// line): whatever outlives the block is copied where it is kept — the classifier's memo and
+// caches (cause.Classifier.Classify), the host and component memos here, a group's key, and
+// the evidence, at the end of the block (aggregator.settle).
 func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 	var text string
 	if utf8.Valid(raw) {
-		text = string(raw)
+		text = unsafe.String(unsafe.SliceData(raw), len(raw))
 	} else {
 		text = strings.ToValidUTF8(string(raw), "\uFFFD")
 	}
@@ -78,11 +86,12 @@ func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 		w.formats[k] = true
 		st.formats.LoadOrStore(rec.Format, true)
 	}
-	if !w.seenHost || rec.Host != w.lastHost || rec.Component != w.lastComponent {
-		w.agg.seeHost(redact.Text(rec.Host), redact.Text(rec.Component))
-		w.seenHost, w.lastHost, w.lastComponent = true, rec.Host, rec.Component
+	host, component := w.redacted(rec.Host), w.redacted(rec.Component)
+	if !w.seenHost || host != w.lastHost || component != w.lastComponent {
+		w.agg.seeHost(host, component)
+		w.seenHost, w.lastHost, w.lastComponent = true, host, component
 	}
-	if rec.Host != st.lc.host {
+	if rec.Host != st.lc.host && !st.ownHosts.Load() {
 		st.ownHosts.Store(true)
 	}
 	ev, ok := w.cl.Classify(rec)
@@ -99,10 +108,10 @@ func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 	if ev.Component == "" {
 		ev.Component = "-"
 	}
-	// Consecutive events mostly share host and component: each is redacted once per change.
-	ev.Host, ev.Component = w.rHost.text(ev.Host), w.rComponent.text(ev.Component)
+	ev.Host, ev.Component = w.redacted(ev.Host), w.redacted(ev.Component)
 	ev.Input, ev.LineNumber, ev.in, ev.seq = st.Name, lineNo, st, seq
 	ev.Line = text // clipped and redacted only when read as evidence (group.evidence)
+	ev.lent = true // Line and Audit borrow the block's bytes until aggregator.settle
 	w.agg.add(ev)
 }
 
@@ -136,14 +145,24 @@ func redactEvidence(ev *Event) {
 	}
 }
 
-// redactMemo is redact.Text of the last string it was asked about.
-type redactMemo struct{ in, out string }
+// maxRedacted bounds worker.redactedNames.
+const maxRedacted = 1024
 
-func (m *redactMemo) text(s string) string {
-	if s != m.in {
-		m.in, m.out = s, redact.Text(s)
+// redacted is redact.Text(s) in a string of its own (s may borrow a block's bytes), remembered
+// for the host and component names that recur on every line.
+func (w *worker) redacted(s string) string {
+	if r, ok := w.redactedNames[s]; ok {
+		return r
 	}
-	return m.out
+	own := strings.Clone(s)
+	r := redact.Text(own)
+	if w.redactedNames == nil {
+		w.redactedNames = map[string]string{}
+	}
+	if len(w.redactedNames) < maxRedacted {
+		w.redactedNames[own] = r
+	}
+	return r
 }
 
 // countNULLines counts the lines of data that contain a NUL byte (binary garbage).

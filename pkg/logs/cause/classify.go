@@ -6,6 +6,8 @@
 package cause
 
 import (
+	"strings"
+
 	"github.com/credwatch/credwatch/pkg/catalogue"
 )
 
@@ -27,6 +29,12 @@ type Line struct {
 	Logger    string // the structured logger name, if any ("logger" of zap/logr JSON lines)
 	Audit     bool   // the line is an audit event
 	Code      int    // the audit event's response code
+}
+
+// own is l with its own copy of its strings.
+func (l Line) own() Line {
+	l.Msg, l.Err, l.Logger = strings.Clone(l.Msg), strings.Clone(l.Err), strings.Clone(l.Logger)
+	return l
 }
 
 // Part is one element of an aggregate authentication error.
@@ -118,14 +126,17 @@ func NewClassifier(c *catalogue.Catalogue) *Classifier {
 }
 
 // Classify names the cause of l; ok is false for lines that are neither an authentication
-// failure nor a context event. The returned Parts are shared: do not modify them.
+// failure nor a context event. The returned Parts are shared: do not modify them. Neither the
+// answer nor the classifier keeps a reference to l's strings, so a caller may pass strings
+// that borrow a buffer it reuses.
 func (c *Classifier) Classify(l Line) (Match, bool) {
 	if len(l.Msg)+len(l.Err)+len(l.Logger) > memoMaxText {
-		return c.classify(l)
+		return c.classify(l.own())
 	}
 	if v, ok := c.memo[l]; ok {
 		return v.m, v.ok
 	}
+	l = l.own()
 	m, ok := c.classify(l)
 	if len(c.memo) >= cacheLimit {
 		clear(c.memo)
