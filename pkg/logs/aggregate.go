@@ -21,6 +21,26 @@ type group struct {
 	texts   map[string]int
 	parts   map[string]int
 	lent    bool // in aggregator.lent: its evidence may borrow a block's bytes
+	// curMinute has curCount lines not yet in minutes (flushMinute): a log in order adds to
+	// one minute after another.
+	curMinute int64
+	curCount  int
+}
+
+func (g *group) countMinute(m int64) {
+	if g.curCount > 0 && m != g.curMinute {
+		g.flushMinute()
+	}
+	g.curMinute = m
+	g.curCount++
+}
+
+// flushMinute adds the current minute's lines to minutes.
+func (g *group) flushMinute() {
+	if g.curCount > 0 {
+		g.minutes[g.curMinute] += g.curCount
+		g.curCount = 0
+	}
 }
 
 const maxTexts = 100
@@ -31,6 +51,8 @@ type aggregator struct {
 	evidence int
 	groups   map[groupKey]*group
 	lent     []*group                   // groups whose evidence may borrow the current block's bytes (settle)
+	recent   [4]*group                  // the groups found last, looked at before the map
+	next     int                        // the next slot of recent to replace
 	hosts    map[string]map[string]bool // host -> components seen on it ("" when unknown)
 }
 
@@ -43,11 +65,12 @@ func (a *aggregator) add(ev Event) {
 	if ev.Cause == CauseClient {
 		k.client = clientOf(ev.Audit)
 	}
-	g := a.groups[k]
+	g := a.recentGroup(k)
 	if g == nil {
 		k.client = strings.Clone(k.client) // the access log's agent borrows the line (worker.line)
 		g = &group{key: k, kind: ev.Kind, minutes: map[int64]int{}}
 		a.groups[k] = g
+		a.recent[a.next%len(a.recent)], a.next = g, a.next+1
 	}
 	g.count++
 	if !ev.Time.IsZero() {
@@ -57,7 +80,7 @@ func (a *aggregator) add(ev Event) {
 		if ev.Time.After(g.last) {
 			g.last = ev.Time
 		}
-		g.minutes[ev.Time.Unix()/60]++
+		g.countMinute(ev.Time.Unix() / 60)
 	}
 	if ev.Cause == CauseUnknown {
 		if g.texts == nil {
@@ -82,6 +105,20 @@ func (a *aggregator) add(ev Event) {
 	}
 }
 
+// recentGroup is groups[k], looking at the groups found last first.
+func (a *aggregator) recentGroup(k groupKey) *group {
+	for _, g := range a.recent {
+		if g != nil && g.key == k {
+			return g
+		}
+	}
+	g := a.groups[k]
+	if g != nil {
+		a.recent[a.next%len(a.recent)], a.next = g, a.next+1
+	}
+	return g
+}
+
 // settle gives the evidence of the groups added to since the last settle its own copies of
 // the strings that borrow a block's bytes (Event.own).
 func (a *aggregator) settle() {
@@ -93,6 +130,7 @@ func (a *aggregator) settle() {
 			g.tail[i].own()
 		}
 		g.lent = false
+		g.flushMinute()
 	}
 	clear(a.lent)
 	a.lent = a.lent[:0]
@@ -163,6 +201,8 @@ func (a *aggregator) merge(b *aggregator) {
 			a.groups[k] = gb
 			continue
 		}
+		ga.flushMinute()
+		gb.flushMinute()
 		ga.count += gb.count
 		if !gb.first.IsZero() && (ga.first.IsZero() || gb.first.Before(ga.first)) {
 			ga.first = gb.first

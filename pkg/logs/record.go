@@ -70,7 +70,9 @@ func parseRecord(line string, lc lineContext) Record {
 	}
 	var envTime time.Time
 	for depth := 0; depth < 6; depth++ {
-		line = strings.TrimRight(line, "\r\n")
+		for len(line) > 0 && (line[len(line)-1] == '\n' || line[len(line)-1] == '\r') {
+			line = line[:len(line)-1] // strings.TrimRight(line, "\r\n") without building its set
+		}
 		if line == "" {
 			break
 		}

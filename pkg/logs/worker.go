@@ -23,7 +23,8 @@ type worker struct {
 
 	// The formats this worker has recorded, and the last host seen: the shared format set and
 	// the host map are only touched when a line brings something new.
-	formats map[formatKey]bool
+	formats    map[formatKey]bool
+	lastFormat formatKey // in formats
 	// redactedNames maps host and component names to their redact.Text, in strings of their own.
 	redactedNames map[string]string
 	lastHost      string
@@ -79,13 +80,14 @@ func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 		text = strings.ToValidUTF8(string(raw), "\uFFFD")
 	}
 	rec := parseRecord(text, st.lc)
-	if k := (formatKey{st, rec.Format}); !w.formats[k] {
+	if k := (formatKey{st, rec.Format}); k != w.lastFormat && !w.formats[k] {
 		if w.formats == nil {
 			w.formats = map[formatKey]bool{}
 		}
 		w.formats[k] = true
 		st.formats.LoadOrStore(rec.Format, true)
 	}
+	w.lastFormat = formatKey{st, rec.Format}
 	host, component := w.redacted(rec.Host), w.redacted(rec.Component)
 	if !w.seenHost || host != w.lastHost || component != w.lastComponent {
 		w.agg.seeHost(host, component)
