@@ -184,7 +184,11 @@ const (
 
 // off holds the offsets of flatKeys (scanJSONKeys).
 func parseFlatJSON(line string, off *[len(flatKeys)]int, r *Record) (inner string, t time.Time, done bool) {
-	if !strings.HasSuffix(strings.TrimRight(line, " \r"), "}") {
+	end := len(line) // strings.TrimRight(line, " \r") without building its set
+	for end > 0 && (line[end-1] == ' ' || line[end-1] == '\r') {
+		end--
+	}
+	if end == 0 || line[end-1] != '}' {
 		return parseJSONFragment(line, r)
 	}
 	r.addFormat("json")

@@ -49,3 +49,15 @@ func FuzzPrefix(f *testing.F) {
 		}
 	})
 }
+
+// FuzzQuoteOrEscape checks the two-scan search against strings.IndexAny.
+func FuzzQuoteOrEscape(f *testing.F) {
+	for _, s := range []string{``, `"`, `\\`, `a\\"b`, `ab"c\\`, `abc`, `{"log":"E1 \\"x\\" y"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := quoteOrEscape(s), strings.IndexAny(s, `"\\`); got != want {
+			t.Fatalf("quoteOrEscape(%q) = %d, want %d", s, got, want)
+		}
+	})
+}
