@@ -60,7 +60,7 @@ func newAggregator(evidence int) *aggregator {
 	return &aggregator{evidence: evidence, groups: map[groupKey]*group{}, hosts: map[string]map[string]bool{}}
 }
 
-func (a *aggregator) add(ev Event) {
+func (a *aggregator) add(ev *Event) {
 	k := groupKey{ev.Host, ev.Component, ev.Cause, ""}
 	if ev.Cause == CauseClient {
 		k.client = clientOf(ev.Audit)
@@ -98,7 +98,7 @@ func (a *aggregator) add(ev Event) {
 			g.parts[p.Cause]++
 		}
 	}
-	g.keep(&ev, a.evidence)
+	g.keep(ev, a.evidence)
 	if ev.lent && !g.lent {
 		g.lent = true
 		a.lent = append(a.lent, g)

@@ -54,7 +54,14 @@ func NewClassifier(c *catalogue.Catalogue) *Classifier {
 // Classify turns a parsed record into an event; ok is false for lines that are neither an
 // authentication failure nor a context event.
 func (c *Classifier) Classify(r Record) (Event, bool) {
-	ev := Event{Host: r.Host, Component: r.Component, Time: r.Time, Format: r.Format, Truncated: r.Truncated}
+	var ev Event
+	ok := c.classify(&r, &ev)
+	return ev, ok
+}
+
+// classify is Classify filling *ev, without copying records and events.
+func (c *Classifier) classify(r *Record, ev *Event) bool {
+	*ev = Event{Host: r.Host, Component: r.Component, Time: r.Time, Format: r.Format, Truncated: r.Truncated}
 	l := cause.Line{Msg: r.Msg, Err: r.Err, Plain: r.Format == "plain", Truncated: r.Truncated, Audit: r.Audit != nil,
 		Logger: r.Logger}
 	if r.Audit != nil {
@@ -62,13 +69,13 @@ func (c *Classifier) Classify(r Record) (Event, bool) {
 	}
 	m, ok := c.c.Classify(l)
 	if !ok {
-		return ev, false
+		return false
 	}
 	ev.Cause, ev.Kind, ev.Spelling, ev.Text, ev.Parts, ev.Audit = m.Cause, m.Kind, m.Spelling, m.Text, m.Parts, r.Audit
 	if ev.Component == "" {
 		ev.Component = m.Component
 	}
-	return ev, true
+	return true
 }
 
 // own gives ev its own copy of the strings that borrow a block's bytes (worker.line): the line

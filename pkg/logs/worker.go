@@ -26,7 +26,10 @@ type worker struct {
 	formats    map[formatKey]bool
 	lastFormat formatKey // in formats
 	// redactedNames maps host and component names to their redact.Text, in strings of their own.
-	redactedNames map[string]string
+	redactedNames map[string]redactedName
+	hostName      redactedName // the host last redacted
+	componentName redactedName // the component last redacted
+	ev            Event        // the event of the line being classified
 	lastHost      string
 	lastComponent string
 	seenHost      bool
@@ -88,7 +91,7 @@ func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 		st.formats.LoadOrStore(rec.Format, true)
 	}
 	w.lastFormat = formatKey{st, rec.Format}
-	host, component := w.redacted(rec.Host), w.redacted(rec.Component)
+	host, component := w.redacted(rec.Host, &w.hostName), w.redacted(rec.Component, &w.componentName)
 	if !w.seenHost || host != w.lastHost || component != w.lastComponent {
 		w.agg.seeHost(host, component)
 		w.seenHost, w.lastHost, w.lastComponent = true, host, component
@@ -96,8 +99,8 @@ func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 	if rec.Host != st.lc.host && !st.ownHosts.Load() {
 		st.ownHosts.Store(true)
 	}
-	ev, ok := w.cl.Classify(rec)
-	if !ok {
+	ev := &w.ev
+	if !w.cl.classify(&rec, ev) {
 		return
 	}
 	if !w.since.IsZero() && !ev.Time.IsZero() && ev.Time.Before(w.since) {
@@ -110,11 +113,12 @@ func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 	if ev.Component == "" {
 		ev.Component = "-"
 	}
-	ev.Host, ev.Component = w.redacted(ev.Host), w.redacted(ev.Component)
+	ev.Host, ev.Component = w.redacted(ev.Host, &w.hostName), w.redacted(ev.Component, &w.componentName)
 	ev.Input, ev.LineNumber, ev.in, ev.seq = st.Name, lineNo, st, seq
 	ev.Line = text // clipped and redacted only when read as evidence (group.evidence)
 	ev.lent = true // Line and Audit borrow the block's bytes until aggregator.settle
 	w.agg.add(ev)
+	*ev = Event{} // keep no reference to the block (the aggregator has copied it)
 }
 
 // evidenceLine is how a line is kept: with any token's signature and private key dropped, then
@@ -151,21 +155,30 @@ func redactEvidence(ev *Event) {
 const maxRedacted = 1024
 
 // redacted is redact.Text(s) in a string of its own (s may borrow a block's bytes), remembered
-// for the host and component names that recur on every line.
-func (w *worker) redacted(s string) string {
-	if r, ok := w.redactedNames[s]; ok {
-		return r
+// for the host and component names that recur on every line; last is the name last asked
+// about in the same role.
+func (w *worker) redacted(s string, last *redactedName) string {
+	if s == last.in {
+		return last.out
+	}
+	if n, ok := w.redactedNames[s]; ok {
+		*last = n
+		return n.out
 	}
 	own := strings.Clone(s)
-	r := redact.Text(own)
+	n := redactedName{own, redact.Text(own)}
 	if w.redactedNames == nil {
-		w.redactedNames = map[string]string{}
+		w.redactedNames = map[string]redactedName{}
 	}
 	if len(w.redactedNames) < maxRedacted {
-		w.redactedNames[own] = r
+		w.redactedNames[own] = n
 	}
-	return r
+	*last = n
+	return n.out
 }
+
+// redactedName is a name and its redact.Text, both strings of their own.
+type redactedName struct{ in, out string }
 
 // countNULLines counts the lines of data that contain a NUL byte (binary garbage).
 func countNULLines(data []byte) int {
