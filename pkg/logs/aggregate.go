@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 type groupKey struct{ host, component, cause, client string }
@@ -51,8 +52,7 @@ type aggregator struct {
 	evidence int
 	groups   map[groupKey]*group
 	lent     []*group                   // groups whose evidence may borrow the current block's bytes (settle)
-	recent   [4]*group                  // the groups found last, looked at before the map
-	next     int                        // the next slot of recent to replace
+	recent   [recentGroups]*group       // groups by groupKey.slot, looked at before the map
 	hosts    map[string]map[string]bool // host -> components seen on it ("" when unknown)
 }
 
@@ -70,7 +70,7 @@ func (a *aggregator) add(ev *Event) {
 		k.client = strings.Clone(k.client) // the access log's agent borrows the line (worker.line)
 		g = &group{key: k, kind: ev.Kind, minutes: map[int64]int{}}
 		a.groups[k] = g
-		a.recent[a.next%len(a.recent)], a.next = g, a.next+1
+		a.recent[k.slot()] = g
 	}
 	g.count++
 	if !ev.Time.IsZero() {
@@ -105,19 +105,30 @@ func (a *aggregator) add(ev *Event) {
 	}
 }
 
-// recentGroup is groups[k], looking at the groups found last first.
+// recentGroup is groups[k], looking first at the group last found in k's slot.
 func (a *aggregator) recentGroup(k groupKey) *group {
-	for _, g := range a.recent {
-		if g != nil && g.key == k {
-			return g
-		}
+	slot := k.slot()
+	if g := a.recent[slot]; g != nil && g.key == k {
+		return g
 	}
 	g := a.groups[k]
 	if g != nil {
-		a.recent[a.next%len(a.recent)], a.next = g, a.next+1
+		a.recent[slot] = g
 	}
 	return g
 }
+
+// slot picks k's slot of aggregator.recent from where its strings are: a worker's host and
+// component names and the catalogue's cause IDs are the same strings line after line
+// (worker.redacted), so this is no hash of their text. Equal keys in other strings only miss.
+func (k *groupKey) slot() int {
+	h := uintptr(unsafe.Pointer(unsafe.StringData(k.host)))>>3 ^ uintptr(unsafe.Pointer(unsafe.StringData(k.component)))>>5 ^
+		uintptr(unsafe.Pointer(unsafe.StringData(k.cause)))>>4 ^ uintptr(len(k.client))
+	return int((h ^ h>>7 ^ h>>13) % recentGroups)
+}
+
+// recentGroups is the size of aggregator.recent.
+const recentGroups = 64
 
 // settle gives the evidence of the groups added to since the last settle its own copies of
 // the strings that borrow a block's bytes (Event.own).

@@ -2,6 +2,7 @@ package logs
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -23,8 +24,8 @@ type worker struct {
 
 	// The formats this worker has recorded, and the last host seen: the shared format set and
 	// the host map are only touched when a line brings something new.
-	formats    map[formatKey]bool
-	lastFormat formatKey // in formats
+	formats   []string // formats recorded of input formatsOf (a few)
+	formatsOf *inputState
 	// redactedNames maps host and component names to their redact.Text, in strings of their own.
 	redactedNames map[string]redactedName
 	hostName      redactedName // the host last redacted
@@ -33,11 +34,6 @@ type worker struct {
 	lastHost      string
 	lastComponent string
 	seenHost      bool
-}
-
-type formatKey struct {
-	in     *inputState
-	format string
 }
 
 func (w *worker) process(ch chunk) {
@@ -55,7 +51,7 @@ func (w *worker) process(ch chunk) {
 			end += start
 		}
 		raw := data[start:end]
-		if bytes.IndexByte(raw, 0) >= 0 {
+		if w.sc.nul && bytes.IndexByte(raw, 0) >= 0 {
 			continue // counted as skipped above
 		}
 		// Relative to the block; fixLineNumbers makes it absolute.
@@ -83,14 +79,13 @@ func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 		text = strings.ToValidUTF8(string(raw), "\uFFFD")
 	}
 	rec := parseRecord(text, st.lc)
-	if k := (formatKey{st, rec.Format}); k != w.lastFormat && !w.formats[k] {
-		if w.formats == nil {
-			w.formats = map[formatKey]bool{}
-		}
-		w.formats[k] = true
+	if w.formatsOf != st {
+		w.formatsOf, w.formats = st, w.formats[:0]
+	}
+	if !slices.Contains(w.formats, rec.Format) {
+		w.formats = append(w.formats, rec.Format)
 		st.formats.LoadOrStore(rec.Format, true)
 	}
-	w.lastFormat = formatKey{st, rec.Format}
 	host, component := w.redacted(rec.Host, &w.hostName), w.redacted(rec.Component, &w.componentName)
 	if !w.seenHost || host != w.lastHost || component != w.lastComponent {
 		w.agg.seeHost(host, component)
