@@ -3,6 +3,8 @@ package logs
 import (
 	"strings"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/logs/internal/quoted"
 )
 
 // Record is one log line unwrapped from its envelopes (kubectl prefix, CRI, Docker, syslog) down
@@ -37,6 +39,9 @@ type lineContext struct {
 	host      string    // host from the file path or --host, may be empty
 	component string    // component from the file path, may be empty
 	ref       time.Time // reference time for year-less timestamps (file mtime or now)
+	// scratch, if not nil, holds unescaped Docker lines: a worker's, valid until its block is
+	// done (worker.line).
+	scratch *quoted.Scratch
 }
 
 func (r *Record) addFormat(f string) {
@@ -77,7 +82,7 @@ func parseRecord(line string, lc lineContext) Record {
 			break
 		}
 		if line[0] == '{' {
-			inner, t, done := parseJSONLine(line, &r)
+			inner, t, done := parseJSONLine(line, &r, lc.scratch)
 			if !t.IsZero() && envTime.IsZero() {
 				envTime = t
 			}

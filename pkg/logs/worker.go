@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/credwatch/credwatch/pkg/logs/internal/quoted"
 	"github.com/credwatch/credwatch/pkg/redact"
 )
 
@@ -28,9 +29,10 @@ type worker struct {
 	formatsOf *inputState
 	// redactedNames maps host and component names to their redact.Text, in strings of their own.
 	redactedNames map[string]redactedName
-	hostName      redactedName // the host last redacted
-	componentName redactedName // the component last redacted
-	ev            Event        // the event of the line being classified
+	hostName      redactedName   // the host last redacted
+	componentName redactedName   // the component last redacted
+	ev            Event          // the event of the line being classified
+	scratch       quoted.Scratch // unescaped Docker lines of the block (lent like its bytes)
 	lastHost      string
 	lastComponent string
 	seenHost      bool
@@ -60,6 +62,7 @@ func (w *worker) process(ch chunk) {
 	// The block's bytes go back to the pool (or its pages are dropped) once this returns: the
 	// evidence still lent from them gets its own copy.
 	w.agg.settle()
+	w.scratch.Reset()
 	lines := int64(w.sc.newlines)
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		lines++
@@ -78,7 +81,9 @@ func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 	} else {
 		text = strings.ToValidUTF8(string(raw), "\uFFFD")
 	}
-	rec := parseRecord(text, st.lc)
+	lc := st.lc
+	lc.scratch = &w.scratch
+	rec := parseRecord(text, lc)
 	if w.formatsOf != st {
 		w.formatsOf, w.formats = st, w.formats[:0]
 	}

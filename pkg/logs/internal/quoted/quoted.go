@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Prefix reads a Go-quoted string at the start of s. A string cut off before its closing
@@ -72,44 +73,73 @@ func Body(s string) (val, rest string, complete bool) {
 	if i := quoteOrEscape(s); i >= 0 && s[i] == '"' {
 		return s[:i], s[i+1:], true
 	}
-	var b strings.Builder
-	b.Grow(len(s))
+	b, rest, complete := bodyAppend(make([]byte, 0, len(s)), s)
+	return unsafe.String(unsafe.SliceData(b), len(b)), rest, complete
+}
+
+// Scratch holds unescaped values for a while: the values its Body returns stay valid until
+// Reset, so a caller that keeps one past that must copy it. A nil Scratch is quoted.Body.
+type Scratch struct{ buf []byte }
+
+// Reset lets the Scratch reuse its space: the values it returned may change.
+func (sc *Scratch) Reset() { sc.buf = sc.buf[:0] }
+
+// scratchSize is the least a Scratch allocates at once.
+const scratchSize = 256 << 10
+
+// Body is quoted.Body with the unescaped value in sc's space.
+func (sc *Scratch) Body(s string) (val, rest string, complete bool) {
+	if i := quoteOrEscape(s); sc == nil || i >= 0 && s[i] == '"' {
+		return Body(s)
+	}
+	// An unescaped value is never longer than its escaped text, so b stays in sc.buf.
+	if cap(sc.buf)-len(sc.buf) < len(s) {
+		sc.buf = make([]byte, 0, max(scratchSize, len(s)))
+	}
+	start := len(sc.buf)
+	b, rest, complete := bodyAppend(sc.buf, s)
+	sc.buf = b
+	return unsafe.String(unsafe.SliceData(b[start:]), len(b)-start), rest, complete
+}
+
+// bodyAppend appends Body's value to b (no longer than s).
+func bodyAppend(b []byte, s string) ([]byte, string, bool) {
 	for i := 0; i < len(s); i++ {
 		j := quoteOrEscape(s[i:])
 		if j < 0 {
-			b.WriteString(s[i:])
+			b = append(b, s[i:]...)
 			break
 		}
-		b.WriteString(s[i : i+j])
+		b = append(b, s[i:i+j]...)
 		i += j
 		c := s[i]
 		if c == '"' {
-			return b.String(), s[i+1:], true
+			return b, s[i+1:], true
 		}
 		if i+1 == len(s) {
-			b.WriteByte(c)
+			b = append(b, c)
 			continue
 		}
 		i++
 		switch s[i] {
 		case 'n':
-			b.WriteByte('\n')
+			b = append(b, '\n')
 		case 't':
-			b.WriteByte('\t')
+			b = append(b, '\t')
 		case 'u':
 			if i+4 < len(s) {
 				if n, err := strconv.ParseUint(s[i+1:i+5], 16, 32); err == nil {
-					b.WriteRune(rune(n))
+					b = utf8.AppendRune(b, rune(n))
 					i += 4
 					continue
 				}
 			}
-			b.WriteByte('u')
+			b = append(b, 'u')
 		default:
-			b.WriteByte(s[i])
+			b = append(b, s[i])
 		}
 	}
-	return b.String(), "", false
+	return b, "", false
 }
 
 // quoteOrEscape is strings.IndexAny(s, `"\\`) without building the set at every call: the first
