@@ -63,6 +63,7 @@ func (w *worker) process(ch chunk) {
 	// evidence still lent from them gets its own copy.
 	w.agg.settle()
 	w.scratch.Reset()
+	w.ev = Event{} // keep no reference to the block (the aggregator has copied what it keeps)
 	lines := int64(w.sc.newlines)
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		lines++
@@ -118,7 +119,6 @@ func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 	ev.Line = text // clipped and redacted only when read as evidence (group.evidence)
 	ev.lent = true // Line and Audit borrow the block's bytes until aggregator.settle
 	w.agg.add(ev)
-	*ev = Event{} // keep no reference to the block (the aggregator has copied it)
 }
 
 // evidenceLine is how a line is kept: with any token's signature and private key dropped, then
