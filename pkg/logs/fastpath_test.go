@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/credwatch/credwatch/pkg/logs/internal/quoted"
 )
@@ -57,6 +58,15 @@ func checkFastPaths(t *testing.T, line string) {
 	if got, want := hostFromPod(pod, container), refHostFromPod(pod, container); got != want {
 		t.Errorf("hostFromPod(%q, %q) = %q, want %q", pod, container, got, want)
 	}
+	if _, ok := parseKlogHeader(line); ok {
+		_, _, cri := parseCRI(line)
+		_, _, _, _, syslog := parseSyslog(line, time.Now())
+		_, _, _, kubectl := parseKubectlPrefix(line)
+		_, _, compose := parseCompose(line)
+		if cri || syslog || kubectl || compose {
+			t.Errorf("%q: a klog header and an envelope (cri %v, syslog %v, kubectl %v, compose %v)", line, cri, syslog, kubectl, compose)
+		}
+	}
 	if h, ok := parseKlogHeader(line); ok && len(line) > 14 {
 		m, d, hh, mm, ss, us := refKlogTime(line)
 		if h.month != m || h.day != d || h.hh != hh || h.mm != mm || h.ss != ss || h.us != us {
@@ -79,6 +89,8 @@ var fastPathSeeds = append([]string{
 	`etcd-master-0 etcd x`, `x-host x`, `x- x`, `- `, `kube-scheduler- kube-scheduler`,
 	`web_1  | E1129 08:00:00.000000 1 a.go:1] x`, `a | b`, `| x`, ` |`, `a || b | c`,
 	`E1231 23:59:59.9999999999999999999999 1 x.go:1] y`, `I0101 00:00:00 1 x.go:1] y`,
+	`E1129 08:00:00.000000 1 a.go:1] x | y`, `W0101 00:00:00 1 x.go:1] [pod/a/b] y`, `I1231 23:59:59 x-y | z`,
+	`F0229 12:00:00.1 a b c`, `E1129 08:00:00.000000 1 a.go:1] "m" err="[x]"`,
 }, benchLines...)
 
 func TestFastPaths(t *testing.T) {

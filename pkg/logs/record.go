@@ -93,6 +93,22 @@ func parseRecord(line string, lc lineContext) Record {
 			line = inner
 			continue
 		}
+		// A klog header first: a line that has one has none of the envelopes below (no CRI or
+		// syslog time, no lower-case pod name, no compose service before a bar; TestFastPaths).
+		if h, ok := parseKlogHeader(line); ok {
+			r.addFormat("klog")
+			r.Severity = line[:1] // I, W, E or F (parseKlogHeader)
+			r.Source = h.source
+			if envTime.IsZero() {
+				envTime = h.time(lc.ref)
+			}
+			parseKlogBody(h.body, &r)
+			if a, ok := accessLog401(h.body); ok {
+				r.Audit = a
+			}
+			r.finishTime(envTime, lc)
+			return r
+		}
 		if rest, t, ok := parseCRI(line); ok {
 			r.addFormat("cri")
 			envTime = firstTime(envTime, t)
@@ -119,20 +135,6 @@ func parseRecord(line string, lc lineContext) Record {
 			r.Component = normalizeComponent(service)
 			line = rest
 			continue
-		}
-		if h, ok := parseKlogHeader(line); ok {
-			r.addFormat("klog")
-			r.Severity = line[:1] // I, W, E or F (parseKlogHeader)
-			r.Source = h.source
-			if envTime.IsZero() {
-				envTime = h.time(lc.ref)
-			}
-			parseKlogBody(h.body, &r)
-			if a, ok := accessLog401(h.body); ok {
-				r.Audit = a
-			}
-			r.finishTime(envTime, lc)
-			return r
 		}
 		if rest, t, ok := parseLeadingTime(line); ok && (r.Format == "" || r.Format == "compose") {
 			r.addFormat("timestamp")
