@@ -54,6 +54,9 @@ func checkFastPaths(t *testing.T, line string) {
 			t.Errorf("indexBar(%q) = %d, want %d", s, got, want)
 		}
 	}
+	if got, want := indexBracketSpace(line), strings.Index(line, "] "); got != want {
+		t.Errorf("indexBracketSpace(%q) = %d, want %d", line, got, want)
+	}
 	pod, container, _ := strings.Cut(line, " ")
 	if got, want := hostFromPod(pod, container), refHostFromPod(pod, container); got != want {
 		t.Errorf("hostFromPod(%q, %q) = %q, want %q", pod, container, got, want)

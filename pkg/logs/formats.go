@@ -173,9 +173,26 @@ func (h klogHeader) time(ref time.Time) time.Time {
 // digits2 is the value of two ASCII digits.
 func digits2(s string) int { return int(s[0]-'0')*10 + int(s[1]-'0') }
 
+// isKlogSeverity reports whether c is one of IWEF.
+func isKlogSeverity(c byte) bool { return c == 'I' || c == 'W' || c == 'E' || c == 'F' }
+
+// indexBracketSpace is strings.Index(s, "] "), looking for the rare ']' first.
+func indexBracketSpace(s string) int {
+	for from := 0; ; {
+		k := strings.IndexByte(s[from:], ']')
+		if k < 0 {
+			return -1
+		}
+		if k += from; k+1 < len(s) && s[k+1] == ' ' {
+			return k
+		}
+		from = k + 1
+	}
+}
+
 func parseKlogHeader(s string) (klogHeader, bool) {
 	var h klogHeader
-	if len(s) < 22 || strings.IndexByte("IWEF", s[0]) < 0 || !isDigits(s[1:5]) || s[5] != ' ' ||
+	if len(s) < 22 || !isKlogSeverity(s[0]) || !isDigits(s[1:5]) || s[5] != ' ' ||
 		s[8] != ':' || s[11] != ':' || !isDigits(s[6:8]) || !isDigits(s[9:11]) || !isDigits(s[12:14]) {
 		return h, false
 	}
@@ -208,7 +225,7 @@ func parseKlogHeader(s string) (klogHeader, bool) {
 	if i < len(s) && s[i] == ' ' {
 		i++
 	}
-	end := strings.Index(s[i:], "] ")
+	end := indexBracketSpace(s[i:])
 	if end < 0 {
 		if strings.HasSuffix(s, "]") {
 			end = len(s) - i - 1
