@@ -61,7 +61,7 @@ func parseJSONLine(line string, r *Record, sc *quoted.Scratch) (inner string, t 
 	}
 	var off [len(flatKeys)]int
 	if audit, log := scanJSONKeys(line, &off); !audit && !log {
-		return parseFlatJSON(line, &off, r)
+		return parseFlatJSON(line, &off, r, sc)
 	}
 	var j jsonLine
 	if err := json.Unmarshal([]byte(line), &j); err != nil {
@@ -184,7 +184,7 @@ const (
 )
 
 // off holds the offsets of flatKeys (scanJSONKeys).
-func parseFlatJSON(line string, off *[len(flatKeys)]int, r *Record) (inner string, t time.Time, done bool) {
+func parseFlatJSON(line string, off *[len(flatKeys)]int, r *Record, sc *quoted.Scratch) (inner string, t time.Time, done bool) {
 	end := len(line) // strings.TrimRight(line, " \r") without building its set
 	for end > 0 && (line[end-1] == ' ' || line[end-1] == '\r') {
 		end--
@@ -195,7 +195,7 @@ func parseFlatJSON(line string, off *[len(flatKeys)]int, r *Record) (inner strin
 	r.addFormat("json")
 	get := func(keys ...int) string {
 		for _, k := range keys {
-			if v, ok := quoted.ValueAt(line, flatKeys[k], off[k]); ok && v != "" {
+			if v, ok := sc.ValueAt(line, flatKeys[k], off[k]); ok && v != "" {
 				return v
 			}
 		}

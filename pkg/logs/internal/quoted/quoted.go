@@ -188,6 +188,11 @@ func KeyOffsets(line string, keys []string, off []int) {
 
 // ValueAt is JSONField's answer for key when `"key":` starts at off (-1: absent).
 func ValueAt(line, key string, off int) (string, bool) {
+	return (*Scratch)(nil).ValueAt(line, key, off)
+}
+
+// ValueAt is quoted.ValueAt with an unescaped value in sc's space.
+func (sc *Scratch) ValueAt(line, key string, off int) (string, bool) {
 	if off < 0 {
 		return "", false
 	}
@@ -195,6 +200,6 @@ func ValueAt(line, key string, off int) (string, bool) {
 	if !strings.HasPrefix(s, `"`) {
 		return "", false
 	}
-	v, _, _ := Body(s[1:])
+	v, _, _ := sc.Body(s[1:])
 	return v, true
 }
