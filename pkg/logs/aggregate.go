@@ -2,7 +2,9 @@ package logs
 
 import (
 	"sort"
+	"strings"
 	"time"
+	"unsafe"
 )
 
 type groupKey struct{ host, component, cause, client string }
@@ -19,6 +21,27 @@ type group struct {
 	tail    []Event // latest evidence
 	texts   map[string]int
 	parts   map[string]int
+	lent    bool // in aggregator.lent: its evidence may borrow a block's bytes
+	// curMinute has curCount lines not yet in minutes (flushMinute): a log in order adds to
+	// one minute after another.
+	curMinute int64
+	curCount  int
+}
+
+func (g *group) countMinute(m int64) {
+	if g.curCount > 0 && m != g.curMinute {
+		g.flushMinute()
+	}
+	g.curMinute = m
+	g.curCount++
+}
+
+// flushMinute adds the current minute's lines to minutes.
+func (g *group) flushMinute() {
+	if g.curCount > 0 {
+		g.minutes[g.curMinute] += g.curCount
+		g.curCount = 0
+	}
 }
 
 const maxTexts = 100
@@ -28,6 +51,8 @@ const maxTexts = 100
 type aggregator struct {
 	evidence int
 	groups   map[groupKey]*group
+	lent     []*group                   // groups whose evidence may borrow the current block's bytes (settle)
+	recent   [recentGroups]*group       // groups by groupKey.slot, looked at before the map
 	hosts    map[string]map[string]bool // host -> components seen on it ("" when unknown)
 }
 
@@ -35,15 +60,17 @@ func newAggregator(evidence int) *aggregator {
 	return &aggregator{evidence: evidence, groups: map[groupKey]*group{}, hosts: map[string]map[string]bool{}}
 }
 
-func (a *aggregator) add(ev Event) {
+func (a *aggregator) add(ev *Event) {
 	k := groupKey{ev.Host, ev.Component, ev.Cause, ""}
 	if ev.Cause == CauseClient {
 		k.client = clientOf(ev.Audit)
 	}
-	g := a.groups[k]
+	g := a.recentGroup(k)
 	if g == nil {
+		k.client = strings.Clone(k.client) // the access log's agent borrows the line (worker.line)
 		g = &group{key: k, kind: ev.Kind, minutes: map[int64]int{}}
 		a.groups[k] = g
+		a.recent[k.slot()] = g
 	}
 	g.count++
 	if !ev.Time.IsZero() {
@@ -53,7 +80,7 @@ func (a *aggregator) add(ev Event) {
 		if ev.Time.After(g.last) {
 			g.last = ev.Time
 		}
-		g.minutes[ev.Time.Unix()/60]++
+		g.countMinute(ev.Time.Unix() / 60)
 	}
 	if ev.Cause == CauseUnknown {
 		if g.texts == nil {
@@ -71,7 +98,53 @@ func (a *aggregator) add(ev Event) {
 			g.parts[p.Cause]++
 		}
 	}
-	g.keep(&ev, a.evidence)
+	g.keep(ev, a.evidence)
+	if ev.lent && !g.lent {
+		g.lent = true
+		a.lent = append(a.lent, g)
+	}
+}
+
+// recentGroup is groups[k], looking first at the group last found in k's slot.
+func (a *aggregator) recentGroup(k groupKey) *group {
+	slot := k.slot()
+	if g := a.recent[slot]; g != nil && g.key == k {
+		return g
+	}
+	g := a.groups[k]
+	if g != nil {
+		a.recent[slot] = g
+	}
+	return g
+}
+
+// slot picks k's slot of aggregator.recent from where its strings are: a worker's host and
+// component names and the catalogue's cause IDs are the same strings line after line
+// (worker.redacted), so this is no hash of their text. Equal keys in other strings only miss.
+func (k *groupKey) slot() int {
+	h := uintptr(unsafe.Pointer(unsafe.StringData(k.host)))>>3 ^ uintptr(unsafe.Pointer(unsafe.StringData(k.component)))>>5 ^
+		uintptr(unsafe.Pointer(unsafe.StringData(k.cause)))>>4 ^ uintptr(len(k.client))
+	return int((h ^ h>>7 ^ h>>13) % recentGroups)
+}
+
+// recentGroups is the size of aggregator.recent.
+const recentGroups = 64
+
+// settle gives the evidence of the groups added to since the last settle its own copies of
+// the strings that borrow a block's bytes (Event.own).
+func (a *aggregator) settle() {
+	for _, g := range a.lent {
+		for i := range g.head {
+			g.head[i].own()
+		}
+		for i := range g.tail {
+			g.tail[i].own()
+		}
+		g.lent = false
+		g.flushMinute()
+	}
+	clear(a.lent)
+	a.lent = a.lent[:0]
 }
 
 // order compares events by time, then input and line.
@@ -139,6 +212,8 @@ func (a *aggregator) merge(b *aggregator) {
 			a.groups[k] = gb
 			continue
 		}
+		ga.flushMinute()
+		gb.flushMinute()
 		ga.count += gb.count
 		if !gb.first.IsZero() && (ga.first.IsZero() || gb.first.Before(ga.first)) {
 			ga.first = gb.first

@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"strings"
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
@@ -34,8 +35,9 @@ type Event struct {
 	Truncated  bool       `json:"truncated,omitempty"`
 	Audit      *AuditInfo `json:"audit,omitempty"`
 
-	in  *inputState // with seq: LineNumber is relative to block seq of in until fixLineNumbers
-	seq int
+	in   *inputState // with seq: LineNumber is relative to block seq of in until fixLineNumbers
+	seq  int
+	lent bool // Line and Audit borrow a block's bytes (worker.line) until own
 }
 
 // Classifier turns records into events with the catalogue's classifier (package cause).
@@ -52,7 +54,14 @@ func NewClassifier(c *catalogue.Catalogue) *Classifier {
 // Classify turns a parsed record into an event; ok is false for lines that are neither an
 // authentication failure nor a context event.
 func (c *Classifier) Classify(r Record) (Event, bool) {
-	ev := Event{Host: r.Host, Component: r.Component, Time: r.Time, Format: r.Format, Truncated: r.Truncated}
+	var ev Event
+	ok := c.classify(&r, &ev)
+	return ev, ok
+}
+
+// classify is Classify filling *ev, without copying records and events.
+func (c *Classifier) classify(r *Record, ev *Event) bool {
+	*ev = Event{Host: r.Host, Component: r.Component, Time: r.Time, Format: r.Format, Truncated: r.Truncated}
 	l := cause.Line{Msg: r.Msg, Err: r.Err, Plain: r.Format == "plain", Truncated: r.Truncated, Audit: r.Audit != nil,
 		Logger: r.Logger}
 	if r.Audit != nil {
@@ -60,11 +69,34 @@ func (c *Classifier) Classify(r Record) (Event, bool) {
 	}
 	m, ok := c.c.Classify(l)
 	if !ok {
-		return ev, false
+		return false
 	}
 	ev.Cause, ev.Kind, ev.Spelling, ev.Text, ev.Parts, ev.Audit = m.Cause, m.Kind, m.Spelling, m.Text, m.Parts, r.Audit
 	if ev.Component == "" {
 		ev.Component = m.Component
 	}
-	return ev, true
+	return true
+}
+
+// own gives ev its own copy of the strings that borrow a block's bytes (worker.line): the line
+// and the audit fields. Text, Parts, Host and Component are the classifier's and the memos'.
+func (ev *Event) own() {
+	if !ev.lent {
+		return
+	}
+	ev.lent = false
+	ev.Line = strings.Clone(ev.Line)
+	if ev.Audit != nil {
+		a := *ev.Audit
+		a.User, a.UserAgent, a.Verb = strings.Clone(a.User), strings.Clone(a.UserAgent), strings.Clone(a.Verb)
+		a.URI, a.AuditID = strings.Clone(a.URI), strings.Clone(a.AuditID)
+		if a.SourceIPs != nil {
+			ips := make([]string, len(a.SourceIPs))
+			for i, ip := range a.SourceIPs {
+				ips[i] = strings.Clone(ip)
+			}
+			a.SourceIPs = ips
+		}
+		ev.Audit = &a
+	}
 }

@@ -8,7 +8,7 @@ import (
 
 // parseCompose reads docker compose's prefix: "<service>   | <line>".
 func parseCompose(line string) (rest, service string, ok bool) {
-	bar := strings.Index(line[:min(len(line), 64+len(" | "))], " | ") // only the first can count
+	bar := indexBar(line[:min(len(line), 64+len(" | "))]) // only the first can count
 	if bar <= 0 || bar > 64 {
 		return "", "", false
 	}
@@ -18,6 +18,22 @@ func parseCompose(line string) (rest, service string, ok bool) {
 		return "", "", false
 	}
 	return line[bar+3:], name, true
+}
+
+// indexBar is strings.Index(s, " | "), looking for the rarer '|' first.
+func indexBar(s string) int {
+	for from := 1; from < len(s)-1; {
+		i := strings.IndexByte(s[from:len(s)-1], '|')
+		if i < 0 {
+			return -1
+		}
+		i += from
+		if s[i-1] == ' ' && s[i+1] == ' ' {
+			return i - 1
+		}
+		from = i + 1
+	}
+	return -1
 }
 
 // parseCutSyslog finds "prog[pid]: " in a syslog line whose timestamp was cut when pasted

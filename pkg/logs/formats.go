@@ -113,11 +113,11 @@ func parseKubectlPrefix(line string) (rest, pod, container string, ok bool) {
 		if end < 0 {
 			return "", "", "", false
 		}
-		parts := strings.Split(line[5:end], "/")
-		if len(parts) != 2 {
+		pod, container, ok := strings.Cut(line[5:end], "/")
+		if !ok || strings.IndexByte(container, '/') >= 0 { // exactly two parts
 			return "", "", "", false
 		}
-		return line[end+2:], parts[0], parts[1], true
+		return line[end+2:], pod, container, true
 	}
 	sp1 := strings.IndexByte(line, ' ')
 	if sp1 <= 0 || !isDNSName(line[:sp1]) {
@@ -170,17 +170,34 @@ func (h klogHeader) time(ref time.Time) time.Time {
 	return withYear(time.Month(h.month), h.day, h.hh, h.mm, h.ss, h.us*1000, ref)
 }
 
+// digits2 is the value of two ASCII digits.
+func digits2(s string) int { return int(s[0]-'0')*10 + int(s[1]-'0') }
+
+// isKlogSeverity reports whether c is one of IWEF.
+func isKlogSeverity(c byte) bool { return c == 'I' || c == 'W' || c == 'E' || c == 'F' }
+
+// indexBracketSpace is strings.Index(s, "] "), looking for the rare ']' first.
+func indexBracketSpace(s string) int {
+	for from := 0; ; {
+		k := strings.IndexByte(s[from:], ']')
+		if k < 0 {
+			return -1
+		}
+		if k += from; k+1 < len(s) && s[k+1] == ' ' {
+			return k
+		}
+		from = k + 1
+	}
+}
+
 func parseKlogHeader(s string) (klogHeader, bool) {
 	var h klogHeader
-	if len(s) < 22 || strings.IndexByte("IWEF", s[0]) < 0 || !isDigits(s[1:5]) || s[5] != ' ' ||
+	if len(s) < 22 || !isKlogSeverity(s[0]) || !isDigits(s[1:5]) || s[5] != ' ' ||
 		s[8] != ':' || s[11] != ':' || !isDigits(s[6:8]) || !isDigits(s[9:11]) || !isDigits(s[12:14]) {
 		return h, false
 	}
-	h.month, _ = strconv.Atoi(s[1:3])
-	h.day, _ = strconv.Atoi(s[3:5])
-	h.hh, _ = strconv.Atoi(s[6:8])
-	h.mm, _ = strconv.Atoi(s[9:11])
-	h.ss, _ = strconv.Atoi(s[12:14])
+	h.month, h.day = digits2(s[1:3]), digits2(s[3:5])
+	h.hh, h.mm, h.ss = digits2(s[6:8]), digits2(s[9:11]), digits2(s[12:14])
 	if h.month < 1 || h.month > 12 || h.day < 1 || h.day > 31 {
 		return h, false
 	}
@@ -190,7 +207,13 @@ func parseKlogHeader(s string) (klogHeader, bool) {
 		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
 			j++
 		}
-		h.us, _ = strconv.Atoi(s[i+1 : j])
+		if frac := s[i+1 : j]; len(frac) <= 18 {
+			for k := 0; k < len(frac); k++ {
+				h.us = h.us*10 + int(frac[k]-'0')
+			}
+		} else {
+			h.us, _ = strconv.Atoi(frac) // out of range: Atoi's bound, as before
+		}
 		i = j
 	}
 	for i < len(s) && s[i] == ' ' {
@@ -202,7 +225,7 @@ func parseKlogHeader(s string) (klogHeader, bool) {
 	if i < len(s) && s[i] == ' ' {
 		i++
 	}
-	end := strings.Index(s[i:], "] ")
+	end := indexBracketSpace(s[i:])
 	if end < 0 {
 		if strings.HasSuffix(s, "]") {
 			end = len(s) - i - 1

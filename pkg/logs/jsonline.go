@@ -46,10 +46,11 @@ type jsonLine struct {
 
 // parseJSONLine reads a JSON line. It returns the inner line to unwrap further (Docker's "log"),
 // or done when r is complete.
-func parseJSONLine(line string, r *Record) (inner string, t time.Time, done bool) {
+// The inner line of a Docker line may be in sc (quoted.Scratch).
+func parseJSONLine(line string, r *Record, sc *quoted.Scratch) (inner string, t time.Time, done bool) {
 	if strings.HasPrefix(line, `{"log":"`) {
 		// Docker json-file, the commonest JSON line: read it without reflection.
-		v, rest, complete := quoted.Body(line[len(`{"log":"`):])
+		v, rest, complete := sc.Body(line[len(`{"log":"`):])
 		if complete {
 			r.addFormat("docker")
 			if ts, ok := quoted.JSONField(rest, "time"); ok {
@@ -58,8 +59,9 @@ func parseJSONLine(line string, r *Record) (inner string, t time.Time, done bool
 			return v, t, false
 		}
 	}
-	if !strings.Contains(line, `"audit.k8s.io/`) && !strings.Contains(line, `"log":`) {
-		return parseFlatJSON(line, r)
+	var off [len(flatKeys)]int
+	if audit, log := scanJSONKeys(line, &off); !audit && !log {
+		return parseFlatJSON(line, &off, r, sc)
 	}
 	var j jsonLine
 	if err := json.Unmarshal([]byte(line), &j); err != nil {
@@ -92,7 +94,7 @@ func parseJSONLine(line string, r *Record) (inner string, t time.Time, done bool
 	if h := firstNonEmpty(j.Host, j.Hostname); h != "" && r.Host == "" {
 		r.Host = shortHost(h)
 	}
-	t = jsonTime(j.Ts)
+	t = jsonTime(string(j.Ts))
 	if t.IsZero() && j.Time != "" {
 		t, _ = time.Parse(time.RFC3339Nano, j.Time)
 	}
@@ -101,20 +103,20 @@ func parseJSONLine(line string, r *Record) (inner string, t time.Time, done bool
 }
 
 // jsonTime reads klog's float seconds ("ts":1700000000.123) and zap's RFC 3339 string.
-func jsonTime(raw json.RawMessage) time.Time {
+func jsonTime(raw string) time.Time {
 	if len(raw) == 0 {
 		return time.Time{}
 	}
 	if raw[0] == '"' {
 		var s string
-		if json.Unmarshal(raw, &s) == nil {
+		if json.Unmarshal([]byte(raw), &s) == nil {
 			if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 				return t
 			}
 		}
 		return time.Time{}
 	}
-	f, err := strconv.ParseFloat(string(raw), 64)
+	f, err := strconv.ParseFloat(raw, 64)
 	if err != nil || f <= 0 || f > 1e11 {
 		return time.Time{}
 	}
@@ -181,16 +183,19 @@ const (
 	keyTime
 )
 
-func parseFlatJSON(line string, r *Record) (inner string, t time.Time, done bool) {
-	if !strings.HasSuffix(strings.TrimRight(line, " \r"), "}") {
+// off holds the offsets of flatKeys (scanJSONKeys).
+func parseFlatJSON(line string, off *[len(flatKeys)]int, r *Record, sc *quoted.Scratch) (inner string, t time.Time, done bool) {
+	end := len(line) // strings.TrimRight(line, " \r") without building its set
+	for end > 0 && (line[end-1] == ' ' || line[end-1] == '\r') {
+		end--
+	}
+	if end == 0 || line[end-1] != '}' {
 		return parseJSONFragment(line, r)
 	}
 	r.addFormat("json")
-	var off [len(flatKeys)]int
-	quoted.KeyOffsets(line, flatKeys[:], off[:])
 	get := func(keys ...int) string {
 		for _, k := range keys {
-			if v, ok := quoted.ValueAt(line, flatKeys[k], off[k]); ok && v != "" {
+			if v, ok := sc.ValueAt(line, flatKeys[k], off[k]); ok && v != "" {
 				return v
 			}
 		}
@@ -211,7 +216,7 @@ func parseFlatJSON(line string, r *Record) (inner string, t time.Time, done bool
 		v := line[i+5:]
 		end := strings.IndexAny(v, ",}")
 		if end > 0 {
-			t = jsonTime(json.RawMessage(strings.TrimSpace(v[:end])))
+			t = jsonTime(strings.TrimSpace(v[:end]))
 		}
 	}
 	if t.IsZero() {

@@ -3,6 +3,8 @@ package logs
 import (
 	"strings"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/logs/internal/quoted"
 )
 
 // Record is one log line unwrapped from its envelopes (kubectl prefix, CRI, Docker, syslog) down
@@ -37,30 +39,50 @@ type lineContext struct {
 	host      string    // host from the file path or --host, may be empty
 	component string    // component from the file path, may be empty
 	ref       time.Time // reference time for year-less timestamps (file mtime or now)
+	// scratch, if not nil, holds unescaped Docker lines: a worker's, valid until its block is
+	// done (worker.line).
+	scratch *quoted.Scratch
 }
 
 func (r *Record) addFormat(f string) {
 	if r.Format == "" {
 		r.Format = f
 	} else {
-		r.Format += "+" + f
+		r.Format = joinFormat(r.Format, f)
 	}
+}
+
+// commonFormats are the nested formats joinFormat returns without building a string.
+var commonFormats = [...]string{"cri+klog", "docker+klog", "kubectl+klog", "kubectl+cri", "kubectl+cri+klog",
+	"kubectl+docker", "kubectl+docker+klog", "cri+json", "docker+json", "kubectl+json", "syslog+klog",
+	"kubectl+cri+json", "kubectl+docker+json", "compose+klog", "timestamp+klog", "compose+timestamp"}
+
+// joinFormat is outer+"+"+inner.
+func joinFormat(outer, inner string) string {
+	for _, c := range commonFormats {
+		if len(c) == len(outer)+1+len(inner) && c[len(outer)] == '+' && c[:len(outer)] == outer && c[len(outer)+1:] == inner {
+			return c
+		}
+	}
+	return outer + "+" + inner
 }
 
 // parseRecord unwraps line. It never fails: a line no format claims is plain text.
 func parseRecord(line string, lc lineContext) Record {
 	r := Record{Host: lc.host, Component: lc.component}
-	if strings.Contains(line, "\x1b[") {
+	if strings.IndexByte(line, 0x1b) >= 0 && strings.Contains(line, "\x1b[") {
 		line = stripANSI(line)
 	}
 	var envTime time.Time
 	for depth := 0; depth < 6; depth++ {
-		line = strings.TrimRight(line, "\r\n")
+		for len(line) > 0 && (line[len(line)-1] == '\n' || line[len(line)-1] == '\r') {
+			line = line[:len(line)-1] // strings.TrimRight(line, "\r\n") without building its set
+		}
 		if line == "" {
 			break
 		}
 		if line[0] == '{' {
-			inner, t, done := parseJSONLine(line, &r)
+			inner, t, done := parseJSONLine(line, &r, lc.scratch)
 			if !t.IsZero() && envTime.IsZero() {
 				envTime = t
 			}
@@ -70,6 +92,22 @@ func parseRecord(line string, lc lineContext) Record {
 			}
 			line = inner
 			continue
+		}
+		// A klog header first: a line that has one has none of the envelopes below (no CRI or
+		// syslog time, no lower-case pod name, no compose service before a bar; TestFastPaths).
+		if h, ok := parseKlogHeader(line); ok {
+			r.addFormat("klog")
+			r.Severity = line[:1] // I, W, E or F (parseKlogHeader)
+			r.Source = h.source
+			if envTime.IsZero() {
+				envTime = h.time(lc.ref)
+			}
+			parseKlogBody(h.body, &r)
+			if a, ok := accessLog401(h.body); ok {
+				r.Audit = a
+			}
+			r.finishTime(envTime, lc)
+			return r
 		}
 		if rest, t, ok := parseCRI(line); ok {
 			r.addFormat("cri")
@@ -97,20 +135,6 @@ func parseRecord(line string, lc lineContext) Record {
 			r.Component = normalizeComponent(service)
 			line = rest
 			continue
-		}
-		if h, ok := parseKlogHeader(line); ok {
-			r.addFormat("klog")
-			r.Severity = string(line[0])
-			r.Source = h.source
-			if envTime.IsZero() {
-				envTime = h.time(lc.ref)
-			}
-			parseKlogBody(h.body, &r)
-			if a, ok := accessLog401(h.body); ok {
-				r.Audit = a
-			}
-			r.finishTime(envTime, lc)
-			return r
 		}
 		if rest, t, ok := parseLeadingTime(line); ok && (r.Format == "" || r.Format == "compose") {
 			r.addFormat("timestamp")
@@ -192,17 +216,20 @@ func normalizeComponent(name string) string {
 	return name
 }
 
+var staticPodPrefixes = [...]string{"kube-apiserver-", "kube-controller-manager-", "kube-scheduler-", "etcd-", "cloud-controller-manager-"}
+
 // hostFromPod turns a static pod name (kube-apiserver-ip-10-0-1-2.eu-west-2.compute.internal)
 // into the host (ip-10-0-1-2).
 func hostFromPod(pod, container string) string {
-	node := pod
-	for _, p := range []string{container + "-", "kube-apiserver-", "kube-controller-manager-", "kube-scheduler-", "etcd-", "cloud-controller-manager-"} {
-		if p != "-" && strings.HasPrefix(pod, p) && len(pod) > len(p) {
-			node = pod[len(p):]
-			break
+	if n := len(container) + 1; container != "" && len(pod) > n && pod[n-1] == '-' && strings.HasPrefix(pod, container) {
+		return shortHost(pod[n:])
+	}
+	for _, p := range staticPodPrefixes {
+		if strings.HasPrefix(pod, p) && len(pod) > len(p) {
+			return shortHost(pod[len(p):])
 		}
 	}
-	return shortHost(node)
+	return shortHost(pod)
 }
 
 // shortHost is a host's first DNS label, unless it is an IP address.

@@ -103,6 +103,7 @@ func buildReport(cfg Config, agg *aggregator, inputs []InputStatus) *Report {
 	}
 	sort.Strings(r.Summary.Hosts)
 	for _, g := range agg.groups {
+		g.flushMinute()
 		e, _ := cfg.Catalogue.Get(g.key.cause)
 		out := Group{Host: g.key.host, Component: g.key.component, Cause: g.key.cause, Client: g.key.client, Severity: e.Severity,
 			Title: e.Title, Count: g.count, First: g.first, Last: g.last, Related: g.parts, evidence: g.evidence()}

@@ -2,10 +2,13 @@ package logs
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
+	"github.com/credwatch/credwatch/pkg/logs/internal/quoted"
 	"github.com/credwatch/credwatch/pkg/redact"
 )
 
@@ -22,17 +25,17 @@ type worker struct {
 
 	// The formats this worker has recorded, and the last host seen: the shared format set and
 	// the host map are only touched when a line brings something new.
-	formats map[formatKey]bool
-	// rHost and rComponent redact an event's host and component once per change.
-	rHost, rComponent redactMemo
-	lastHost          string
-	lastComponent     string
-	seenHost          bool
-}
-
-type formatKey struct {
-	in     *inputState
-	format string
+	formats   []string // formats recorded of input formatsOf (a few)
+	formatsOf *inputState
+	// redactedNames maps host and component names to their redact.Text, in strings of their own.
+	redactedNames map[string]redactedName
+	hostName      redactedName   // the host last redacted
+	componentName redactedName   // the component last redacted
+	ev            Event          // the event of the line being classified
+	scratch       quoted.Scratch // unescaped Docker lines of the block (lent like its bytes)
+	lastHost      string
+	lastComponent string
+	seenHost      bool
 }
 
 func (w *worker) process(ch chunk) {
@@ -50,12 +53,17 @@ func (w *worker) process(ch chunk) {
 			end += start
 		}
 		raw := data[start:end]
-		if bytes.IndexByte(raw, 0) >= 0 {
+		if w.sc.nul && bytes.IndexByte(raw, 0) >= 0 {
 			continue // counted as skipped above
 		}
 		// Relative to the block; fixLineNumbers makes it absolute.
 		w.line(st, raw, int64(w.sc.lines[i])+1, ch.seq)
 	}
+	// The block's bytes go back to the pool (or its pages are dropped) once this returns: the
+	// evidence still lent from them gets its own copy.
+	w.agg.settle()
+	w.scratch.Reset()
+	w.ev = Event{} // keep no reference to the block (the aggregator has copied what it keeps)
 	lines := int64(w.sc.newlines)
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		lines++
@@ -63,30 +71,37 @@ func (w *worker) process(ch chunk) {
 	st.blockDone(ch.seq, lines, ch.extra)
 }
 
+// line classifies one line. text and everything parsed from it borrow raw's bytes (no copy per
+// line): whatever outlives the block is copied where it is kept — the classifier's memo and
+// caches (cause.Classifier.Classify), the host and component memos here, a group's key, and
+// the evidence, at the end of the block (aggregator.settle).
 func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 	var text string
 	if utf8.Valid(raw) {
-		text = string(raw)
+		text = unsafe.String(unsafe.SliceData(raw), len(raw))
 	} else {
 		text = strings.ToValidUTF8(string(raw), "\uFFFD")
 	}
-	rec := parseRecord(text, st.lc)
-	if k := (formatKey{st, rec.Format}); !w.formats[k] {
-		if w.formats == nil {
-			w.formats = map[formatKey]bool{}
-		}
-		w.formats[k] = true
+	lc := st.lc
+	lc.scratch = &w.scratch
+	rec := parseRecord(text, lc)
+	if w.formatsOf != st {
+		w.formatsOf, w.formats = st, w.formats[:0]
+	}
+	if !slices.Contains(w.formats, rec.Format) {
+		w.formats = append(w.formats, rec.Format)
 		st.formats.LoadOrStore(rec.Format, true)
 	}
-	if !w.seenHost || rec.Host != w.lastHost || rec.Component != w.lastComponent {
-		w.agg.seeHost(redact.Text(rec.Host), redact.Text(rec.Component))
-		w.seenHost, w.lastHost, w.lastComponent = true, rec.Host, rec.Component
+	host, component := w.redacted(rec.Host, &w.hostName), w.redacted(rec.Component, &w.componentName)
+	if !w.seenHost || host != w.lastHost || component != w.lastComponent {
+		w.agg.seeHost(host, component)
+		w.seenHost, w.lastHost, w.lastComponent = true, host, component
 	}
-	if rec.Host != st.lc.host {
+	if rec.Host != st.lc.host && !st.ownHosts.Load() {
 		st.ownHosts.Store(true)
 	}
-	ev, ok := w.cl.Classify(rec)
-	if !ok {
+	ev := &w.ev
+	if !w.cl.classify(&rec, ev) {
 		return
 	}
 	if !w.since.IsZero() && !ev.Time.IsZero() && ev.Time.Before(w.since) {
@@ -99,10 +114,10 @@ func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 	if ev.Component == "" {
 		ev.Component = "-"
 	}
-	// Consecutive events mostly share host and component: each is redacted once per change.
-	ev.Host, ev.Component = w.rHost.text(ev.Host), w.rComponent.text(ev.Component)
+	ev.Host, ev.Component = w.redacted(ev.Host, &w.hostName), w.redacted(ev.Component, &w.componentName)
 	ev.Input, ev.LineNumber, ev.in, ev.seq = st.Name, lineNo, st, seq
 	ev.Line = text // clipped and redacted only when read as evidence (group.evidence)
+	ev.lent = true // Line and Audit borrow the block's bytes until aggregator.settle
 	w.agg.add(ev)
 }
 
@@ -136,15 +151,34 @@ func redactEvidence(ev *Event) {
 	}
 }
 
-// redactMemo is redact.Text of the last string it was asked about.
-type redactMemo struct{ in, out string }
+// maxRedacted bounds worker.redactedNames.
+const maxRedacted = 1024
 
-func (m *redactMemo) text(s string) string {
-	if s != m.in {
-		m.in, m.out = s, redact.Text(s)
+// redacted is redact.Text(s) in a string of its own (s may borrow a block's bytes), remembered
+// for the host and component names that recur on every line; last is the name last asked
+// about in the same role.
+func (w *worker) redacted(s string, last *redactedName) string {
+	if s == last.in {
+		return last.out
 	}
-	return m.out
+	if n, ok := w.redactedNames[s]; ok {
+		*last = n
+		return n.out
+	}
+	own := strings.Clone(s)
+	n := redactedName{own, redact.Text(own)}
+	if w.redactedNames == nil {
+		w.redactedNames = map[string]redactedName{}
+	}
+	if len(w.redactedNames) < maxRedacted {
+		w.redactedNames[own] = n
+	}
+	*last = n
+	return n.out
 }
+
+// redactedName is a name and its redact.Text, both strings of their own.
+type redactedName struct{ in, out string }
 
 // countNULLines counts the lines of data that contain a NUL byte (binary garbage).
 func countNULLines(data []byte) int {

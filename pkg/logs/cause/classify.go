@@ -6,6 +6,8 @@
 package cause
 
 import (
+	"strings"
+
 	"github.com/credwatch/credwatch/pkg/catalogue"
 )
 
@@ -27,6 +29,12 @@ type Line struct {
 	Logger    string // the structured logger name, if any ("logger" of zap/logr JSON lines)
 	Audit     bool   // the line is an audit event
 	Code      int    // the audit event's response code
+}
+
+// own is l with its own copy of its strings.
+func (l Line) own() Line {
+	l.Msg, l.Err, l.Logger = strings.Clone(l.Msg), strings.Clone(l.Err), strings.Clone(l.Logger)
+	return l
 }
 
 // Part is one element of an aggregate authentication error.
@@ -83,13 +91,37 @@ type Classifier struct {
 	byFirst [256][]*pattern // patterns by the first byte of their text, for anchored matching
 	leading []*pattern      // patterns whose text starts with a wildcard
 	cache   map[string]classified
-	memo    map[Line]memoized // Classify's answers for recent lines (their text without a header repeats)
+	memo    map[Line]memoized       // Classify's answers for recent lines (their text without a header repeats)
+	recent  [recentLines]recentLine // memo's answers last given, by Line.slot: no hashing of whole lines
 }
 
 type memoized struct {
 	m  Match
 	ok bool
+	l  Line // the key, in strings of its own
 }
+
+// recentLine is a slot of Classifier.recent.
+type recentLine struct {
+	l  Line
+	v  memoized
+	ok bool
+}
+
+// slot picks l's slot of Classifier.recent from its lengths and a few bytes.
+func (l *Line) slot() int {
+	h := uint(len(l.Msg))*131 + uint(len(l.Err))*31 + uint(len(l.Logger))
+	if n := len(l.Err); n > 0 {
+		h += uint(l.Err[n/2])*7 + uint(l.Err[n-1])
+	}
+	if n := len(l.Msg); n > 0 {
+		h += uint(l.Msg[n/2]) * 3
+	}
+	return int(h % recentLines)
+}
+
+// recentLines is the size of Classifier.recent.
+const recentLines = 64
 
 // memoMaxText bounds the text of a line whose answer is memoized, so the memo holds at most
 // cacheLimit*memoMaxText bytes.
@@ -118,19 +150,28 @@ func NewClassifier(c *catalogue.Catalogue) *Classifier {
 }
 
 // Classify names the cause of l; ok is false for lines that are neither an authentication
-// failure nor a context event. The returned Parts are shared: do not modify them.
+// failure nor a context event. The returned Parts are shared: do not modify them. Neither the
+// answer nor the classifier keeps a reference to l's strings, so a caller may pass strings
+// that borrow a buffer it reuses.
 func (c *Classifier) Classify(l Line) (Match, bool) {
 	if len(l.Msg)+len(l.Err)+len(l.Logger) > memoMaxText {
-		return c.classify(l)
+		return c.classify(l.own())
+	}
+	slot := &c.recent[l.slot()]
+	if slot.ok && slot.l == l {
+		return slot.v.m, slot.v.ok
 	}
 	if v, ok := c.memo[l]; ok {
+		slot.l, slot.v, slot.ok = v.l, v, true
 		return v.m, v.ok
 	}
+	l = l.own()
 	m, ok := c.classify(l)
+	slot.l, slot.v, slot.ok = l, memoized{m, ok, l}, true
 	if len(c.memo) >= cacheLimit {
 		clear(c.memo)
 	}
-	c.memo[l] = memoized{m, ok}
+	c.memo[l] = memoized{m, ok, l}
 	return m, ok
 }
 

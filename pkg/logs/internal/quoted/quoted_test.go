@@ -49,3 +49,82 @@ func FuzzPrefix(f *testing.F) {
 		}
 	})
 }
+
+// FuzzQuoteOrEscape checks the two-scan search against strings.IndexAny.
+func FuzzQuoteOrEscape(f *testing.F) {
+	for _, s := range []string{``, `"`, `\\`, `a\\"b`, `ab"c\\`, `abc`, `{"log":"E1 \\"x\\" y"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := quoteOrEscape(s), strings.IndexAny(s, `"\\`); got != want {
+			t.Fatalf("quoteOrEscape(%q) = %d, want %d", s, got, want)
+		}
+	})
+}
+
+// refBody is Body as it was written with a strings.Builder.
+func refBody(s string) (val, rest string, complete bool) {
+	if i := strings.IndexAny(s, `"\`); i >= 0 && s[i] == '"' {
+		return s[:i], s[i+1:], true
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		j := strings.IndexAny(s[i:], `"\`)
+		if j < 0 {
+			b.WriteString(s[i:])
+			break
+		}
+		b.WriteString(s[i : i+j])
+		i += j
+		if s[i] == '"' {
+			return b.String(), s[i+1:], true
+		}
+		if i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			if i+4 < len(s) {
+				if n, err := strconv.ParseUint(s[i+1:i+5], 16, 32); err == nil {
+					b.WriteRune(rune(n))
+					i += 4
+					continue
+				}
+			}
+			b.WriteByte('u')
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String(), "", false
+}
+
+// FuzzBody checks Body and a Scratch's Body against refBody, and that a Scratch's earlier
+// values stay as they were until Reset.
+func FuzzBody(f *testing.F) {
+	for _, s := range []string{`a"b`, `a\"b"c`, `E1 \"x\" y\n","time":"t"}`, `\u00e9\ud800\u12"`, `cut\`, `\q\t"`, ``} {
+		f.Add(s, `x\"y"`)
+	}
+	f.Fuzz(func(t *testing.T, s, s2 string) {
+		var sc Scratch
+		want, wantRest, wantDone := refBody(s)
+		for _, body := range []func(string) (string, string, bool){Body, sc.Body} {
+			if v, r, d := body(s); v != want || r != wantRest || d != wantDone {
+				t.Fatalf("%q: %q %q %v, want %q %q %v", s, v, r, d, want, wantRest, wantDone)
+			}
+		}
+		first, _, _ := sc.Body(s)
+		for range 3 {
+			sc.Body(s2)
+		}
+		if first != want {
+			t.Fatalf("%q: a Scratch's value changed to %q before Reset", s, first)
+		}
+	})
+}
