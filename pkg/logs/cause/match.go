@@ -99,6 +99,22 @@ func frames(a *pattern, ai int, b *pattern, bi int) bool {
 	return a != nil && b != nil && a.trail && ai >= 0 && ai < bi && ai+a.literal <= bi
 }
 
+// wins reports whether p, matched at at, names the line better than found, matched at foundAt:
+// a frame beats what it wraps, except that an event wrapping a cause gives way to it (the event
+// "Cloud provider could not be initialized: %v" is the consequence, its inner Keystone 401 or
+// vCenter InvalidLogin the cause); otherwise the more specific pattern.
+func wins(p *pattern, at int, found *pattern, foundAt int) bool {
+	switch {
+	case found == nil:
+		return true
+	case frames(p, at, found, foundAt):
+		return p.kind != "event" || found.kind != "cause"
+	case frames(found, foundAt, p, at):
+		return found.kind == "event" && p.kind == "cause"
+	}
+	return better(p, found)
+}
+
 // anchored reports whether the whole of text matches the pattern.
 func (p *pattern) anchored(text string) bool {
 	if len(p.segs) == 0 {
@@ -264,7 +280,7 @@ func (m *matchers) best(text string, mode matchMode, allow func(*pattern) bool) 
 			if at < 0 {
 				continue
 			}
-			if frames(p, at, found, foundAt) || !frames(found, foundAt, p, at) && better(p, found) {
+			if wins(p, at, found, foundAt) {
 				found, foundAt = p, at
 			}
 		case modePrefix:

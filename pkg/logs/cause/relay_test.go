@@ -56,3 +56,24 @@ func TestClassifyRelayed(t *testing.T) {
 		}
 	}
 }
+
+// TestEventFramingCause: an event whose %v is a catalogued cause gives way to that cause. The
+// lines are the lab's cloud controller managers' (docs/evidence/cloud-password-rotated-*.json);
+// an inner error the catalogue does not know leaves the event.
+func TestEventFramingCause(t *testing.T) {
+	t.Parallel()
+	cl := NewClassifier(catalogue.Default())
+	tests := []struct{ msg, cause string }{
+		{`Cloud provider could not be initialized: could not init cloud provider "openstack": Expected HTTP response code [201 202] when accessing [POST http://10.200.24.1:42515/v3/auth/tokens], but got 401 instead: {"error":{"code":401,"message":"The request you have made requires authentication.","title":"Unauthorized"}}`, "cloud-login-failed"},
+		{`error syncing 'node-2': failed to get instance metadata for node node-2: Unable to re-authenticate: Expected HTTP response code [200 204 300] when accessing [GET http://10.200.24.1:46551/v3/auth/projects], but got 401 instead: {"error":{"code":401}}, requeuing`, "cloud-login-failed"},
+		{`error syncing 'node-2': failed to get instance metadata for node node-2: ServerFaultCode: Login failure, requeuing`, "cloud-login-failed"},
+		{`error syncing 'node-2': failed to get instance metadata for node node-2: dial tcp 10.0.0.1:443: connect: connection refused, requeuing`, "cloud-provider-not-initialized"},
+		{`Cloud provider could not be initialized: could not init cloud provider "qingcloud": QingCloud Error: Code (1200), Message (AuthFailure, illegal access key [X])`, "cloud-provider-not-initialized"},
+	}
+	for _, tt := range tests {
+		m, ok := cl.Classify(Line{Msg: tt.msg})
+		if !ok || m.Cause != tt.cause {
+			t.Errorf("%.70q…: got %q (%v), want %q", tt.msg, m.Cause, ok, tt.cause)
+		}
+	}
+}
