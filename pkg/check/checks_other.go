@@ -172,7 +172,7 @@ func checkNodes(s *Snapshot) []finding.Finding {
 	}
 	var pending []string
 	for _, p := range s.Pods {
-		if p.Phase == "Pending" && p.Node == "" && strings.Contains(p.UnschedulableMsg, taintUninit) {
+		if p.Phase == "Pending" && p.Node == "" && liveness.BlockedByUninitialized(p.UnschedulableMsg, p.ToleratesUninit) {
 			pending = append(pending, p.Namespace+"/"+p.Name)
 		}
 	}

@@ -69,6 +69,7 @@ func compactPod(p *corev1.Pod) Pod {
 			}
 		}
 	}
+	cp.ToleratesUninit = liveness.ToleratesUninitialized(p.Spec.Tolerations)
 	for _, cond := range p.Status.Conditions {
 		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse && cond.Reason == corev1.PodReasonUnschedulable {
 			cp.UnschedulableMsg = cond.Message

@@ -180,6 +180,8 @@ type Pod struct {
 	SecretVolumes []string
 	// UnschedulableMsg is the PodScheduled=False message when the reason is Unschedulable.
 	UnschedulableMsg string
+	// ToleratesUninit says its tolerations let it onto a node the cloud has not initialized.
+	ToleratesUninit bool
 }
 
 // ProjectedToken is one serviceAccountToken projection.

@@ -107,9 +107,7 @@ func componentsOf(pod *corev1.Pod) []Component {
 			if st.State.Running != nil {
 				c.Started = st.State.Running.StartedAt.Time
 			}
-			if st.State.Waiting != nil && st.State.Waiting.Reason == "CrashLoopBackOff" {
-				c.CrashLooping = true
-			}
+			c.CrashLooping = crashLooping(st)
 			if t := st.LastTerminationState.Terminated; t != nil {
 				c.LastExit = strings.TrimSpace(t.Reason + " " + truncate(strings.TrimSpace(t.Message), 200))
 			}
@@ -117,6 +115,24 @@ func componentsOf(pod *corev1.Pod) []Component {
 		out = append(out, c)
 	}
 	return out
+}
+
+// crashLooping reports whether a container is in a crash loop: waiting in CrashLoopBackOff, or
+// failed again (exited non-zero, or waiting to start) after a failed run. A container running
+// again after a failure is not: it may have recovered.
+func crashLooping(st corev1.ContainerStatus) bool {
+	if w := st.State.Waiting; w != nil && w.Reason == "CrashLoopBackOff" {
+		return true
+	}
+	last := st.LastTerminationState.Terminated
+	failedBefore := st.RestartCount > 0 && last != nil && last.ExitCode != 0
+	switch {
+	case st.State.Terminated != nil:
+		return failedBefore && st.State.Terminated.ExitCode != 0
+	case st.State.Waiting != nil:
+		return failedBefore
+	}
+	return false
 }
 
 // mountSource says where path, as seen inside container ctr of pod, comes from: a hostPath (kind

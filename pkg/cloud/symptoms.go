@@ -160,7 +160,8 @@ func readNodeTaints(ctx context.Context, cs kubernetes.Interface, timeout time.D
 	}
 	for _, p := range pods.Items {
 		for _, c := range p.Status.Conditions {
-			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && strings.Contains(c.Message, TaintUninitialized) {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable &&
+				liveness.BlockedByUninitialized(c.Message, liveness.ToleratesUninitialized(p.Spec.Tolerations)) {
 				n.Pending = append(n.Pending, p.Namespace+"/"+p.Name)
 			}
 		}

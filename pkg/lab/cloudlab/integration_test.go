@@ -219,16 +219,8 @@ func TestIntegrationCloudRotatedExternal(t *testing.T) {
 	c.want(s, c.pods(s, "on-new-node", "Running"), "the pinned Pod runs once node-2 is initialized")
 	c.want(s, hasEvent(s, "Normal Node Synced: Node synced successfully"), "Synced is recorded on success")
 
-	// credwatch check on the rotated lab (after both restarts), then after the fix.
-	rotated, fixed := reports["kubelet-restarted"].ids(), reports["restored"].ids()
-	for _, id := range []string{"cloud-credential-rejected", "nodes-uninitialized"} {
-		if _, ok := rotated[id]; !ok {
-			t.Errorf("credwatch check on the rotated lab: no %s in %v", id, rotated)
-		}
-		if _, ok := fixed[id]; ok {
-			t.Errorf("credwatch check after the fix still reports %s: %s", id, fixed[id])
-		}
-	}
+	// credwatch check on the rotated lab (before and after the restarts), then after the fix.
+	wantBeforeAndAfterReboot(t, reports, "cloud-credential-rejected", "nodes-uninitialized")
 	// ... and names the cloud controller manager's DaemonSet as the consumer to restart.
 	if r := reports["kubelet-restarted"]; !r.restarts("rollout restart daemonset/" + cloudlab.CCMName) {
 		t.Errorf("credwatch check on the rotated lab names no restart of daemonset/%s", cloudlab.CCMName)
@@ -251,12 +243,36 @@ func externalEnv(t *testing.T, l *lab.Lab, era, ccm string, acct cloudlab.Accoun
 	}
 	reports := map[string]checkReport{}
 	env.AfterStep = func(_ context.Context, step string) error {
-		if step == "kubelet-restarted" || step == "restored" {
+		if step == "sessions-ended" || step == "kubelet-restarted" || step == "restored" {
 			reports[step] = credwatchCheck(t, l)
 		}
 		return nil
 	}
 	return env, reports
+}
+
+// wantBeforeAndAfterReboot asserts that credwatch check reported ids on the rotated lab, before
+// the restarts (after sessions-ended) and after them (kubelet-restarted), and none after the fix.
+func wantBeforeAndAfterReboot(t *testing.T, reports map[string]checkReport, ids ...string) {
+	t.Helper()
+	for _, step := range []string{"sessions-ended", "kubelet-restarted"} {
+		got := reports[step].ids()
+		for _, id := range ids {
+			if _, ok := got[id]; !ok {
+				t.Errorf("credwatch check after step %s: no %s in %v", step, id, got)
+			}
+		}
+		// The Pod pinned to the uninitialized node is named as Pending behind the taint.
+		if msg, ok := got["nodes-uninitialized"]; ok && !strings.Contains(msg, "1 Pod(s) are Pending because of it") {
+			t.Errorf("credwatch check after step %s: nodes-uninitialized names no Pending Pod: %s", step, msg)
+		}
+	}
+	fixed := reports["restored"].ids()
+	for _, id := range ids {
+		if _, ok := fixed[id]; ok {
+			t.Errorf("credwatch check after the fix still reports %s: %s", id, fixed[id])
+		}
+	}
 }
 
 func (r checkReport) restarts(sub string) bool {

@@ -50,3 +50,30 @@ func FuzzExpand(f *testing.F) {
 		}
 	})
 }
+
+func TestCrashLooping(t *testing.T) {
+	t.Parallel()
+	failed := corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 255, Reason: "Error"}}
+	ok := corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed"}}
+	running := corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}
+	waiting := func(r string) corev1.ContainerState {
+		return corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: r}}
+	}
+	for _, tc := range []struct {
+		name string
+		st   corev1.ContainerStatus
+		want bool
+	}{
+		{"back-off", corev1.ContainerStatus{State: waiting("CrashLoopBackOff"), RestartCount: 3}, true},
+		{"exited again", corev1.ContainerStatus{State: failed, LastTerminationState: failed, RestartCount: 2}, true},
+		{"restarting after a failure", corev1.ContainerStatus{State: waiting("ContainerCreating"), LastTerminationState: failed, RestartCount: 1}, true},
+		{"running after a failure", corev1.ContainerStatus{State: running, LastTerminationState: failed, RestartCount: 1}, false},
+		{"first failure", corev1.ContainerStatus{State: failed}, false},
+		{"clean exits", corev1.ContainerStatus{State: ok, LastTerminationState: ok, RestartCount: 2}, false},
+		{"starting", corev1.ContainerStatus{State: waiting("ContainerCreating")}, false},
+	} {
+		if got := crashLooping(tc.st); got != tc.want {
+			t.Errorf("%s: crashLooping = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
