@@ -174,6 +174,14 @@ func (l *Lab) addEtcd(ctx context.Context) (*etcdProc, error) {
 		return err
 	})
 	if err != nil {
+		// A timeout under load may hide an add that happened: etcd then has the member already,
+		// and asking again would add a second one that never starts.
+		if added, lerr := addedMember(c, e.peerURL); lerr == nil && added != nil {
+			l.logf("lab: etcd member add %s answered %v, but the member was added", e.name, err)
+			resp, err = added, nil
+		}
+	}
+	if err != nil {
 		return nil, fmt.Errorf("etcd member add %s: %w", e.name, err)
 	}
 	var parts []string
@@ -200,6 +208,23 @@ func (l *Lab) addEtcd(ctx context.Context) (*etcdProc, error) {
 	rerr := c.MemberRemove(rctx, resp.Member.ID)
 	e.proc.Stop(stopGrace)
 	return nil, fmt.Errorf("start new etcd member %s: %w", e.name, errors.Join(err, rerr))
+}
+
+// addedMember is the MemberAdd answer for the member with peerURL when the cluster lists it (nil
+// when it does not).
+func addedMember(c *etcdAPI, peerURL string) (*etcdAddResponse, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ms, err := c.MemberList(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range ms {
+		if slices.Contains(m.PeerURLs, peerURL) {
+			return &etcdAddResponse{Member: m, Members: ms}, nil
+		}
+	}
+	return nil, nil
 }
 
 // removeEtcd removes a member from the etcd cluster and stops its process.

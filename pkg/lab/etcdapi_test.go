@@ -72,3 +72,19 @@ func TestEtcdAPI(t *testing.T) {
 		t.Errorf("non-gateway reply: %v", err)
 	}
 }
+
+// TestAddedMember: after a MemberAdd that timed out, the member list says whether it happened.
+func TestAddedMember(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `{"members":[{"ID":"7501010807256764859","name":"a","peerURLs":["http://127.0.0.77:2380"]},{"ID":"11295851679227236502","peerURLs":["http://127.0.0.78:2380"]}]}`)
+	}))
+	defer srv.Close()
+	a := newEtcdAPI([]string{srv.URL})
+	got, err := addedMember(a, "http://127.0.0.78:2380")
+	if err != nil || got == nil || got.Member.ID != 11295851679227236502 || len(got.Members) != 2 {
+		t.Errorf("addedMember(added) = %+v, %v", got, err)
+	}
+	if got, err := addedMember(a, "http://127.0.0.79:2380"); err != nil || got != nil {
+		t.Errorf("addedMember(not added) = %+v, %v, want nil", got, err)
+	}
+}
