@@ -108,5 +108,8 @@ func FuzzGate(f *testing.F) {
 			}
 			start += len(line)
 		}
+		var sc scanned
+		g.scan(b, &sc)
+		checkEnds(t, b, &sc)
 	})
 }

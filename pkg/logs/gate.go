@@ -31,6 +31,7 @@ func newGate(msgs []cause.Message) *gate {
 type scanned struct {
 	starts   []int // offsets of the lines that contain an anchor, ascending
 	lines    []int // newlines before each of them
+	ends     []int // where each of them ends (its newline, or the block's end); filled by the Teddy scan only
 	newlines int   // newlines in the block
 	nul      bool  // the block holds a NUL byte
 }
@@ -42,7 +43,7 @@ func (g *gate) scan(b []byte, sc *scanned) {
 		return
 	}
 	sc.starts = g.wm.lines(b, sc.starts)
-	sc.lines = sc.lines[:0]
+	sc.lines, sc.ends = sc.lines[:0], sc.ends[:0]
 	counted, n := 0, 0
 	for _, s := range sc.starts {
 		n += bytes.Count(b[counted:s], newline)

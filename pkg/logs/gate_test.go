@@ -96,6 +96,35 @@ func testGateExact(t *testing.T, g *gate) {
 				t.Fatalf("%d bytes: line at %d has %d newlines before it, want %d", len(b), s, sc.lines[i], want)
 			}
 		}
+		checkEnds(t, b, &sc)
+	}
+	for _, c := range cases {
+		var sc scanned
+		g.scan([]byte(c), &sc)
+		checkEnds(t, []byte(c), &sc)
+	}
+}
+
+// checkEnds checks the line ends a scan found, if it reports them: each line's newline, or the
+// block's end.
+func checkEnds(t *testing.T, b []byte, sc *scanned) {
+	t.Helper()
+	if len(sc.ends) == 0 {
+		return
+	}
+	if len(sc.ends) != len(sc.starts) {
+		t.Fatalf("%d bytes: %d line ends for %d lines", len(b), len(sc.ends), len(sc.starts))
+	}
+	for i, s := range sc.starts {
+		want := bytes.IndexByte(b[s:], '\n')
+		if want < 0 {
+			want = len(b)
+		} else {
+			want += s
+		}
+		if sc.ends[i] != want {
+			t.Fatalf("%d bytes: line at %d ends at %d, want %d", len(b), s, sc.ends[i], want)
+		}
 	}
 }
 

@@ -178,7 +178,7 @@ func bestFingerprint(lo, hi *[teddyBuckets][teddyLen]uint16, a string) (off, buc
 // scan fills sc from block b: the lines that contain an anchor with the newlines before each,
 // the block's newlines and whether it holds a NUL byte, all in one pass where SIMD runs.
 func (t *teddy) scan(b []byte, sc *scanned) {
-	sc.starts, sc.lines, sc.nul = sc.starts[:0], sc.lines[:0], false
+	sc.starts, sc.lines, sc.ends, sc.nul = sc.starts[:0], sc.lines[:0], sc.ends[:0], false
 	lineEnd := 0 // candidates before here are on a line already found
 	pos := 0     // b[:pos] is scanned
 	counted := 0 // newlines in b[:pos]
@@ -193,6 +193,10 @@ func (t *teddy) scan(b []byte, sc *scanned) {
 			before += bytes.Count(b[from:ls], newline)
 		}
 		sc.starts, sc.lines, lineEnd = append(sc.starts, ls), append(sc.lines, before), end
+		if end > 0 && b[end-1] == '\n' {
+			end--
+		}
+		sc.ends = append(sc.ends, end)
 		return ls, before, true
 	}
 	if t.simd != teddyGo {

@@ -45,9 +45,12 @@ func (w *worker) process(ch chunk) {
 	if w.sc.nul {
 		st.skipped.Add(int64(countNULLines(data)))
 	}
+	ends := w.sc.ends
 	for i, start := range w.sc.starts {
-		end := bytes.IndexByte(data[start:], '\n')
-		if end < 0 {
+		var end int
+		if len(ends) == len(w.sc.starts) {
+			end = ends[i] // the scan found it
+		} else if end = bytes.IndexByte(data[start:], '\n'); end < 0 {
 			end = len(data)
 		} else {
 			end += start
