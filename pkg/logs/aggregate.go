@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -18,7 +19,8 @@ type group struct {
 	last    time.Time
 	minutes map[int64]int
 	head    []Event // earliest evidence
-	tail    []Event // latest evidence
+	tail    []Event // latest evidence: a ring from tailAt on once it holds its n (latest)
+	tailAt  int
 	texts   map[string]int
 	parts   map[string]int
 	lent    bool // in aggregator.lent: its evidence may borrow a block's bytes
@@ -168,18 +170,32 @@ func (g *group) keep(ev *Event, n int) {
 	if len(g.head) < half || earlier(ev, &g.head[len(g.head)-1]) {
 		g.head = insertSorted(g.head, ev, half)
 	}
-	if tn := n - half; tn > 0 && (len(g.tail) < tn || earlier(&g.tail[0], ev)) {
-		if len(g.tail) == tn && !earlier(ev, &g.tail[tn-1]) {
-			// The common case, a log read in order: the latest so far replaces the earliest.
-			copy(g.tail, g.tail[1:])
-			g.tail[tn-1] = *ev
+	if tn := n - half; tn > 0 && (len(g.tail) < tn || earlier(&g.tail[g.tailAt], ev)) {
+		if len(g.tail) == tn && !earlier(ev, &g.tail[(g.tailAt+tn-1)%tn]) {
+			// The common case, a log read in order: the latest so far replaces the earliest,
+			// and the ring turns.
+			g.tail[g.tailAt] = *ev
+			if g.tailAt++; g.tailAt == tn {
+				g.tailAt = 0
+			}
 			return
 		}
-		g.tail = insertSorted(g.tail, ev, tn+1)
+		g.tail = insertSorted(g.latest(), ev, tn+1)
 		if len(g.tail) > tn {
 			g.tail = append(g.tail[:0], g.tail[1:]...) // drop the earliest
 		}
 	}
+}
+
+// latest returns the tail in order, earliest first (turning the ring back to start at 0).
+func (g *group) latest() []Event {
+	if g.tailAt != 0 {
+		slices.Reverse(g.tail[:g.tailAt])
+		slices.Reverse(g.tail[g.tailAt:])
+		slices.Reverse(g.tail)
+		g.tailAt = 0
+	}
+	return g.tail
 }
 
 // insertSorted inserts ev into list (sorted by earlier), keeping at most n: the earliest.
