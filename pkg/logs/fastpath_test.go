@@ -62,7 +62,7 @@ func checkFastPaths(t *testing.T, line string) {
 		t.Errorf("hostFromPod(%q, %q) = %q, want %q", pod, container, got, want)
 	}
 	if _, ok := parseKlogHeader(line); ok {
-		_, _, cri := parseCRI(line)
+		_, _, cri := parseCRI(line, nil)
 		_, _, _, _, syslog := parseSyslog(line, time.Now())
 		_, _, _, kubectl := parseKubectlPrefix(line)
 		_, _, compose := parseCompose(line)

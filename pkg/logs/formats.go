@@ -9,7 +9,7 @@ import (
 )
 
 // parseCRI reads the CRI log envelope: "<RFC3339Nano> stdout|stderr F|P <line>".
-func parseCRI(line string) (rest string, t time.Time, ok bool) {
+func parseCRI(line string, c *minuteClock) (rest string, t time.Time, ok bool) {
 	sp := strings.IndexByte(line, ' ')
 	if sp < 20 || sp > 40 || !isDigits(line[:4]) || line[4] != '-' || line[10] != 'T' {
 		return "", t, false
@@ -23,12 +23,12 @@ func parseCRI(line string) (rest string, t time.Time, ok bool) {
 	}
 	if len(s) < 2 || (s[0] != 'F' && s[0] != 'P') || s[1] != ' ' {
 		// Older CRI writers have no tag.
-		if tt, err := time.Parse(time.RFC3339Nano, line[:sp]); err == nil {
+		if tt, err := c.rfc3339(line[:sp]); err == nil {
 			return s, tt, true
 		}
 		return "", t, false
 	}
-	tt, err := time.Parse(time.RFC3339Nano, line[:sp])
+	tt, err := c.rfc3339(line[:sp])
 	if err != nil {
 		return "", t, false
 	}
@@ -132,7 +132,7 @@ func parseKubectlPrefix(line string) (rest, pod, container string, ok bool) {
 	if _, ok := parseKlogHeader(rest); ok || strings.HasPrefix(rest, "{") {
 		return rest, line[:sp1], s[:sp2], true
 	}
-	if _, _, ok := parseCRI(rest); ok {
+	if _, _, ok := parseCRI(rest, nil); ok {
 		return rest, line[:sp1], s[:sp2], true
 	}
 	return "", "", "", false

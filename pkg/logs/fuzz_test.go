@@ -43,7 +43,7 @@ func FuzzSyslog(f *testing.F) {
 func FuzzCRI(f *testing.F) {
 	f.Add(`2026-11-29T08:00:04.918123456Z stderr F E1129 08:00:04.918000       1 authentication.go:75] "x"`)
 	f.Fuzz(func(t *testing.T, line string) {
-		rest, _, ok := parseCRI(line)
+		rest, _, ok := parseCRI(line, nil)
 		if ok && !strings.HasSuffix(line, rest) {
 			t.Fatalf("rest %q is not the end of %q", rest, line)
 		}
@@ -68,7 +68,7 @@ func FuzzJSONLine(f *testing.F) {
 	f.Add(`{"kind":"Event","apiVersion":"audit.k8s.io/v1","responseStatus":{"code":401},"userAgent":"x","sourceIPs":["10.0.0.1"]}`)
 	f.Fuzz(func(t *testing.T, line string) {
 		var r Record
-		inner, _, done := parseJSONLine(line, &r, nil)
+		inner, _, done := parseJSONLine(line, &r, nil, nil)
 		if !done && len(inner) > len(line) {
 			t.Fatalf("inner line %d bytes from a %d-byte line", len(inner), len(line))
 		}

@@ -47,14 +47,14 @@ type jsonLine struct {
 // parseJSONLine reads a JSON line. It returns the inner line to unwrap further (Docker's "log"),
 // or done when r is complete.
 // The inner line of a Docker line may be in sc (quoted.Scratch).
-func parseJSONLine(line string, r *Record, sc *quoted.Scratch) (inner string, t time.Time, done bool) {
+func parseJSONLine(line string, r *Record, sc *quoted.Scratch, c *minuteClock) (inner string, t time.Time, done bool) {
 	if strings.HasPrefix(line, `{"log":"`) {
 		// Docker json-file, the commonest JSON line: read it without reflection.
 		v, rest, complete := sc.Body(line[len(`{"log":"`):])
 		if complete {
 			r.addFormat("docker")
 			if ts, ok := quoted.JSONField(rest, "time"); ok {
-				t, _ = time.Parse(time.RFC3339Nano, ts)
+				t, _ = c.rfc3339(ts)
 			}
 			return v, t, false
 		}

@@ -42,6 +42,8 @@ type lineContext struct {
 	// scratch, if not nil, holds unescaped Docker lines: a worker's, valid until its block is
 	// done (worker.line).
 	scratch *quoted.Scratch
+	// clock, if not nil, is a worker's, remembering the minute of its last timestamps.
+	clock *minuteClock
 }
 
 func (r *Record) addFormat(f string) {
@@ -82,7 +84,7 @@ func parseRecord(line string, lc lineContext) Record {
 			break
 		}
 		if line[0] == '{' {
-			inner, t, done := parseJSONLine(line, &r, lc.scratch)
+			inner, t, done := parseJSONLine(line, &r, lc.scratch, lc.clock)
 			if !t.IsZero() && envTime.IsZero() {
 				envTime = t
 			}
@@ -100,7 +102,7 @@ func parseRecord(line string, lc lineContext) Record {
 			r.Severity = line[:1] // I, W, E or F (parseKlogHeader)
 			r.Source = h.source
 			if envTime.IsZero() {
-				envTime = h.time(lc.ref)
+				envTime = lc.clock.klog(h, lc.ref)
 			}
 			parseKlogBody(h.body, &r)
 			if a, ok := accessLog401(h.body); ok {
@@ -109,7 +111,7 @@ func parseRecord(line string, lc lineContext) Record {
 			r.finishTime(envTime, lc)
 			return r
 		}
-		if rest, t, ok := parseCRI(line); ok {
+		if rest, t, ok := parseCRI(line, lc.clock); ok {
 			r.addFormat("cri")
 			envTime = firstTime(envTime, t)
 			line = rest

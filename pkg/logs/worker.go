@@ -33,6 +33,7 @@ type worker struct {
 	componentName redactedName   // the component last redacted
 	ev            Event          // the event of the line being classified
 	scratch       quoted.Scratch // unescaped Docker lines of the block (lent like its bytes)
+	clock         minuteClock    // the minute of the last timestamps
 	lastHost      string
 	lastComponent string
 	seenHost      bool
@@ -86,7 +87,7 @@ func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 		text = strings.ToValidUTF8(string(raw), "\uFFFD")
 	}
 	lc := st.lc
-	lc.scratch = &w.scratch
+	lc.scratch, lc.clock = &w.scratch, &w.clock
 	rec := parseRecord(text, lc)
 	if w.formatsOf != st {
 		w.formatsOf, w.formats = st, w.formats[:0]
