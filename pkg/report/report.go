@@ -75,10 +75,14 @@ func Print(w io.Writer, f Format, v any) error {
 func render(w io.Writer, f Format, v any) error {
 	switch f {
 	case JSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)
-		return enc.Encode(v)
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		_, err := w.Write(indentJSON(make([]byte, 0, 2*b.Len()), b.Bytes())) // enc.SetIndent("", "  ")
+		return err
 	case YAML:
 		j, err := json.Marshal(v)
 		if err != nil {
