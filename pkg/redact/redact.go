@@ -37,12 +37,12 @@ func Tokens(s string) string {
 	var b strings.Builder
 	last := 0
 	for i := 0; i < len(s); {
-		if !isRunByte(s[i]) {
+		if !runByte[s[i]] {
 			i++
 			continue
 		}
 		j := i
-		for j < len(s) && isRunByte(s[j]) {
+		for j < len(s) && runByte[s[j]] {
 			j++
 		}
 		if r, ok := redactRun(s[i:j]); ok {
@@ -61,6 +61,11 @@ func Tokens(s string) string {
 
 // redactRun redacts one run of [A-Za-z0-9_.-]; ok is false when it holds no token.
 func redactRun(run string) (string, bool) {
+	// A token has three segments, and a header starts "ey" or "ew" (isHeader): most runs are
+	// words, numbers or names, told apart here without splitting them.
+	if strings.Count(run, ".") < 2 || !strings.Contains(run, "ey") && !strings.Contains(run, "ew") {
+		return run, false
+	}
 	segs := strings.Split(run, ".")
 	for k := 0; k+2 < len(segs); k++ {
 		prefix, hdr, ok := splitHeader(segs[k])
@@ -118,6 +123,14 @@ func isRunByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
 }
 
+// runByte is isRunByte by byte.
+var runByte = func() (t [256]bool) {
+	for c := range t {
+		t[c] = isRunByte(byte(c))
+	}
+	return t
+}()
+
 var pemKeyRE = regexp.MustCompile(`(?s)-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`)
 
 // PrivateKeys replaces the body of every PEM private key block (also an unterminated one, to the
@@ -143,17 +156,43 @@ func KeyValues(s string) string {
 	return keyValueRE.ReplaceAllString(s, "${1}"+Marker)
 }
 
-// containsFold is strings.Contains for a lower-case ASCII sub, ignoring ASCII case, without
-// allocating: most lines hold neither word.
+// containsFold is strings.Contains for a sub of lower-case ASCII letters, ignoring ASCII case,
+// without allocating: most lines hold neither word. It compares where sub's first letter is, in
+// either case, found with IndexByte (a printed report is megabytes long).
 func containsFold(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		j := 0
-		for j < len(sub) && s[i+j]|0x20 == sub[j] {
-			j++
+	n := len(s) - len(sub) + 1 // positions sub may start at
+	if n <= 0 {
+		return false
+	}
+	lo, up := sub[0], sub[0]-0x20
+	nextLo, nextUp := -1, -1 // the next position of each, from i on; n when there is none
+	for i := 0; i < n; {
+		if nextLo < i {
+			nextLo = indexFrom(s[:n], lo, i)
 		}
-		if j == len(sub) {
+		if nextUp < i {
+			nextUp = indexFrom(s[:n], up, i)
+		}
+		j := min(nextLo, nextUp)
+		if j >= n {
+			return false
+		}
+		k := 1
+		for k < len(sub) && s[j+k]|0x20 == sub[k] {
+			k++
+		}
+		if k == len(sub) {
 			return true
 		}
+		i = j + 1
 	}
 	return false
+}
+
+// indexFrom is the index of c in s from i on, or len(s).
+func indexFrom(s string, c byte, i int) int {
+	if j := strings.IndexByte(s[i:], c); j >= 0 {
+		return i + j
+	}
+	return len(s)
 }
