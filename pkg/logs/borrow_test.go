@@ -18,29 +18,7 @@ import (
 // block, and every evidence line is the input's line at its number.
 func TestBorrowedLines(t *testing.T) {
 	t.Parallel()
-	var b bytes.Buffer
-	if _, _, err := loggen.Write(&b, loggen.Options{Bytes: 2 << 20, Seed: 11}); err != nil {
-		t.Fatal(err)
-	}
-	files, err := filepath.Glob("testdata/*.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lab, err := filepath.Glob("testdata/lab/*/*/*.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range append(files, lab...) {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(data)
-		if len(data) > 0 && data[len(data)-1] != '\n' {
-			b.WriteByte('\n')
-		}
-	}
-	data := b.Bytes()
+	data := testLogs(t)
 	in := Input{Name: "all", Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }}
 	var js [2][]byte
 	var small *Report
@@ -68,4 +46,31 @@ func TestBorrowedLines(t *testing.T) {
 	if len(small.Events) < 50 {
 		t.Errorf("only %d evidence lines", len(small.Events))
 	}
+}
+
+// testLogs is the generator's log, every test log and every lab capture, one after the other.
+func testLogs(t testing.TB) []byte {
+	var b bytes.Buffer
+	if _, _, err := loggen.Write(&b, loggen.Options{Bytes: 2 << 20, Seed: 11}); err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob("testdata/*.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab, err := filepath.Glob("testdata/lab/*/*/*.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range append(files, lab...) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(data)
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			b.WriteByte('\n')
+		}
+	}
+	return b.Bytes()
 }

@@ -61,13 +61,23 @@ func (c *Classifier) Classify(r Record) (Event, bool) {
 
 // classify is Classify filling *ev, without copying records and events.
 func (c *Classifier) classify(r *Record, ev *Event) bool {
-	*ev = Event{Host: r.Host, Component: r.Component, Time: r.Time, Format: r.Format, Truncated: r.Truncated}
+	m, ok := c.match(r)
+	return c.fill(r, ev, m, ok)
+}
+
+// match is the catalogue's answer for r.
+func (c *Classifier) match(r *Record) (cause.Match, bool) {
 	l := cause.Line{Msg: r.Msg, Err: r.Err, Plain: r.Format == "plain", Truncated: r.Truncated, Audit: r.Audit != nil,
 		Logger: r.Logger}
 	if r.Audit != nil {
 		l.Code = r.Audit.Code
 	}
-	m, ok := c.c.Classify(l)
+	return c.c.Classify(l)
+}
+
+// fill is classify given match's answer m, ok for r.
+func (c *Classifier) fill(r *Record, ev *Event, m cause.Match, ok bool) bool {
+	*ev = Event{Host: r.Host, Component: r.Component, Time: r.Time, Format: r.Format, Truncated: r.Truncated}
 	if !ok {
 		return false
 	}

@@ -242,6 +242,14 @@ func parseKlogHeader(s string) (klogHeader, bool) {
 	return h, true
 }
 
+// readKlogBody fills Msg, Err, Truncated and Audit from a klog message.
+func readKlogBody(body string, r *Record) {
+	parseKlogBody(body, r)
+	if a, ok := accessLog401(body); ok {
+		r.Audit = a
+	}
+}
+
 // parseKlogBody fills Msg and Err from a klog message: structured `"msg" key="value" err="..."` or
 // unstructured text.
 func parseKlogBody(body string, r *Record) {

@@ -21,6 +21,11 @@ type Record struct {
 	Truncated bool   // the line ended inside a quoted value or JSON document
 	Logger    string // the structured logger name ("logger" of zap/logr JSON lines)
 	Audit     *AuditInfo
+
+	// body is a klog line's message not yet read (Msg, Err, Truncated and Audit unset) when
+	// lazy: parseRecord leaves it to worker.classifyBody if lineContext.lazyBody.
+	body string
+	lazy bool
 }
 
 // AuditInfo is what an audit event says about a request.
@@ -44,6 +49,9 @@ type lineContext struct {
 	scratch *quoted.Scratch
 	// clock, if not nil, is a worker's, remembering the minute of its last timestamps.
 	clock *minuteClock
+	// lazyBody leaves a klog message unread (Record.body) when nothing before it in the line
+	// bears on its classification: worker.classifyBody reads it, or remembers its answer.
+	lazyBody bool
 }
 
 func (r *Record) addFormat(f string) {
@@ -104,9 +112,10 @@ func parseRecord(line string, lc lineContext) Record {
 			if envTime.IsZero() {
 				envTime = lc.clock.klog(h, lc.ref)
 			}
-			parseKlogBody(h.body, &r)
-			if a, ok := accessLog401(h.body); ok {
-				r.Audit = a
+			if lc.lazyBody && r.Msg == "" && r.Err == "" && !r.Truncated && r.Logger == "" && r.Audit == nil {
+				r.body, r.lazy = h.body, true
+			} else {
+				readKlogBody(h.body, &r)
 			}
 			r.finishTime(envTime, lc)
 			return r

@@ -34,6 +34,7 @@ type worker struct {
 	ev            Event          // the event of the line being classified
 	scratch       quoted.Scratch // unescaped Docker lines of the block (lent like its bytes)
 	clock         minuteClock    // the minute of the last timestamps
+	bodies        bodyMemo       // answers for the klog messages read last
 	lastHost      string
 	lastComponent string
 	seenHost      bool
@@ -87,7 +88,7 @@ func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 		text = strings.ToValidUTF8(string(raw), "\uFFFD")
 	}
 	lc := st.lc
-	lc.scratch, lc.clock = &w.scratch, &w.clock
+	lc.scratch, lc.clock, lc.lazyBody = &w.scratch, &w.clock, true
 	rec := parseRecord(text, lc)
 	if w.formatsOf != st {
 		w.formatsOf, w.formats = st, w.formats[:0]
@@ -105,7 +106,11 @@ func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 		st.ownHosts.Store(true)
 	}
 	ev := &w.ev
-	if !w.cl.classify(&rec, ev) {
+	if rec.lazy {
+		if !w.classifyBody(&rec, ev) {
+			return
+		}
+	} else if !w.cl.classify(&rec, ev) {
 		return
 	}
 	if !w.since.IsZero() && !ev.Time.IsZero() && ev.Time.Before(w.since) {

@@ -1,0 +1,94 @@
+package logs
+
+import (
+	"bytes"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/credwatch/credwatch/pkg/catalogue"
+)
+
+// memoCheck classifies lines on a worker's path (lazy klog messages, the message memo) and on
+// the plain one (parseRecord reading every message, Classifier.classify), and compares.
+type memoCheck struct {
+	w      *worker
+	cl     *Classifier
+	ref    time.Time
+	seen   int // events compared
+	passes int // on the memo path: 2 for a miss then a hit
+}
+
+func newMemoCheck() *memoCheck {
+	return &memoCheck{w: &worker{cl: NewClassifier(catalogue.Default())}, cl: NewClassifier(catalogue.Default()),
+		ref: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), passes: 2}
+}
+
+func (c *memoCheck) check(t *testing.T, line string) {
+	t.Helper()
+	rec := parseRecord(line, lineContext{ref: c.ref, host: "h"})
+	var want Event
+	wantOK := c.cl.classify(&rec, &want)
+	for range c.passes {
+		r := parseRecord(line, lineContext{ref: c.ref, host: "h", lazyBody: true, clock: &c.w.clock})
+		var got Event
+		var ok bool
+		if r.lazy {
+			ok = c.w.classifyBody(&r, &got)
+		} else {
+			ok = c.w.cl.classify(&r, &got)
+		}
+		if ok != wantOK || ok && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: memo path %v %+v\nwant %v %+v", line, ok, got, wantOK, want)
+		}
+	}
+	if wantOK {
+		c.seen++
+	}
+}
+
+// TestBodyMemo checks that a worker's events are the plain path's for every line of the test
+// logs and lab captures, the field corpus, with the memo cold and warm, and while it rests.
+func TestBodyMemo(t *testing.T) {
+	t.Parallel()
+	c := newMemoCheck()
+	var lines []string
+	for _, l := range bytes.Split(testLogs(t), []byte("\n")) {
+		lines = append(lines, string(l))
+	}
+	for _, fam := range loadFieldCorpus(t) {
+		for _, l := range fam.Lines {
+			lines = append(lines, l.Line, "E1129 08:00:00.000000 1 x.go:1] "+l.Line)
+		}
+	}
+	for _, l := range lines {
+		c.check(t, l)
+	}
+	if c.seen < 1000 {
+		t.Errorf("only %d events compared", c.seen)
+	}
+	// Every message new: the memo rests, and the answers stay the same.
+	c.passes = 1
+	for i := range 3 * bodyMemoMiss {
+		c.check(t, "E1129 08:00:00.000000 1 x.go:1] Unable to authenticate the request due to an error: invalid bearer token "+string(rune('a'+i%26))+string(rune('a'+i/26)))
+	}
+	if c.w.bodies.resting == 0 {
+		t.Error("the memo never rested on messages that never repeat")
+	}
+}
+
+// FuzzBodyMemo compares the memo path with the plain path on any line, also behind a klog
+// header and in a Docker envelope.
+func FuzzBodyMemo(f *testing.F) {
+	for _, l := range benchLines {
+		f.Add(l)
+	}
+	f.Add(`"Unable to authenticate the request" err="[invalid bearer token, x` + "\"")
+	f.Add(`"HTTP" verb="GET" URI="/api" resp=401 userAgent="a"`)
+	c := newMemoCheck()
+	f.Fuzz(func(t *testing.T, s string) {
+		c.check(t, s)
+		c.check(t, "E1129 08:00:00.000000 1 x.go:1] "+s)
+		c.check(t, `{"log":"E1129 08:00:00.000000 1 x.go:1] `+s+`\n","stream":"stderr","time":"2026-11-29T08:00:00Z"}`)
+	})
+}
