@@ -29,8 +29,10 @@ type worker struct {
 	formatsOf *inputState
 	// redactedNames maps host and component names to their redact.Text, in strings of their own.
 	redactedNames map[string]redactedName
-	hostName      redactedName   // the host last redacted
-	componentName redactedName   // the component last redacted
+	hostName      redactedName   // the host last redacted, of a record
+	componentName redactedName   // the component last redacted, of a record
+	evHost        redactedName   // the same of an event (its own slots: "unknown", "-" or
+	evComponent   redactedName   // the catalogue's component alternate with the record's)
 	ev            Event          // the event of the line being classified
 	scratch       quoted.Scratch // unescaped Docker lines of the block (lent like its bytes)
 	clock         minuteClock    // the minute of the last timestamps
@@ -123,7 +125,7 @@ func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
 	if ev.Component == "" {
 		ev.Component = "-"
 	}
-	ev.Host, ev.Component = w.redacted(ev.Host, &w.hostName), w.redacted(ev.Component, &w.componentName)
+	ev.Host, ev.Component = w.redacted(ev.Host, &w.evHost), w.redacted(ev.Component, &w.evComponent)
 	ev.Input, ev.LineNumber, ev.in, ev.seq = st.Name, lineNo, st, seq
 	ev.Line = text // clipped and redacted only when read as evidence (group.evidence)
 	ev.lent = true // Line and Audit borrow the block's bytes until aggregator.settle
