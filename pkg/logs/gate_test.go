@@ -146,3 +146,32 @@ func TestGateNUL(t *testing.T) {
 		}
 	}
 }
+
+// TestLastNewline checks lastNewline against bytes.LastIndexByte with newlines, their
+// neighbours in value and high bytes at every position of short slices.
+func TestLastNewline(t *testing.T) {
+	t.Parallel()
+	for _, fill := range []byte{'x', 0, 0x0b, 0x09, 0x8a, 0xff} {
+		for n := range 40 {
+			b := bytes.Repeat([]byte{fill}, n)
+			for i := range n + 1 {
+				if i < n {
+					b[i] = '\n'
+				}
+				for j := range n {
+					c := b[j]
+					if j != i {
+						b[j] = 0x0b
+					}
+					if got, want := lastNewline(b), bytes.LastIndexByte(b, '\n'); got != want {
+						t.Fatalf("%q: %d, want %d", b, got, want)
+					}
+					b[j] = c
+				}
+				if i < n {
+					b[i] = fill
+				}
+			}
+		}
+	}
+}
