@@ -17,9 +17,10 @@ type group struct {
 	count   int
 	first   time.Time
 	last    time.Time
-	minutes map[int64]int
-	head    []Event // earliest evidence
-	tail    []Event // latest evidence: a ring from tailAt on once it holds its n (latest)
+	minutes map[int64]int // lines per minute (with run: minuteMap)
+	run     []minuteCount // lines per minute after those in minutes, ascending (a log in order)
+	head    []Event       // earliest evidence
+	tail    []Event       // latest evidence: a ring from tailAt on once it holds its n (latest)
 	tailAt  int
 	texts   map[string]int
 	parts   map[string]int
@@ -38,12 +39,37 @@ func (g *group) countMinute(m int64) {
 	g.curCount++
 }
 
-// flushMinute adds the current minute's lines to minutes.
+// flushMinute adds the current minute's lines to run, or to minutes when it is not the
+// latest minute so far.
 func (g *group) flushMinute() {
-	if g.curCount > 0 {
-		g.minutes[g.curMinute] += g.curCount
-		g.curCount = 0
+	if g.curCount == 0 {
+		return
 	}
+	switch n := len(g.run); {
+	case n == 0 || g.run[n-1].minute < g.curMinute:
+		g.run = append(g.run, minuteCount{g.curMinute, g.curCount})
+	case g.run[n-1].minute == g.curMinute:
+		g.run[n-1].count += g.curCount
+	default:
+		g.minutes[g.curMinute] += g.curCount
+	}
+	g.curCount = 0
+}
+
+// minuteCount is a minute (Unix time / 60) and its lines.
+type minuteCount struct {
+	minute int64
+	count  int
+}
+
+// minuteMap returns the group's lines per minute, all of them in minutes.
+func (g *group) minuteMap() map[int64]int {
+	g.flushMinute()
+	for _, r := range g.run {
+		g.minutes[r.minute] += r.count
+	}
+	g.run = g.run[:0]
+	return g.minutes
 }
 
 const maxTexts = 100
@@ -237,8 +263,9 @@ func (a *aggregator) merge(b *aggregator) {
 		if gb.last.After(ga.last) {
 			ga.last = gb.last
 		}
-		for m, c := range gb.minutes {
-			ga.minutes[m] += c
+		am := ga.minuteMap()
+		for m, c := range gb.minuteMap() {
+			am[m] += c
 		}
 		for t, c := range gb.texts {
 			if ga.texts == nil {

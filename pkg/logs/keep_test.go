@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -48,6 +49,25 @@ func TestKeepEarliestAndLatest(t *testing.T) {
 			if got := lines(g.latest()); !slices.Equal(got, wantTail) {
 				t.Errorf("n=%d %s: tail %v, want %v", n, name, got, wantTail)
 			}
+		}
+	}
+}
+
+// TestMinuteCounts checks a group's lines per minute whatever order the minutes come in.
+func TestMinuteCounts(t *testing.T) {
+	t.Parallel()
+	for _, seq := range [][]int64{{}, {5}, {5, 5, 6, 6, 6, 7}, {5, 5, 6, 4, 6, 7, 3, 7, 7, 2, 8}, {9, 8, 7, 7, 9, 10}} {
+		g := &group{minutes: map[int64]int{}}
+		want := map[int64]int{}
+		for i, m := range seq {
+			g.countMinute(m)
+			want[m]++
+			if i == 3 {
+				g.flushMinute() // a block's end
+			}
+		}
+		if got := g.minuteMap(); !maps.Equal(got, want) {
+			t.Errorf("%v: %v, want %v", seq, got, want)
 		}
 	}
 }

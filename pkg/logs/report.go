@@ -107,7 +107,7 @@ func buildReport(cfg Config, agg *aggregator, inputs []InputStatus) *Report {
 		e, _ := cfg.Catalogue.Get(g.key.cause)
 		out := Group{Host: g.key.host, Component: g.key.component, Cause: g.key.cause, Client: g.key.client, Severity: e.Severity,
 			Title: e.Title, Count: g.count, First: g.first, Last: g.last, Related: g.parts, evidence: g.evidence()}
-		out.PerMinute, out.Bursts = minutes(g.minutes, cfg.BurstPerMinute)
+		out.PerMinute, out.Bursts = minutes(g.minuteMap(), cfg.BurstPerMinute)
 		if !g.first.IsZero() && (r.Summary.From.IsZero() || g.first.Before(r.Summary.From)) {
 			r.Summary.From = g.first
 		}
