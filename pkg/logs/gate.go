@@ -34,6 +34,7 @@ type scanned struct {
 	ends     []int // where each of them ends (its newline, or the block's end); filled by the Teddy scan only
 	newlines int   // newlines in the block
 	nul      bool  // the block holds a NUL byte
+	ascii    bool  // every byte of the block is below 128, so every line is valid UTF-8 (AVX-512 scan only; else false)
 }
 
 // scan fills sc (reusing its slices) from block b.
@@ -51,7 +52,7 @@ func (g *gate) scan(b []byte, sc *scanned) {
 		counted = s
 	}
 	sc.newlines = n + bytes.Count(b[counted:], newline)
-	sc.nul = bytes.IndexByte(b, 0) >= 0
+	sc.nul, sc.ascii = bytes.IndexByte(b, 0) >= 0, false
 }
 
 var newline = []byte{'\n'}

@@ -175,3 +175,29 @@ func TestLastNewline(t *testing.T) {
 		}
 	}
 }
+
+// TestGateASCII checks the AVX-512 scan's report of an all-ASCII block, with a byte of 128 or
+// more at every position of blocks of several lengths; the other scans never claim one.
+func TestGateASCII(t *testing.T) {
+	line := "I1129 08:00:00 x.go:1] Unauthorized request\n"
+	for name, g := range gateVariants(t) {
+		for _, n := range []int{0, 1, 63, 66, 67, 68, 130, 64*6 + 5, len(line) * 9} {
+			b := []byte(strings.Repeat(line, 10)[:n])
+			var sc scanned
+			g.scan(b, &sc)
+			if want := name == "teddy-avx512"; sc.ascii != want {
+				t.Fatalf("%s: %d ASCII bytes: ascii %v, want %v", name, n, sc.ascii, want)
+			}
+			for i := range b {
+				for _, c := range []byte{0x80, 0xc3, 0xff} {
+					old := b[i]
+					b[i] = c
+					if g.scan(b, &sc); sc.ascii {
+						t.Fatalf("%s: byte %#x at %d of %d: reported ASCII", name, c, i, n)
+					}
+					b[i] = old
+				}
+			}
+		}
+	}
+}

@@ -178,7 +178,7 @@ func bestFingerprint(lo, hi *[teddyBuckets][teddyLen]uint16, a string) (off, buc
 // scan fills sc from block b: the lines that contain an anchor with the newlines before each,
 // the block's newlines and whether it holds a NUL byte, all in one pass where SIMD runs.
 func (t *teddy) scan(b []byte, sc *scanned) {
-	sc.starts, sc.lines, sc.ends, sc.nul = sc.starts[:0], sc.lines[:0], sc.ends[:0], false
+	sc.starts, sc.lines, sc.ends, sc.nul, sc.ascii = sc.starts[:0], sc.lines[:0], sc.ends[:0], false, t.simd == teddyWithAVX512
 	lineEnd := 0 // candidates before here are on a line already found
 	pos := 0     // b[:pos] is scanned
 	counted := 0 // newlines in b[:pos]
@@ -207,8 +207,9 @@ func (t *teddy) scan(b []byte, sc *scanned) {
 		var out [256]uint64
 		var nls [256]uint32
 		for pos+block <= len(b) {
-			n, next, lines, z := scan(&t.masks, b[pos:], out[:], nls[:])
-			sc.nul = sc.nul || z
+			n, next, lines, flags := scan(&t.masks, b[pos:], out[:], nls[:])
+			sc.nul = sc.nul || flags&teddyNUL != 0
+			sc.ascii = sc.ascii && flags&teddyASCII != 0
 			for i, v := range out[:n] {
 				base := pos + int(v>>32)
 				for m := uint32(v); m != 0; m &= m - 1 {
@@ -235,6 +236,22 @@ func (t *teddy) scan(b []byte, sc *scanned) {
 	}
 	sc.newlines = before + bytes.Count(b[from:], newline)
 	sc.nul = sc.nul || bytes.IndexByte(b[pos:], 0) >= 0
+	sc.ascii = sc.ascii && isASCII(b[pos:])
+}
+
+// The flags of teddyScan and teddyScan512.
+const (
+	teddyNUL   = 1 << iota // a NUL byte
+	teddyASCII             // every byte below 128 (teddyScan512 only)
+)
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // teddyBlock is how many bytes teddyScan needs from a position on: 32 positions and the three

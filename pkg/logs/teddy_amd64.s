@@ -12,14 +12,14 @@
 	XORQ BX, BX; \
 	XORQ R14, R14
 
-// RESULTS stores n (BX), next (CX), lines (R14) and nul (AL).
+// RESULTS stores n (BX), next (CX), lines (R14) and flags (AL: teddyNUL, teddyASCII).
 #define RESULTS \
 	MOVQ BX, n+80(FP); \
 	MOVQ CX, next+88(FP); \
 	MOVQ R14, lines+96(FP); \
-	MOVB AL, nul+104(FP)
+	MOVB AL, flags+104(FP)
 
-// func teddyScan(m *teddyMasks, b []byte, out []uint64, nls []uint32) (n, next, lines int, nul bool)
+// func teddyScan(m *teddyMasks, b []byte, out []uint64, nls []uint32) (n, next, lines int, flags uint8)
 TEXT ·teddyScan(SB), NOSPLIT, $0-105
 	ARGS
 	VPXOR Y14, Y14, Y14     // NUL bytes seen
@@ -122,10 +122,11 @@ done:
 	VMOVDQU64 off(SI)(CX*1), ACC; \
 	VPERMI2B  HI, LO, ACC
 
-// func teddyScan512(m *teddyMasks, b []byte, out []uint64, nls []uint32) (n, next, lines int, nul bool)
+// func teddyScan512(m *teddyMasks, b []byte, out []uint64, nls []uint32) (n, next, lines int, flags uint8)
 TEXT ·teddyScan512(SB), NOSPLIT, $0-105
 	ARGS
 	KXORQ K3, K3, K3        // NUL bytes seen
+	KXORQ K6, K6, K6        // bytes of 128 or more seen
 	SUBQ $67, DX            // last p with a whole block (teddyBlock512 = 67)
 	JL   done512
 	SUBQ $2, R9             // last n with room for two entries
@@ -147,6 +148,8 @@ loop512:
 	CMPQ BX, R9
 	JG   done512
 	VMOVDQU64 (SI)(CX*1), Z8
+	VPMOVB2M Z8, K5
+	KORQ K5, K6, K6
 	VPCMPEQB Z12, Z8, K4
 	KMOVQ K4, R13
 	POPCNTQ R13, R13
@@ -195,7 +198,11 @@ next512:
 
 done512:
 	KORTESTQ K3, K3
-	SETNE AL
+	SETNE AL                // teddyNUL
+	KORTESTQ K6, K6
+	SETEQ R11B
+	SHLB $1, R11B           // teddyASCII
+	ORB  R11B, AL
 	VZEROUPPER
 	RESULTS
 	RET

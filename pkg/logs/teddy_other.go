@@ -7,10 +7,10 @@ const (
 	teddyAVX512 = false
 )
 
-func teddyScan(*teddyMasks, []byte, []uint64, []uint32) (n, next, lines int, nul bool) {
+func teddyScan(*teddyMasks, []byte, []uint64, []uint32) (n, next, lines int, flags uint8) {
 	panic("teddyScan needs amd64")
 }
 
-func teddyScan512(*teddyMasks, []byte, []uint64, []uint32) (n, next, lines int, nul bool) {
+func teddyScan512(*teddyMasks, []byte, []uint64, []uint32) (n, next, lines int, flags uint8) {
 	panic("teddyScan512 needs amd64")
 }

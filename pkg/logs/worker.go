@@ -64,7 +64,7 @@ func (w *worker) process(ch chunk) {
 			continue // counted as skipped above
 		}
 		// Relative to the block; fixLineNumbers makes it absolute.
-		w.line(st, raw, int64(w.sc.lines[i])+1, ch.seq)
+		w.line(st, raw, w.sc.ascii, int64(w.sc.lines[i])+1, ch.seq)
 	}
 	// The block's bytes go back to the pool (or its pages are dropped) once this returns: the
 	// evidence still lent from them gets its own copy.
@@ -78,13 +78,14 @@ func (w *worker) process(ch chunk) {
 	st.blockDone(ch.seq, lines, ch.extra)
 }
 
-// line classifies one line. text and everything parsed from it borrow raw's bytes (no copy per
+// line classifies one line (ascii: the scan saw no byte of 128 or more in its block, so raw is
+// valid UTF-8 without utf8.Valid). text and everything parsed from it borrow raw's bytes (no copy per
 // line): whatever outlives the block is copied where it is kept — the classifier's memo and
 // caches (cause.Classifier.Classify), the host and component memos here, a group's key, and
 // the evidence, at the end of the block (aggregator.settle).
-func (w *worker) line(st *inputState, raw []byte, lineNo int64, seq int) {
+func (w *worker) line(st *inputState, raw []byte, ascii bool, lineNo int64, seq int) {
 	var text string
-	if utf8.Valid(raw) {
+	if ascii || utf8.Valid(raw) {
 		text = unsafe.String(unsafe.SliceData(raw), len(raw))
 	} else {
 		text = strings.ToValidUTF8(string(raw), "\uFFFD")
