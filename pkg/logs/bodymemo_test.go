@@ -3,6 +3,7 @@ package logs
 import (
 	"bytes"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,9 +31,13 @@ func (c *memoCheck) check(t *testing.T, line string) {
 	var want Event
 	wantOK := c.cl.classify(&rec, &want)
 	for range c.passes {
-		r := parseRecord(line, lineContext{ref: c.ref, host: "h", lazyBody: true, clock: &c.w.clock})
+		r := parseRecord(line, lineContext{ref: c.ref, host: "h", lazyBody: true, clock: &c.w.clock, flat: &c.w.flat})
 		var got Event
 		var ok bool
+		lazy := r.lazy
+		if !lazy && !reflect.DeepEqual(r, rec) {
+			t.Fatalf("%q: memo path record %+v\nwant %+v", line, r, rec)
+		}
 		if r.lazy {
 			ok = c.w.classifyBody(&r, &got)
 		} else {
@@ -40,6 +45,9 @@ func (c *memoCheck) check(t *testing.T, line string) {
 		}
 		if ok != wantOK || ok && !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: memo path %v %+v\nwant %v %+v", line, ok, got, wantOK, want)
+		}
+		if lazy && (r.Time != rec.Time || r.Format != rec.Format || r.Host != rec.Host || r.Severity != rec.Severity) {
+			t.Fatalf("%q: memo path record %+v\nwant %+v", line, r, rec)
 		}
 	}
 	if wantOK {
@@ -63,6 +71,9 @@ func TestBodyMemo(t *testing.T) {
 	}
 	for _, l := range lines {
 		c.check(t, l)
+		for _, v := range tsVariants(l) { // after the line itself: the flat memo's hits
+			c.check(t, v)
+		}
 	}
 	if c.seen < 1000 {
 		t.Errorf("only %d events compared", c.seen)
@@ -77,6 +88,24 @@ func TestBodyMemo(t *testing.T) {
 	}
 }
 
+// tsVariants are line with other values in place of its "ts" number: numbers of other lengths,
+// out of range, not numbers.
+func tsVariants(line string) []string {
+	i := strings.Index(line, `"ts":`)
+	if i < 0 {
+		return nil
+	}
+	j := i + 5
+	for j < len(line) && line[j] != ',' && line[j] != '}' {
+		j++
+	}
+	var out []string
+	for _, ts := range []string{"1795940000.5", "1795949999.999", "1795940001", "1e9", "-1", "0", "1e12", "abc", " 1795940000.5", "", "\"x\""} {
+		out = append(out, line[:i+5]+ts+line[j:])
+	}
+	return out
+}
+
 // FuzzBodyMemo compares the memo path with the plain path on any line, also behind a klog
 // header and in a Docker envelope.
 func FuzzBodyMemo(f *testing.F) {
@@ -86,8 +115,12 @@ func FuzzBodyMemo(f *testing.F) {
 	f.Add(`"Unable to authenticate the request" err="[invalid bearer token, x` + "\"")
 	f.Add(`"HTTP" verb="GET" URI="/api" resp=401 userAgent="a"`)
 	c := newMemoCheck()
+	f.Add(`{"caller":"a.go:1","err":"[invalid bearer token, x]","msg":"Unable to authenticate the request","ts":1795940042.228,"v":0}`)
 	f.Fuzz(func(t *testing.T, s string) {
 		c.check(t, s)
+		for _, v := range tsVariants(s) {
+			c.check(t, v)
+		}
 		c.check(t, "E1129 08:00:00.000000 1 x.go:1] "+s)
 		c.check(t, `{"log":"E1129 08:00:00.000000 1 x.go:1] `+s+`\n","stream":"stderr","time":"2026-11-29T08:00:00Z"}`)
 	})

@@ -47,7 +47,8 @@ type jsonLine struct {
 // parseJSONLine reads a JSON line. It returns the inner line to unwrap further (Docker's "log"),
 // or done when r is complete.
 // The inner line of a Docker line may be in sc (quoted.Scratch).
-func parseJSONLine(line string, r *Record, sc *quoted.Scratch, c *minuteClock) (inner string, t time.Time, done bool) {
+// If ts is not nil, a flat line whose time is its "ts" number sets *ts to where that number is.
+func parseJSONLine(line string, r *Record, sc *quoted.Scratch, c *minuteClock, ts *[2]int) (inner string, t time.Time, done bool) {
 	if strings.HasPrefix(line, `{"log":"`) {
 		// Docker json-file, the commonest JSON line: read it without reflection.
 		v, rest, complete := sc.Body(line[len(`{"log":"`):])
@@ -61,7 +62,7 @@ func parseJSONLine(line string, r *Record, sc *quoted.Scratch, c *minuteClock) (
 	}
 	var off [len(flatKeys)]int
 	if audit, log := scanJSONKeys(line, &off); !audit && !log {
-		return parseFlatJSON(line, &off, r, sc)
+		return parseFlatJSON(line, &off, r, sc, ts)
 	}
 	var j jsonLine
 	if err := json.Unmarshal([]byte(line), &j); err != nil {
@@ -184,7 +185,7 @@ const (
 )
 
 // off holds the offsets of flatKeys (scanJSONKeys).
-func parseFlatJSON(line string, off *[len(flatKeys)]int, r *Record, sc *quoted.Scratch) (inner string, t time.Time, done bool) {
+func parseFlatJSON(line string, off *[len(flatKeys)]int, r *Record, sc *quoted.Scratch, ts *[2]int) (inner string, t time.Time, done bool) {
 	end := len(line) // strings.TrimRight(line, " \r") without building its set
 	for end > 0 && (line[end-1] == ' ' || line[end-1] == '\r') {
 		end--
@@ -217,6 +218,9 @@ func parseFlatJSON(line string, off *[len(flatKeys)]int, r *Record, sc *quoted.S
 		end := strings.IndexAny(v, ",}")
 		if end > 0 {
 			t = jsonTime(strings.TrimSpace(v[:end]))
+			if ts != nil && !t.IsZero() {
+				*ts = [2]int{i + 5, i + 5 + end}
+			}
 		}
 	}
 	if t.IsZero() {

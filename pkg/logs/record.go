@@ -49,6 +49,8 @@ type lineContext struct {
 	scratch *quoted.Scratch
 	// clock, if not nil, is a worker's, remembering the minute of its last timestamps.
 	clock *minuteClock
+	// flat, if not nil, is a worker's memo of flat JSON lines of the block (flatMemo).
+	flat *flatMemo
 	// lazyBody leaves a klog message unread (Record.body) when nothing before it in the line
 	// bears on its classification: worker.classifyBody reads it, or remembers its answer.
 	lazyBody bool
@@ -92,12 +94,22 @@ func parseRecord(line string, lc lineContext) Record {
 			break
 		}
 		if line[0] == '{' {
-			inner, t, done := parseJSONLine(line, &r, lc.scratch, lc.clock)
+			flat := lc.flat != nil && depth == 0 && r.Format == ""
+			if flat {
+				if rec, ok := lc.flat.lookup(line); ok {
+					return rec
+				}
+			}
+			ts := [2]int{-1, -1}
+			inner, t, done := parseJSONLine(line, &r, lc.scratch, lc.clock, &ts)
 			if !t.IsZero() && envTime.IsZero() {
 				envTime = t
 			}
 			if done {
 				r.finishTime(envTime, lc)
+				if flat && ts[0] >= 0 {
+					lc.flat.store(line, ts, &r)
+				}
 				return r
 			}
 			line = inner

@@ -37,6 +37,7 @@ type worker struct {
 	scratch       quoted.Scratch // unescaped Docker lines of the block (lent like its bytes)
 	clock         minuteClock    // the minute of the last timestamps
 	bodies        bodyMemo       // answers for the klog messages read last
+	flat          flatMemo       // flat JSON lines of the block
 	lastHost      string
 	lastComponent string
 	seenHost      bool
@@ -70,6 +71,7 @@ func (w *worker) process(ch chunk) {
 	// evidence still lent from them gets its own copy.
 	w.agg.settle()
 	w.scratch.Reset()
+	w.flat.reset() // its lines borrow the block
 	w.ev = Event{} // keep no reference to the block (the aggregator has copied what it keeps)
 	lines := int64(w.sc.newlines)
 	if len(data) > 0 && data[len(data)-1] != '\n' {
@@ -91,7 +93,7 @@ func (w *worker) line(st *inputState, raw []byte, ascii bool, lineNo int64, seq 
 		text = strings.ToValidUTF8(string(raw), "\uFFFD")
 	}
 	lc := st.lc
-	lc.scratch, lc.clock, lc.lazyBody = &w.scratch, &w.clock, true
+	lc.scratch, lc.clock, lc.lazyBody, lc.flat = &w.scratch, &w.clock, true, &w.flat
 	rec := parseRecord(text, lc)
 	if w.formatsOf != st {
 		w.formatsOf, w.formats = st, w.formats[:0]
