@@ -31,47 +31,6 @@ type group struct {
 	curCount  int
 }
 
-func (g *group) countMinute(m int64) {
-	if g.curCount > 0 && m != g.curMinute {
-		g.flushMinute()
-	}
-	g.curMinute = m
-	g.curCount++
-}
-
-// flushMinute adds the current minute's lines to run, or to minutes when it is not the
-// latest minute so far.
-func (g *group) flushMinute() {
-	if g.curCount == 0 {
-		return
-	}
-	switch n := len(g.run); {
-	case n == 0 || g.run[n-1].minute < g.curMinute:
-		g.run = append(g.run, minuteCount{g.curMinute, g.curCount})
-	case g.run[n-1].minute == g.curMinute:
-		g.run[n-1].count += g.curCount
-	default:
-		g.minutes[g.curMinute] += g.curCount
-	}
-	g.curCount = 0
-}
-
-// minuteCount is a minute (Unix time / 60) and its lines.
-type minuteCount struct {
-	minute int64
-	count  int
-}
-
-// minuteMap returns the group's lines per minute, all of them in minutes.
-func (g *group) minuteMap() map[int64]int {
-	g.flushMinute()
-	for _, r := range g.run {
-		g.minutes[r.minute] += r.count
-	}
-	g.run = g.run[:0]
-	return g.minutes
-}
-
 const maxTexts = 100
 
 // aggregator is one worker's (or the merged) state. It holds no raw lines beyond the bounded
