@@ -64,28 +64,45 @@ func Start(t testing.TB, o lab.Options) *lab.Lab {
 // WaitEndpointSlice waits (up to 90 s) until the kubernetes EndpointSlice lists want addresses: a
 // member writes itself there shortly after it is ready.
 // It returns when the slice reached want, for tests that measure how long a member stayed listed.
+// Each attempt asks the members directly, each with a short timeout, and takes the first answer:
+// through the load balancer one kept connection can be pinned to a member whose etcd member is
+// gone, and then every request on it hangs.
 func WaitEndpointSlice(t testing.TB, l *lab.Lab, want int) time.Time {
 	t.Helper()
-	cs, err := kubernetes.NewForConfig(l.RESTConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got int
+	got := -1
 	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		if n, ok := endpointSliceAddresses(l); ok {
+			got = n
+			if got == want {
+				return time.Now()
+			}
+		}
+	}
+	t.Fatalf("the kubernetes EndpointSlice lists %d addresses after 90 s (-1: no member answered), want %d", got, want)
+	return time.Time{}
+}
+
+// endpointSliceAddresses counts the kubernetes EndpointSlice's addresses as the first member to
+// answer within 3 s sees them.
+func endpointSliceAddresses(l *lab.Lab) (int, bool) {
+	for _, m := range l.Members() {
+		cfg := l.MemberRESTConfig(m.Name)
+		cfg.Timeout = 3 * time.Second
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			continue
+		}
 		es, err := cs.DiscoveryV1().EndpointSlices("default").Get(context.Background(), "kubernetes", metav1.GetOptions{})
 		if err != nil {
 			continue
 		}
-		got = 0
+		n := 0
 		for _, ep := range es.Endpoints {
-			got += len(ep.Addresses)
+			n += len(ep.Addresses)
 		}
-		if got == want {
-			return time.Now()
-		}
+		return n, true
 	}
-	t.Fatalf("the kubernetes EndpointSlice lists %d addresses after 90 s, want %d", got, want)
-	return time.Time{}
+	return 0, false
 }
 
 // DumpLogs logs the last n lines of every process's log.
