@@ -41,7 +41,7 @@ type CloudOptions struct {
 // kubespray passes them, when the apiserver is of the provider's own line (newer apiservers have
 // no in-tree provider to name). The apiserver only reads the file's bytes, for admission plugins.
 func (c *CloudOptions) apiserverArgs(version string) []string {
-	if c == nil || c.Provider == CloudExternal || version != c.version(version) {
+	if c == nil || c.Provider == CloudExternal || c.Version != "" && c.Version != version {
 		return nil
 	}
 	return []string{"--cloud-provider=" + c.Provider, "--cloud-config=" + c.Config, inTreeGates}

@@ -270,12 +270,19 @@ func (l *Lab) removeEtcd(ctx context.Context, name string) error {
 // retryUnhealthy retries an etcd membership call for up to a minute while etcd refuses it with
 // "unhealthy cluster" (a member joined less than etcd's 5-s health interval ago).
 func retryUnhealthy(ctx context.Context, op func(context.Context) error) error {
-	deadline := time.Now().Add(time.Minute)
+	return RetryWhile(ctx, time.Minute, 30*time.Second, op, "unhealthy cluster")
+}
+
+// RetryWhile runs op (bounded by perTry each time) again, once a second, while its error says
+// one of transient and within has not passed; it returns op's last error. op must be safe to
+// repeat after such an error.
+func RetryWhile(ctx context.Context, within, perTry time.Duration, op func(context.Context) error, transient ...string) error {
+	deadline := time.Now().Add(within)
 	for {
-		octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		octx, cancel := context.WithTimeout(ctx, perTry)
 		err := op(octx)
 		cancel()
-		if err == nil || !strings.Contains(err.Error(), "unhealthy cluster") || time.Now().After(deadline) {
+		if err == nil || time.Now().After(deadline) || !slices.ContainsFunc(transient, func(t string) bool { return strings.Contains(err.Error(), t) }) {
 			return err
 		}
 		select {

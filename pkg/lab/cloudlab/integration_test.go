@@ -160,20 +160,27 @@ func warningAbout(s cloudlab.Step, sub string) bool {
 	return false
 }
 
-// common are the observations both eras share.
-func (c checker) common(controller string) {
+// untilLogin are the observations every run shares up to the first login after the rotation:
+// the rotation alone changes nothing (vCenter's sessions are still valid, Keystone's revoked
+// tokens are not used yet: nobody logs in); the next login is rejected, and Pods on initialized
+// nodes are still created.
+func (c checker) untilLogin() {
 	s := c.step("before")
 	c.want(s, c.pods(s, "before", "Running"), "the first Deployment's Pod runs")
-	// The rotation alone changes nothing: the sessions are still valid, nobody logs in.
 	s = c.step("rotated")
 	c.want(s, s.GetDelete == "ok", "get and delete work (got %q)", s.GetDelete)
 	c.want(s, c.pods(s, "rotated", "Running"), "a Deployment created after the rotation gets a running Pod")
-	c.want(s, s.LoginsAccepted+s.LoginsRejected == 0, "no login while the sessions last (got %d/%d)", s.LoginsAccepted, s.LoginsRejected)
-	// Once the sessions end, the controller's next login is rejected; Pods on initialized nodes
-	// are still created; no Event mentions the login.
+	c.want(s, s.LoginsAccepted+s.LoginsRejected == 0, "no login after the rotation alone (got %d/%d)", s.LoginsAccepted, s.LoginsRejected)
 	s = c.step("sessions-ended")
 	c.want(s, s.LoginsRejected > 0 && s.LoginsAccepted == 0, "rejected logins only (got %d accepted, %d rejected)", s.LoginsAccepted, s.LoginsRejected)
 	c.want(s, c.pods(s, "after-expiry", "Running"), "a Deployment created after the sessions ended still gets a running Pod")
+}
+
+// common are the observations both vSphere eras share.
+func (c checker) common(controller string) {
+	c.untilLogin()
+	// No Event mentions the login.
+	s := c.step("sessions-ended")
 	c.want(s, !warningAbout(s, "Login failure") && !warningAbout(s, "vCenter"), "no Warning Event about the login")
 	s = c.step("controller-restarted")
 	c.want(s, s.Restarted[controller] == "healthy", "the restarted %s comes up healthy (got %q)", controller, s.Restarted[controller])

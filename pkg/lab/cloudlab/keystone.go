@@ -2,7 +2,6 @@ package cloudlab
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -113,7 +112,7 @@ func (k *Keystone) admin(ctx context.Context) (*gophercloud.ServiceClient, error
 	}
 	c, err := openstack.NewIdentityV3(pc, gophercloud.EndpointOpts{})
 	if err != nil {
-		return nil, errors.Join(errors.New("keystone: identity client"), err)
+		return nil, fmt.Errorf("keystone: identity client: %w", err)
 	}
 	return c, nil
 }

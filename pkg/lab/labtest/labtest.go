@@ -69,9 +69,19 @@ func Start(t testing.TB, o lab.Options) *lab.Lab {
 // gone, and then every request on it hangs.
 func WaitEndpointSlice(t testing.TB, l *lab.Lab, want int) time.Time {
 	t.Helper()
+	var members []kubernetes.Interface
+	for _, m := range l.Members() {
+		cfg := l.MemberRESTConfig(m.Name)
+		cfg.Timeout = 3 * time.Second
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		members = append(members, cs)
+	}
 	got := -1
 	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
-		if n, ok := endpointSliceAddresses(l); ok {
+		if n, ok := endpointSliceAddresses(members); ok {
 			got = n
 			if got == want {
 				return time.Now()
@@ -83,15 +93,9 @@ func WaitEndpointSlice(t testing.TB, l *lab.Lab, want int) time.Time {
 }
 
 // endpointSliceAddresses counts the kubernetes EndpointSlice's addresses as the first member to
-// answer within 3 s sees them.
-func endpointSliceAddresses(l *lab.Lab) (int, bool) {
-	for _, m := range l.Members() {
-		cfg := l.MemberRESTConfig(m.Name)
-		cfg.Timeout = 3 * time.Second
-		cs, err := kubernetes.NewForConfig(cfg)
-		if err != nil {
-			continue
-		}
+// answer sees them.
+func endpointSliceAddresses(members []kubernetes.Interface) (int, bool) {
+	for _, cs := range members {
 		es, err := cs.DiscoveryV1().EndpointSlices("default").Get(context.Background(), "kubernetes", metav1.GetOptions{})
 		if err != nil {
 			continue

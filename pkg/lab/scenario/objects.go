@@ -168,7 +168,10 @@ func etcdMemberRemoved(ctx context.Context, env *Env) (*Evidence, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := duringElection(ctx, fresh.Setup); err != nil {
+	// When the removed member led etcd, requests through the others time out while a new leader
+	// is elected: the (idempotent) setup is tried again for up to 30 s.
+	if err := lab.RetryWhile(ctx, 30*time.Second, time.Minute, fresh.Setup,
+		"etcdserver: request timed out", "etcdserver: leader changed"); err != nil {
 		return nil, fmt.Errorf("create a pod after the removal through %s: %w", healthy, err)
 	}
 	newPod, oldPod := fresh.Pods()[0], t.Pods()[0]
@@ -234,22 +237,4 @@ func readyzOf(ctx context.Context, env *Env, name string) string {
 		out += "; failing: " + strings.Join(failed, "; ")
 	}
 	return out
-}
-
-// duringElection runs do (which must be idempotent) again while etcd elects a new leader: when
-// the removed member led, requests through the remaining ones time out for a moment ("etcdserver:
-// request timed out, possibly due to previous leader failure", "etcdserver: leader changed").
-// It gives up after 30 s.
-func duringElection(ctx context.Context, do func(context.Context) error) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := do(ctx)
-		if err == nil || time.Now().After(deadline) ||
-			!strings.Contains(err.Error(), "etcdserver: request timed out") && !strings.Contains(err.Error(), "etcdserver: leader changed") {
-			return err
-		}
-		if err := sleep(ctx, time.Second); err != nil {
-			return err
-		}
-	}
 }
