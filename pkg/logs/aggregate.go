@@ -17,7 +17,7 @@ type group struct {
 	count   int
 	first   time.Time
 	last    time.Time
-	minutes map[int64]int // lines per minute (with run: minuteMap)
+	minutes map[int64]int // lines per minute (with run: series)
 	run     []minuteCount // lines per minute after those in minutes, ascending (a log in order)
 	head    []Event       // earliest evidence
 	tail    []Event       // latest evidence: a ring from tailAt on once it holds its n (latest)
@@ -222,10 +222,7 @@ func (a *aggregator) merge(b *aggregator) {
 		if gb.last.After(ga.last) {
 			ga.last = gb.last
 		}
-		am := ga.minuteMap()
-		for m, c := range gb.minuteMap() {
-			am[m] += c
-		}
+		ga.run = mergeSeries(ga.series(), gb.series())
 		for t, c := range gb.texts {
 			if ga.texts == nil {
 				ga.texts = map[string]int{}

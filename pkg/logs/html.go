@@ -75,7 +75,7 @@ func (r *Report) timelineSVG() (string, error) {
 		pts := make(plotter.XYs, 0, len(row.group.PerMinute))
 		counts := make([]int, 0, len(row.group.PerMinute))
 		for _, m := range row.group.PerMinute {
-			pts = append(pts, plotter.XY{X: float64(m.Minute.Unix()) + 30, Y: y})
+			pts = append(pts, plotter.XY{X: float64(m.Minute.Time().Unix()) + 30, Y: y})
 			counts = append(counts, m.Count)
 		}
 		if len(pts) == 0 {

@@ -53,21 +53,36 @@ func TestKeepEarliestAndLatest(t *testing.T) {
 	}
 }
 
-// TestMinuteCounts checks a group's lines per minute whatever order the minutes come in.
+// TestMinuteCounts checks a group's lines per minute whatever order the minutes come in, also
+// when two workers' groups are merged.
 func TestMinuteCounts(t *testing.T) {
 	t.Parallel()
 	for _, seq := range [][]int64{{}, {5}, {5, 5, 6, 6, 6, 7}, {5, 5, 6, 4, 6, 7, 3, 7, 7, 2, 8}, {9, 8, 7, 7, 9, 10}} {
-		g := &group{minutes: map[int64]int{}}
-		want := map[int64]int{}
-		for i, m := range seq {
-			g.countMinute(m)
-			want[m]++
-			if i == 3 {
-				g.flushMinute() // a block's end
+		for split := 0; split <= len(seq); split++ {
+			ga, gb := &group{minutes: map[int64]int{}}, &group{minutes: map[int64]int{}}
+			want := map[int64]int{}
+			for i, m := range seq {
+				g := ga
+				if i >= split {
+					g = gb
+				}
+				g.countMinute(m)
+				want[m]++
+				if i == 3 {
+					g.flushMinute() // a block's end
+				}
 			}
-		}
-		if got := g.minuteMap(); !maps.Equal(got, want) {
-			t.Errorf("%v: %v, want %v", seq, got, want)
+			got := map[int64]int{}
+			prev := int64(-1 << 62)
+			for _, mc := range mergeSeries(ga.series(), gb.series()) {
+				if mc.minute <= prev {
+					t.Errorf("%v split at %d: minute %d after %d", seq, split, mc.minute, prev)
+				}
+				got[mc.minute], prev = mc.count, mc.minute
+			}
+			if !maps.Equal(got, want) {
+				t.Errorf("%v split at %d: %v, want %v", seq, split, got, want)
+			}
 		}
 	}
 }

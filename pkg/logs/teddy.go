@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
-	"strings"
 )
 
 // teddy is the anchor scan on amd64 with AVX2: Hyperscan's Teddy. Every anchor contributes a
@@ -74,8 +73,9 @@ func newTeddy(anchors []string) *teddy {
 func buildTeddy(anchors []string) *teddy {
 	t := &teddy{}
 	var lo, hi [teddyBuckets][teddyLen]uint16 // nibble sets per bucket and position
+	pt := newPassTable()
 	for _, a := range anchors {
-		off, b := bestFingerprint(&lo, &hi, a)
+		off, b := bestFingerprint(&lo, &hi, a, pt)
 		fp := []byte(a[off : off+teddyLen])
 		for k, c := range fp {
 			lo[b][k] |= 1 << (c & 15)
@@ -112,13 +112,12 @@ var commonLogWords = []string{"leader", "election", "initialized", "authorized",
 	"controller", "timeout", "invalid", "update", "lease", "endpoint", "cluster", "context", "deadline",
 	"exceeded", "client", "server", "the ", " to ", "tion", "ing ", "ed to", "call", "webhook", "node"}
 
-// ownRate estimates how often a window occurs in ordinary log text: once in a thousand bytes
-// inside a common word, else as often as its bytes.
-func ownRate(w string) float64 {
-	for _, word := range commonLogWords {
-		if strings.Contains(word, w) {
-			return 1e-3
-		}
+// ownRate estimates how often a window of teddyLen bytes occurs in ordinary log text: once in a
+// thousand bytes inside a common word (common: the windows of commonLogWords), else as often as
+// its bytes.
+func ownRate(w string, common map[string]bool) float64 {
+	if common[w] {
+		return 1e-3
 	}
 	r := 1.0
 	for i := range len(w) {
@@ -127,34 +126,62 @@ func ownRate(w string) float64 {
 	return r
 }
 
+// commonWindows returns every window of teddyLen bytes inside a common log word.
+func commonWindows() map[string]bool {
+	m := map[string]bool{}
+	for _, word := range commonLogWords {
+		for i := 0; i+teddyLen <= len(word); i++ {
+			m[word[i:i+teddyLen]] = true
+		}
+	}
+	return m
+}
+
+// passTable gives the share of ordinary log bytes whose nibbles are in a low-nibble set l and a
+// high-nibble set h, as sums over h's rows of two halves of l (its low and high eight nibbles),
+// tabulated: bestFingerprint asks it a million times.
+type passTable struct {
+	half   [16][2][256]float64 // by high nibble, half of l, the half's bits
+	common map[string]bool     // commonWindows
+}
+
+func newPassTable() *passTable {
+	t := &passTable{common: commonWindows()}
+	for h := range 16 {
+		for half := range 2 {
+			row := &t.half[h][half]
+			for m := 1; m < 256; m++ {
+				low := bits.TrailingZeros8(uint8(m))
+				row[m] = row[m&(m-1)] + byteFrequency(byte(h<<4|half*8+low))
+			}
+		}
+	}
+	return t
+}
+
+func (t *passTable) pass(l, h uint16) float64 {
+	p := 0.0
+	for ; h != 0; h &= h - 1 {
+		rows := &t.half[bits.TrailingZeros16(h)]
+		p += rows[0][l&0xff] + rows[1][l>>8]
+	}
+	return p
+}
+
 // bestFingerprint picks the window of a and the bucket whose estimated false-positive rate (the
 // chance that ordinary log bytes pass all its nibble sets, plus the window's own rate) grows
 // least when the window joins it.
-func bestFingerprint(lo, hi *[teddyBuckets][teddyLen]uint16, a string) (off, bucket int) {
-	var freq [16][16]float64 // by high, low nibble
-	for c := range 256 {
-		freq[c>>4][c&15] = byteFrequency(byte(c))
-	}
-	pass := func(l, h uint16) float64 { // share of bytes whose nibbles are in l and h
-		p := 0.0
-		for ; h != 0; h &= h - 1 {
-			row := &freq[bits.TrailingZeros16(h)]
-			for m := l; m != 0; m &= m - 1 {
-				p += row[bits.TrailingZeros16(m)]
-			}
-		}
-		return p
-	}
+func bestFingerprint(lo, hi *[teddyBuckets][teddyLen]uint16, a string, pt *passTable) (off, bucket int) {
 	own := make([]float64, len(a)-teddyLen+1)
 	for o := range own {
-		own[o] = ownRate(a[o : o+teddyLen])
+		own[o] = ownRate(a[o:o+teddyLen], pt.common)
 	}
 	bestGrowth := 2.0
 	for b := range teddyBuckets {
 		var now [teddyLen]float64
 		before := 1.0
 		for k := range teddyLen {
-			now[k] = pass(lo[b][k], hi[b][k])
+			now[k] = pt.pass(lo[b][k], hi[b][k])
 			before *= now[k]
 		}
 		for o := 0; o+teddyLen <= len(a); o++ {
@@ -162,7 +189,7 @@ func bestFingerprint(lo, hi *[teddyBuckets][teddyLen]uint16, a string) (off, buc
 			for k := range teddyLen {
 				c := a[o+k]
 				if l, h := lo[b][k]|1<<(c&15), hi[b][k]|1<<(c>>4); l != lo[b][k] || h != hi[b][k] {
-					after *= pass(l, h)
+					after *= pt.pass(l, h)
 				} else {
 					after *= now[k]
 				}

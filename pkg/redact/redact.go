@@ -34,23 +34,28 @@ func Tokens(s string) string {
 	if !strings.Contains(s, "e") || strings.Count(s, ".") < 2 {
 		return s
 	}
+	// Only a run with a dot can hold a token: the runs are found around the dots, which
+	// IndexByte finds fast (a printed report is megabytes of text with few of them).
 	var b strings.Builder
 	last := 0
 	for i := 0; i < len(s); {
-		if !runByte[s[i]] {
-			i++
-			continue
+		d := strings.IndexByte(s[i:], '.')
+		if d < 0 {
+			break
 		}
-		j := i
-		for j < len(s) && runByte[s[j]] {
-			j++
+		lo, hi := i+d, i+d+1
+		for lo > i && runByte[s[lo-1]] { // s[i-1], if any, ends the previous run
+			lo--
 		}
-		if r, ok := redactRun(s[i:j]); ok {
-			b.WriteString(s[last:i])
+		for hi < len(s) && runByte[s[hi]] {
+			hi++
+		}
+		if r, ok := redactRun(s[lo:hi]); ok {
+			b.WriteString(s[last:lo])
 			b.WriteString(r)
-			last = j
+			last = hi
 		}
-		i = j
+		i = hi
 	}
 	if last == 0 {
 		return s
