@@ -1,7 +1,6 @@
 package cloud
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -70,10 +69,10 @@ type iniLine struct {
 }
 
 var (
-	iniHeaderRE = regexp.MustCompile(`^\s*\[\s*([\p{L}\p{N}-]+)`)
-	iniKeyRE    = regexp.MustCompile(`^\s*([\p{L}][\p{L}\p{N}-]*)\s*(?:=|$|;|#)`)
+	iniHeaderRE = lazyRE(`^\s*\[\s*([\p{L}\p{N}-]+)`)
+	iniKeyRE    = lazyRE(`^\s*([\p{L}][\p{L}\p{N}-]*)\s*(?:=|$|;|#)`)
 	// iniKeyStartRE is a key at the start of a line whatever follows (for a malformed line).
-	iniKeyStartRE = regexp.MustCompile(`^\s*([\p{L}][\p{L}\p{N}-]*)`)
+	iniKeyStartRE = lazyRE(`^\s*([\p{L}][\p{L}\p{N}-]*)`)
 )
 
 // outlineINI lists per line (index 0 is line 1) the section and the key.
@@ -81,13 +80,13 @@ func outlineINI(data []byte) []iniLine {
 	var out []iniLine
 	sect := ""
 	for _, l := range strings.Split(string(data), "\n") {
-		if m := iniHeaderRE.FindStringSubmatch(l); m != nil {
+		if m := iniHeaderRE().FindStringSubmatch(l); m != nil {
 			sect = strings.ToLower(m[1])
 			out = append(out, iniLine{section: sect})
 			continue
 		}
 		var key string
-		if m := iniKeyRE.FindStringSubmatch(l); m != nil {
+		if m := iniKeyRE().FindStringSubmatch(l); m != nil {
 			key = strings.ToLower(m[1])
 		}
 		out = append(out, iniLine{section: sect, key: key})
@@ -106,9 +105,9 @@ func readINI(data []byte, src Source) (*iniConfig, []iniLine, error) {
 }
 
 var (
-	gcfgPosRE  = regexp.MustCompile(`^(\d+):\d+: `)
-	gcfgSectRE = regexp.MustCompile(` at section "([\p{L}\p{N}-]+)"`)
-	gcfgVarRE  = regexp.MustCompile(`, variable "([\p{L}\p{N}-]+)"$`)
+	gcfgPosRE  = lazyRE(`^(\d+):\d+: `)
+	gcfgSectRE = lazyRE(` at section "([\p{L}\p{N}-]+)"`)
+	gcfgVarRE  = lazyRE(`, variable "([\p{L}\p{N}-]+)"$`)
 )
 
 // gcfgProblems are gcfg's own fixed messages, longest first; anything else is described, not quoted.
@@ -124,14 +123,14 @@ var gcfgProblems = []string{
 // bool", "illegal character U+0022"), so only its position, key and a fixed phrase are kept.
 func iniError(msg string, data []byte, lines []iniLine, src Source) error {
 	pe := &ParseError{Source: src, Format: "INI", Problem: "malformed"}
-	if m := gcfgPosRE.FindStringSubmatch(msg); m != nil {
+	if m := gcfgPosRE().FindStringSubmatch(msg); m != nil {
 		pe.Line, _ = strconv.Atoi(m[1])
 		if pe.Line >= 1 && pe.Line <= len(lines) {
-			if k := iniKeyStartRE.FindStringSubmatch(strings.Split(string(data), "\n")[pe.Line-1]); k != nil {
+			if k := iniKeyStartRE().FindStringSubmatch(strings.Split(string(data), "\n")[pe.Line-1]); k != nil {
 				pe.Key = strings.ToLower(k[1])
 			}
 		}
-	} else if s, v := gcfgSectRE.FindStringSubmatch(msg), gcfgVarRE.FindStringSubmatch(msg); s != nil && v != nil {
+	} else if s, v := gcfgSectRE().FindStringSubmatch(msg), gcfgVarRE().FindStringSubmatch(msg); s != nil && v != nil {
 		sect, key := strings.ToLower(s[1]), strings.ToLower(v[1])
 		pe.Key = key
 		for i := len(lines) - 1; i >= 0; i-- { // gcfg keeps the last value: report that line

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -48,7 +47,7 @@ func Parse(data []byte, src Source) (cfg *Config, err error) {
 		return nil, fmt.Errorf("parse %s: %w (YAML without clouds, global or vcenter)", src, ErrUnknownFormat)
 	} else if yerr != nil {
 		// A file that starts like a provider's YAML gets the YAML error, not an INI one.
-		if m := yamlTopRE.FindSubmatch(data); m != nil {
+		if m := yamlTopRE().FindSubmatch(data); m != nil {
 			return nil, yamlError(yerr, data, src, yamlFormats[string(m[1])])
 		}
 	}
@@ -58,7 +57,7 @@ func Parse(data []byte, src Source) (cfg *Config, err error) {
 // yamlTopRE finds the first key of a file whose first line that is not blank or a comment is
 // a provider's top-level YAML key.
 var (
-	yamlTopRE   = regexp.MustCompile(`^(?:\s*(?:#.*)?\n)*(clouds|global|vcenter):(?:\s|$)`)
+	yamlTopRE   = lazyRE(`^(?:\s*(?:#.*)?\n)*(clouds|global|vcenter):(?:\s|$)`)
 	yamlFormats = map[string]string{"clouds": "clouds.yaml", "global": "vSphere YAML", "vcenter": "vSphere YAML"}
 )
 

@@ -2,7 +2,6 @@ package cloud
 
 import (
 	"errors"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -91,12 +90,12 @@ func decodeYAML(data []byte, v any, src Source, format string) error {
 }
 
 var (
-	yamlLineRE = regexp.MustCompile(`line (\d+): (.*)`)
-	yamlTypeRE = regexp.MustCompile(`cannot unmarshal (!!\w+)`)
-	yamlKeyRE  = regexp.MustCompile(`^\s*(?:-\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*:`)
+	yamlLineRE = lazyRE(`line (\d+): (.*)`)
+	yamlTypeRE = lazyRE(`cannot unmarshal (!!\w+)`)
+	yamlKeyRE  = lazyRE(`^\s*(?:-\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*:`)
 	// yamlProblemRE is the shape of libyaml's fixed problem phrases ("mapping values are not
 	// allowed in this context", "did not find expected ',' or ']'"); other text is not quoted.
-	yamlProblemRE = regexp.MustCompile(`^[a-z][a-zA-Z ,':\[\]{}<>-]*$`)
+	yamlProblemRE = lazyRE(`^[a-z][a-zA-Z ,':\[\]{}<>-]*$`)
 )
 
 // yamlError keeps the line, the key and a fixed phrase of a yaml.v2 error: its type errors
@@ -108,26 +107,26 @@ func yamlError(err error, data []byte, src Source, format string) error {
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		msg = te.Errors[0]
 	}
-	m := yamlLineRE.FindStringSubmatch(msg)
+	m := yamlLineRE().FindStringSubmatch(msg)
 	if m == nil {
 		return pe
 	}
 	pe.Line, _ = strconv.Atoi(m[1])
 	if lines := strings.Split(string(data), "\n"); pe.Line >= 1 && pe.Line <= len(lines) {
-		if k := yamlKeyRE.FindStringSubmatch(lines[pe.Line-1]); k != nil {
+		if k := yamlKeyRE().FindStringSubmatch(lines[pe.Line-1]); k != nil {
 			pe.Key = knownKey(k[1])
 		}
 	}
 	switch {
 	case te != nil:
 		pe.Problem = "wrong type: want " + wantType(m[2])
-		if t := yamlTypeRE.FindStringSubmatch(m[2]); t != nil {
+		if t := yamlTypeRE().FindStringSubmatch(m[2]); t != nil {
 			pe.Problem += ", got " + t[1]
 		}
 		if len(te.Errors) > 1 {
 			pe.Problem += " (and " + strconv.Itoa(len(te.Errors)-1) + " more)"
 		}
-	case yamlProblemRE.MatchString(m[2]):
+	case yamlProblemRE().MatchString(m[2]):
 		pe.Problem = m[2]
 	}
 	return pe

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"sync"
 	"time"
 )
 
@@ -95,7 +96,7 @@ func (t *Timeline) WriteHTML(w io.Writer, sum Summary) error {
 	for i := range d.Lines {
 		d.Lines[i].W = float64(d.Height) // reused as y2
 	}
-	return pageTmpl.Execute(w, d)
+	return pageTmpl().Execute(w, d)
 }
 
 func fmtTime(t time.Time) string {
@@ -107,7 +108,9 @@ func fmtTime(t time.Time) string {
 
 func fmtClock(t time.Time) string { return t.UTC().Format("15:04:05") }
 
-var pageTmpl = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+// pageTmpl is parsed when first used, not at every start of every command.
+var pageTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>credwatch watch timeline</title>
 <style>
 body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}
@@ -132,3 +135,4 @@ h1{font-size:20px} table{border-collapse:collapse;font-size:13px} td,th{padding:
 {{end}}</table>
 </body></html>
 `))
+})
