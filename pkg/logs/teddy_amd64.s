@@ -122,14 +122,25 @@ done:
 	VMOVDQU64 off(SI)(CX*1), ACC; \
 	VPERMI2B  HI, LO, ACC
 
+// EMIT appends out entry (CX+off)<<32 | the low 32 bits of AX, and R10 (newlines before) to
+// nls, at n (BX); n grows only when those 32 bits are not zero.
+#define EMIT(off) \
+	MOVL R10, (DI)(BX*4); \
+	MOVL AX, R11; \
+	LEAQ off(CX), R10; \
+	SHLQ $32, R10; \
+	ORQ  R11, R10; \
+	MOVQ R10, (R8)(BX*8); \
+	CMPL R11, $1; \
+	SBBQ $-1, BX
+
 // func teddyScan512(m *teddyMasks, b []byte, out []uint64, nls []uint32) (n, next, lines int, flags uint8)
 TEXT ·teddyScan512(SB), NOSPLIT, $0-105
 	ARGS
 	KXORQ K3, K3, K3        // NUL bytes seen
 	KXORQ K6, K6, K6        // bytes of 128 or more seen
-	SUBQ $67, DX            // last p with a whole block (teddyBlock512 = 67)
-	JL   done512
-	SUBQ $2, R9             // last n with room for two entries
+	SUBQ $131, DX           // last p with two whole blocks (64 + teddyBlock512)
+	SUBQ $4, R9             // last n with room for four entries
 	VMOVDQU64 256(DI), Z0   // exact[0]
 	VMOVDQU64 320(DI), Z1
 	VMOVDQU64 384(DI), Z2   // exact[1]
@@ -141,6 +152,84 @@ TEXT ·teddyScan512(SB), NOSPLIT, $0-105
 	MOVL $0x0a, AX
 	VPBROADCASTB AX, Z12    // newlines
 	MOVQ nls_base+56(FP), DI
+	VPXORQ Z13, Z13, Z13             // every byte ORed: bit 7 set when one is 128 or more
+	VPTERNLOGD $0xff, Z14, Z14, Z14  // the least byte: 0 when one is NUL
+
+// loop128 looks at 128 positions at a time, p and p+64, with one branch: NUL and high bytes are
+// gathered in vector registers (Z13, Z14) instead of masks, the candidates of both blocks tested
+// together.
+loop128:
+	CMPQ CX, DX
+	JG   tail512
+	CMPQ BX, R9
+	JG   flush512
+	VMOVDQU64 (SI)(CX*1), Z8
+	VMOVDQU64 64(SI)(CX*1), Z16
+	VPORQ   Z8, Z13, Z13
+	VPORQ   Z16, Z13, Z13
+	VPMINUB Z8, Z14, Z14
+	VPMINUB Z16, Z14, Z14
+	VPCMPEQB Z12, Z8, K4
+	VPCMPEQB Z12, Z16, K5
+	KMOVQ K4, R13
+	POPCNTQ R13, R13
+	KMOVQ K5, R12
+	POPCNTQ R12, R12
+	VPERMI2B Z1, Z0, Z8
+	VPERMI2B Z1, Z0, Z16
+	LOOKUP(1, Z2, Z3, Z9)
+	LOOKUP(65, Z2, Z3, Z17)
+	LOOKUP(2, Z4, Z5, Z10)
+	LOOKUP(66, Z4, Z5, Z18)
+	LOOKUP(3, Z6, Z7, Z11)
+	LOOKUP(67, Z6, Z7, Z19)
+	VPANDQ Z9, Z8, Z8
+	VPANDQ Z11, Z10, Z10
+	VPANDQ Z17, Z16, Z16
+	VPANDQ Z19, Z18, Z18
+	VPTESTMB Z10, Z8, K1
+	VPTESTMB Z18, Z16, K2
+	KORTESTQ K1, K2
+	JNZ  found128
+	ADDQ R13, R14
+	ADDQ R12, R14
+	ADDQ $128, CX
+	JMP  loop128
+
+// found128 appends an entry for each 32 positions of the two blocks (the first at CX with
+// matches K1 and newlines K4, the second at CX+64 with K2 and K5), keeping those with a match
+// (n grows by one where the mask is not zero, without a branch).
+found128:
+	KMOVQ K1, AX
+	MOVL R14, R10
+	EMIT(0)
+	SHRQ $32, AX
+	KMOVD K4, R10
+	POPCNTL R10, R10
+	ADDL R14, R10
+	EMIT(32)
+	ADDQ R13, R14
+	KMOVQ K2, AX
+	MOVL R14, R10
+	EMIT(64)
+	SHRQ $32, AX
+	KMOVD K5, R10
+	POPCNTL R10, R10
+	ADDL R14, R10
+	EMIT(96)
+	ADDQ R12, R14
+	ADDQ $128, CX
+	JMP  loop128
+
+// tail512 goes on 64 positions at a time where two blocks no longer fit.
+tail512:
+	ADDQ $64, DX            // last p with a whole block (teddyBlock512 = 67)
+	ADDQ $2, R9             // last n with room for two entries
+	JMP  loop512
+
+// flush512 is where out is full: the loop below stops at once.
+flush512:
+	MOVQ $-1, DX
 
 loop512:
 	CMPQ CX, DX
@@ -197,6 +286,10 @@ next512:
 	JMP  loop512
 
 done512:
+	VPMOVB2M Z13, K5
+	KORQ K5, K6, K6
+	VPTESTNMB Z14, Z14, K2
+	KORQ K2, K3, K3
 	KORTESTQ K3, K3
 	SETNE AL                // teddyNUL
 	KORTESTQ K6, K6
