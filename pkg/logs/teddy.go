@@ -227,14 +227,22 @@ func (t *teddy) scan(b []byte, sc *scanned) {
 		return ls, before, true
 	}
 	if t.simd != teddyGo {
-		scan, block := teddyScan, teddyBlock
-		if t.simd == teddyWithAVX512 {
-			scan, block = teddyScan512, teddyBlock512
+		avx512, block := t.simd == teddyWithAVX512, teddyBlock
+		if avx512 {
+			block = teddyBlock512
 		}
+		// Called directly, not through a func value, so that out and nls stay on the stack
+		// (go:noescape is not seen through one).
 		var out [256]uint64
 		var nls [256]uint32
 		for pos+block <= len(b) {
-			n, next, lines, flags := scan(&t.masks, b[pos:], out[:], nls[:])
+			var n, next, lines int
+			var flags uint8
+			if avx512 {
+				n, next, lines, flags = teddyScan512(&t.masks, b[pos:], out[:], nls[:])
+			} else {
+				n, next, lines, flags = teddyScan(&t.masks, b[pos:], out[:], nls[:])
+			}
 			sc.nul = sc.nul || flags&teddyNUL != 0
 			sc.ascii = sc.ascii && flags&teddyASCII != 0
 			for i, v := range out[:n] {
