@@ -29,6 +29,19 @@ type Report struct {
 	hostComponents map[string]map[string]bool
 }
 
+// JSONMembers lists the report's members for report.Print, which encodes them concurrently
+// (the failures' series per minute are most of an incident's report); TestJSONMembers checks
+// that the document is the struct's encoding.
+func (r *Report) JSONMembers() []report.Member {
+	ms := []report.Member{{Name: "apiVersion", Value: &r.APIVersion}, {Name: "kind", Value: &r.Kind},
+		{Name: "summary", Value: &r.Summary}, {Name: "inputs", Value: &r.Inputs}, {Name: "verdict", Value: &r.Verdict},
+		{Name: "failures", Value: &r.Failures, Split: true}, {Name: "contextEvents", Value: &r.Context, Split: true}}
+	if len(r.Unknown) > 0 {
+		ms = append(ms, report.Member{Name: "unknown", Value: &r.Unknown})
+	}
+	return append(ms, report.Member{Name: "events", Value: &r.Events, Split: true})
+}
+
 // Summary counts what was read.
 type Summary struct {
 	Inputs        int       `json:"inputs"`

@@ -4,13 +4,17 @@ package report
 // outside strings but a newline after the value), to dst indented as json.Indent(dst, src, "",
 // "  ") would, without json.Indent's validating scanner (a third of -o json's time on a large
 // report; the value is json's own output). TestIndentJSON and FuzzIndentJSON compare the two.
-func indentJSON(dst, src []byte) []byte {
-	depth := 0
+func indentJSON(dst, src []byte) []byte { return indentAt(dst, src, 0) }
+
+// indentAt is indentJSON for a value nested depth levels deep in a document (renderMembers):
+// its lines are indented for that depth, and no whitespace after it is kept.
+func indentAt(dst, src []byte, depth int) []byte {
+	top := depth
 	needIndent, started := false, false
 	for i := 0; i < len(src); i++ {
 		c := src[i]
 		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
-			if started && depth == 0 && !needIndent {
+			if started && depth == 0 && top == 0 && !needIndent {
 				dst = append(dst, c) // after the top-level value
 			}
 			continue

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"unsafe"
 
 	"sigs.k8s.io/yaml"
 
@@ -68,13 +69,25 @@ func Print(w io.Writer, f Format, v any) error {
 	if err := render(&b, f, v); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, redact.Text(b.String()))
+	// The document as a string without a copy of its megabytes: b is not written again.
+	_, err := io.WriteString(w, redact.Text(unsafe.String(unsafe.SliceData(b.Bytes()), b.Len())))
 	return err
 }
 
 func render(w io.Writer, f Format, v any) error {
 	switch f {
 	case JSON:
+		if m, ok := v.(Membered); ok {
+			b, ok := w.(*bytes.Buffer)
+			if !ok {
+				b = &bytes.Buffer{}
+			}
+			if err := renderMembers(b, m.JSONMembers()); err != nil || ok {
+				return err
+			}
+			_, err := w.Write(b.Bytes())
+			return err
+		}
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)
