@@ -35,12 +35,13 @@ type span struct{ lo, hi int }
 
 func (r *releaser) finish(lo, hi int) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.pending = append(r.pending, span{lo, hi})
 	if r.bytes += hi - lo; r.bytes < releaseBatch {
+		r.mu.Unlock()
 		return
 	}
 	sort.Slice(r.pending, func(i, j int) bool { return r.pending[i].lo < r.pending[j].lo })
+	var drop []span // whole pages of merged runs
 	run := r.pending[0]
 	for _, sp := range append(r.pending[1:], span{-1, -1}) {
 		if sp.lo == run.hi {
@@ -49,11 +50,16 @@ func (r *releaser) finish(lo, hi int) {
 		}
 		// Only the run's whole pages: a page it shares with a block in flight stays.
 		if a, b := (run.lo+r.page-1)/r.page*r.page, run.hi/r.page*r.page; b > a {
-			_ = syscall.Madvise(r.data[a:b], syscall.MADV_DONTNEED)
+			drop = append(drop, span{a, b})
 		}
 		run = sp
 	}
 	r.pending, r.bytes = r.pending[:0], 0
+	r.mu.Unlock()
+	// Outside the lock: a worker finishing its block meanwhile need not wait for the kernel.
+	for _, d := range drop {
+		_ = syscall.Madvise(r.data[d.lo:d.hi], syscall.MADV_DONTNEED)
+	}
 }
 
 // produceMapped reads a large plain (not gzip) regular file through a read-only mapping, handing
