@@ -37,3 +37,20 @@ func FuzzAccessLog401(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecimalTime checks decimalTime, klog's "ts" read without a float, against floatTime.
+func FuzzDecimalTime(f *testing.F) {
+	for _, s := range []string{"1795939200.484", "1795939200.484123", "1795939200", "0.5", "0", "1e9", "99999999999.999999",
+		"100000000000", "100000000000.000001", "1795939200.", ".5", "-1", "1795939200.4841234", "007.000100"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := decimalTime(s)
+		if !ok {
+			return
+		}
+		if want := floatTime(s); !got.Equal(want) {
+			t.Fatalf("decimalTime(%q) = %v, floatTime %v", s, got, want)
+		}
+	})
+}
