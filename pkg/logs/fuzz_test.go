@@ -68,7 +68,7 @@ func FuzzJSONLine(f *testing.F) {
 	f.Add(`{"kind":"Event","apiVersion":"audit.k8s.io/v1","responseStatus":{"code":401},"userAgent":"x","sourceIPs":["10.0.0.1"]}`)
 	f.Fuzz(func(t *testing.T, line string) {
 		var r Record
-		inner, _, done := parseJSONLine(line, &r, nil, nil, nil)
+		inner, _, done := parseJSONLine(line, &r, nil, nil, nil, nil)
 		if !done && len(inner) > len(line) {
 			t.Fatalf("inner line %d bytes from a %d-byte line", len(inner), len(line))
 		}

@@ -48,13 +48,16 @@ type jsonLine struct {
 // or done when r is complete.
 // The inner line of a Docker line may be in sc (quoted.Scratch).
 // If ts is not nil, a flat line whose time is its "ts" number sets *ts to where that number is.
-func parseJSONLine(line string, r *Record, sc *quoted.Scratch, c *minuteClock, ts *[2]int) (inner string, t time.Time, done bool) {
+func parseJSONLine(line string, r *Record, sc *quoted.Scratch, c *minuteClock, ts *[2]int, tokens *tokenRecorder) (inner string, t time.Time, done bool) {
 	if strings.HasPrefix(line, `{"log":"`) {
 		// Docker json-file, the commonest JSON line: read it without reflection.
-		v, rest, complete := sc.Body(line[len(`{"log":"`):])
+		raw := line[len(`{"log":"`):]
+		v, rest, complete := sc.Body(raw)
 		if complete {
 			r.addFormat("docker")
+			tokens.setAlias(v, raw)
 			if ts, ok := quoted.JSONField(rest, "time"); ok {
+				tokens.add(dockerTime, ts)
 				t, _ = c.rfc3339(ts)
 			}
 			return v, t, false

@@ -51,6 +51,8 @@ type lineContext struct {
 	clock *minuteClock
 	// flat, if not nil, is a worker's memo of flat JSON lines of the block (flatMemo).
 	flat *flatMemo
+	// tokens, if not nil, records where times are read (the worker's line memo).
+	tokens *tokenRecorder
 	// lazyBody leaves a klog message unread (Record.body) when nothing before it in the line
 	// bears on its classification: worker.classifyBody reads it, or remembers its answer.
 	lazyBody bool
@@ -101,7 +103,7 @@ func parseRecord(line string, lc lineContext) Record {
 				}
 			}
 			ts := [2]int{-1, -1}
-			inner, t, done := parseJSONLine(line, &r, lc.scratch, lc.clock, &ts)
+			inner, t, done := parseJSONLine(line, &r, lc.scratch, lc.clock, &ts, lc.tokens)
 			if !t.IsZero() && envTime.IsZero() {
 				envTime = t
 			}
@@ -118,6 +120,7 @@ func parseRecord(line string, lc lineContext) Record {
 		// A klog header first: a line that has one has none of the envelopes below (no CRI or
 		// syslog time, no lower-case pod name, no compose service before a bar; TestFastPaths).
 		if h, ok := parseKlogHeader(line); ok {
+			lc.tokens.add(klogTime, line)
 			r.addFormat("klog")
 			r.Severity = line[:1] // I, W, E or F (parseKlogHeader)
 			r.Source = h.source
@@ -133,6 +136,7 @@ func parseRecord(line string, lc lineContext) Record {
 			return r
 		}
 		if rest, t, ok := parseCRI(line, lc.clock); ok {
+			lc.tokens.add(criTime, line)
 			r.addFormat("cri")
 			envTime = firstTime(envTime, t)
 			line = rest

@@ -32,6 +32,8 @@ type Config struct {
 	Now            time.Time        // "now", for year-less timestamps read from stdin; default time.Now
 	Year           int              // force the year of year-less timestamps
 	Progress       func(read int64) // called with the bytes read so far, from any goroutine
+
+	noLineMemo bool // every line parsed in full (tests compare the two)
 }
 
 func (c Config) withDefaults() Config {
@@ -125,6 +127,7 @@ func Analyze(ctx context.Context, cfg Config, inputs []Input) (*Report, error) {
 	for w := range cfg.Workers {
 		aggs[w] = newAggregator(cfg.Evidence)
 		wk := &worker{cl: NewClassifier(cfg.Catalogue), gate: g, agg: aggs[w], since: cfg.Since}
+		wk.lines.off = cfg.noLineMemo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

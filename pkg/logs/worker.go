@@ -37,6 +37,7 @@ type worker struct {
 	scratch       quoted.Scratch // unescaped Docker lines of the block (lent like its bytes)
 	clock         minuteClock    // the minute of the last timestamps
 	bodies        bodyMemo       // answers for the klog messages read last
+	lines         lineMemo       // the lines read last, for those that differ only in their times
 	flat          flatMemo       // flat JSON lines of the block
 	lastHost      string
 	lastComponent string
@@ -100,23 +101,18 @@ func (w *worker) line(st *inputState, raw []byte, ascii bool, lineNo int64, seq 
 	}
 	lc := st.lc
 	lc.scratch, lc.clock, lc.lazyBody, lc.flat = &w.scratch, &w.clock, true, &w.flat
-	rec := parseRecord(text, lc)
-	if w.formatsOf != st {
-		w.formatsOf, w.formats = st, w.formats[:0]
-	}
-	if !slices.Contains(w.formats, rec.Format) {
-		w.formats = append(w.formats, rec.Format)
-		st.formats.LoadOrStore(rec.Format, true)
-	}
-	host, component := w.redacted(rec.Host, &w.hostName), w.redacted(rec.Component, &w.componentName)
-	if !w.seenHost || host != w.lastHost || component != w.lastComponent {
-		w.agg.seeHost(host, component)
-		w.seenHost, w.lastHost, w.lastComponent = true, host, component
-	}
-	if rec.Host != st.lc.host && !st.ownHosts.Load() {
-		st.ownHosts.Store(true)
-	}
 	ev := &w.ev
+	if e, t, ok := w.lines.lookup(st, text, lc); ok {
+		w.see(st, e.format, e.host, e.component, e.ownHost)
+		*ev = e.ev
+		ev.Time = t
+		w.emit(st, ev, text, lineNo, seq)
+		return
+	}
+	lc.tokens = w.lines.recorder(text)
+	rec := parseRecord(text, lc)
+	host, component := w.redacted(rec.Host, &w.hostName), w.redacted(rec.Component, &w.componentName)
+	w.see(st, rec.Format, host, component, rec.Host != st.lc.host)
 	if rec.lazy {
 		if !w.classifyBody(&rec, ev) {
 			return
@@ -124,10 +120,6 @@ func (w *worker) line(st *inputState, raw []byte, ascii bool, lineNo int64, seq 
 	} else if !w.cl.classify(&rec, ev) {
 		return
 	}
-	if !w.since.IsZero() && !ev.Time.IsZero() && ev.Time.Before(w.since) {
-		return
-	}
-	w.matched++
 	if ev.Host == "" {
 		ev.Host = "unknown"
 	}
@@ -135,6 +127,37 @@ func (w *worker) line(st *inputState, raw []byte, ascii bool, lineNo int64, seq 
 		ev.Component = "-"
 	}
 	ev.Host, ev.Component = w.redacted(ev.Host, &w.evHost), w.redacted(ev.Component, &w.evComponent)
+	if lc.tokens != nil {
+		w.lines.store(st, text, &rec, host, component, ev)
+	}
+	w.emit(st, ev, text, lineNo, seq)
+}
+
+// see notes a line's format, its record's host and component, and whether the record named a
+// host of its own.
+func (w *worker) see(st *inputState, format, host, component string, ownHost bool) {
+	if w.formatsOf != st {
+		w.formatsOf, w.formats = st, w.formats[:0]
+	}
+	if !slices.Contains(w.formats, format) {
+		w.formats = append(w.formats, format)
+		st.formats.LoadOrStore(format, true)
+	}
+	if !w.seenHost || host != w.lastHost || component != w.lastComponent {
+		w.agg.seeHost(host, component)
+		w.seenHost, w.lastHost, w.lastComponent = true, host, component
+	}
+	if ownHost && !st.ownHosts.Load() {
+		st.ownHosts.Store(true)
+	}
+}
+
+// emit adds the event of a line to the aggregate, unless it is before --since.
+func (w *worker) emit(st *inputState, ev *Event, text string, lineNo int64, seq int) {
+	if !w.since.IsZero() && !ev.Time.IsZero() && ev.Time.Before(w.since) {
+		return
+	}
+	w.matched++
 	ev.Input, ev.LineNumber, ev.in, ev.seq = st.Name, lineNo, st, seq
 	ev.Line = text // clipped and redacted only when read as evidence (group.evidence)
 	ev.lent = true // Line and Audit borrow the block's bytes until aggregator.settle

@@ -1,0 +1,145 @@
+package logs
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/logs/internal/loggen"
+	"github.com/credwatch/credwatch/pkg/report"
+)
+
+// TestLineMemo checks that the line memo changes nothing in a report: the lab's captures, the
+// golden inputs and a generated incident give the same -o json with it and without it, and the
+// generated incident's lines are mostly memo hits.
+func TestLineMemo(t *testing.T) {
+	t.Parallel()
+	paths, err := filepath.Glob(filepath.Join("testdata", "lab", "*", "*", "*.log"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("lab captures: %v", err)
+	}
+	paths = append(paths, filepath.Join("testdata", "seed-000.log"), filepath.Join("testdata", "mixed.log"),
+		filepath.Join("testdata", "field-mixed.log"))
+	var gen bytes.Buffer
+	if _, _, err := loggen.Write(&gen, loggen.Options{Bytes: 8 << 20, AuthShare: 0.2, Seed: 13}); err != nil {
+		t.Fatal(err)
+	}
+	for _, ts := range []string{"09:00:00.000000", "09:00:01.500000", "09:01:02.000001"} { // unattributed, remembered
+		gen.WriteString("E1129 " + ts + "       1 authentication.go:75] \"Unable to authenticate the request\" err=\"[invalid bearer token, a message nobody has seen]\"\n")
+		gen.WriteString("2026-11-29T" + ts[:8] + "Z stderr F W1129 " + ts + "       1 authentication.go:75] \"Unable to authenticate the request\" err=\"invalid bearer token\"\n")
+	}
+	genPath := filepath.Join(t.TempDir(), "kube-apiserver.log")
+	if err := os.WriteFile(genPath, gen.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	paths = append(paths, genPath)
+	render := func(cfg Config) string {
+		var b bytes.Buffer
+		if err := report.Print(&b, report.JSON, analyzeFiles(t, cfg, paths...)); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	since := time.Date(2026, 11, 29, 8, 30, 0, 0, time.UTC)
+	for _, cfg := range []Config{{Year: 2026, Workers: 2}, {Year: 2026, Workers: 1, Since: since}, {Workers: 3, BlockSize: 64 << 10}} {
+		on := render(cfg)
+		cfg.noLineMemo = true
+		if off := render(cfg); on != off {
+			t.Errorf("workers %d: the line memo changes the report:\n%s", cfg.Workers, firstDiff(on, off))
+		}
+	}
+	// The generated incident's lines hit the memo.
+	w := newTestWorker()
+	st := &inputState{Input: Input{Name: "gen"}}
+	st.lc = lineContext{ref: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+	hits, lines := 0, 0
+	for _, l := range strings.Split(gen.String(), "\n") {
+		if !strings.Contains(l, "Unable to authenticate") || strings.HasPrefix(l, `{"caller"`) {
+			continue
+		}
+		lines++
+		lc := st.lc
+		lc.clock = &w.clock
+		if _, _, ok := w.lines.lookup(st, l, lc); ok {
+			hits++
+		}
+		w.line(st, []byte(l), true, int64(lines), 0)
+	}
+	if lines < 1000 || hits < lines*9/10 {
+		t.Errorf("line memo: %d hits of %d klog lines", hits, lines)
+	}
+}
+
+func newTestWorker() *worker {
+	cat := catalogue.Default()
+	return &worker{cl: NewClassifier(cat), agg: newAggregator(6)}
+}
+
+// lineOutcome is what worker.line did with a line.
+type lineOutcome struct {
+	Matched         int64
+	Event           Event
+	Formats         []string
+	Host, Component string
+	OwnHosts        bool
+}
+
+func runLine(w *worker, st *inputState, line string) lineOutcome {
+	before := w.matched
+	w.ev = Event{}
+	w.line(st, []byte(line), false, 7, 0)
+	o := lineOutcome{Matched: w.matched - before, Formats: append([]string(nil), w.formats...), Host: w.lastHost,
+		Component: w.lastComponent, OwnHosts: st.ownHosts.Load()}
+	if o.Matched > 0 {
+		o.Event = w.ev
+		o.Event.in, o.Event.lent = nil, false
+	}
+	return o
+}
+
+// FuzzLineMemo checks the line memo on any pair of lines: line b read after line a (which the
+// memo may remember) has the outcome b has in a worker that never saw a.
+func FuzzLineMemo(f *testing.F) {
+	var gen bytes.Buffer
+	if _, _, err := loggen.Write(&gen, loggen.Options{Bytes: 64 << 10, AuthShare: 0.5, Seed: 3}); err != nil {
+		f.Fatal(err)
+	}
+	var prev string
+	for _, l := range strings.Split(gen.String(), "\n") {
+		if strings.Contains(l, "Unable to authenticate") {
+			if prev != "" {
+				f.Add(prev, l)
+			}
+			f.Add(l, strings.ReplaceAll(l, "08:0", "08:4"))
+			f.Add(l, strings.NewReplacer("T08", "T09", "1129 08", "1231 09").Replace(l))
+			f.Add(l, strings.NewReplacer("Z", "0Z", ".0", ".").Replace(l))
+			prev = l
+		}
+	}
+	f.Add("E1129 08:00:00.000000       1 authentication.go:75] \"Unable to authenticate the request\" err=\"invalid bearer token\"",
+		"E1129 08:00:00.000000       2 authentication.go:75] \"Unable to authenticate the request\" err=\"invalid bearer token\"")
+	f.Add("2026-11-29T08:00:00.1Z stderr F E1129 08:00:00.000000       1 authentication.go:75] \"Unable to authenticate the request\" err=\"invalid bearer token\"",
+		"2026-11-29T08:00:00.12Z stderr F E1129 08:00:00.000000       1 authentication.go:75] \"Unable to authenticate the request\" err=\"invalid bearer token\"")
+	ref := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if strings.ContainsAny(a+b, "\n") {
+			return
+		}
+		memo, plain := newTestWorker(), newTestWorker()
+		stm, stp := &inputState{Input: Input{Name: "x"}}, &inputState{Input: Input{Name: "x"}}
+		stm.lc = lineContext{host: "h", ref: ref}
+		stp.lc = stm.lc
+		plain.lines.off = true
+		runLine(memo, stm, a)
+		runLine(plain, stp, a)
+		got, want := runLine(memo, stm, b), runLine(plain, stp, b)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("after %q, %q:\nmemo:  %+v\nplain: %+v", a, b, got, want)
+		}
+	})
+}
