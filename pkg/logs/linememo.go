@@ -247,7 +247,7 @@ func (e *memoLine) match(line string, lc lineContext) (time.Time, bool) {
 				env = t
 			}
 		case klogTime:
-			h, ok := parseKlogHeader(at)
+			h, ok := klogTokenTime(at)
 			if !ok {
 				return time.Time{}, false
 			}
@@ -260,6 +260,34 @@ func (e *memoLine) match(line string, lc lineContext) (time.Time, bool) {
 		env = env.UTC()
 	}
 	return env, true
+}
+
+// klogTokenTime is parseKlogHeader(s) for a line whose header, but for its time, is that of a
+// remembered line: it checks and reads only the time (month, day, clock and a fraction that
+// ends inside the token). ok is false where parseKlogHeader would refuse the time or read it
+// otherwise; TestKlogTokenTime compares the two.
+func klogTokenTime(s string) (klogHeader, bool) {
+	var h klogHeader
+	if len(s) < 22 || !isKlogSeverity(s[0]) || !isDigits(s[1:5]) || s[5] != ' ' ||
+		s[8] != ':' || s[11] != ':' || !isDigits(s[6:8]) || !isDigits(s[9:11]) || !isDigits(s[12:14]) {
+		return h, false
+	}
+	h.month, h.day = digits2(s[1:3]), digits2(s[3:5])
+	h.hh, h.mm, h.ss = digits2(s[6:8]), digits2(s[9:11]), digits2(s[12:14])
+	if h.month < 1 || h.month > 12 || h.day < 1 || h.day > 31 {
+		return h, false
+	}
+	if s[14] == '.' {
+		j := 15
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			h.us = h.us*10 + int(s[j]-'0')
+			j++
+		}
+		if j >= klogTokenMax {
+			return h, false // more digits than the token holds: parseKlogHeader reads them otherwise
+		}
+	}
+	return h, true
 }
 
 // memoFormats are the formats whose every time the recorder sees.

@@ -143,3 +143,32 @@ func FuzzLineMemo(f *testing.F) {
 		}
 	})
 }
+
+// TestKlogTokenTime checks klogTokenTime against parseKlogHeader on headers whose times are
+// changed byte by byte: wherever it accepts one, parseKlogHeader reads the same time.
+func TestKlogTokenTime(t *testing.T) {
+	t.Parallel()
+	base := "E1129 08:16:43.535948       1 authentication.go:75] \"Unable to authenticate the request\""
+	check := func(s string) {
+		got, ok := klogTokenTime(s)
+		want, wantOK := parseKlogHeader(s)
+		if !ok {
+			return
+		}
+		if !wantOK || got.month != want.month || got.day != want.day || got.hh != want.hh || got.mm != want.mm ||
+			got.ss != want.ss || got.us != want.us {
+			t.Fatalf("%q: klogTokenTime %+v, parseKlogHeader %+v %v", s, got, want, wantOK)
+		}
+	}
+	for i := 1; i < 25; i++ {
+		for _, c := range []byte("0159.: aZ\x00") {
+			b := []byte(base)
+			b[i] = c
+			check(string(b))
+		}
+	}
+	for _, s := range []string{base, strings.Replace(base, ".535948", "", 1), strings.Replace(base, ".535948", ".5", 1),
+		strings.Replace(base, ".535948", ".123456789012345678", 1), strings.Replace(base, ".535948", ".1234567890123456789", 1)} {
+		check(s)
+	}
+}
