@@ -25,36 +25,38 @@ type flatLine struct {
 
 func (m *flatMemo) reset() { clear(m.slots[:]) }
 
-// store remembers line, whose "ts" number is line[ts[0]:ts[1]], and its finished record.
-func (m *flatMemo) store(line string, ts [2]int, r *Record) {
+// store remembers line, whose "ts" number is line[ts[0]:ts[1]], and its finished record. It
+// says whether it did.
+func (m *flatMemo) store(line string, ts [2]int, r *Record) bool {
 	a, b := ts[0], ts[1]
 	if b <= a || b >= len(line) || !isNumber(line[a:b]) || r.Msg == line {
-		return // spaces around the number, or the whole line is the message (it holds the time)
+		return false // spaces around the number, or the whole line is the message (it holds the time)
 	}
 	m.slots[len(line)%flatSlots] = flatLine{line: line, a: a, b: b, rec: *r, ok: true}
+	return true
 }
 
 // lookup returns the record of line if a remembered line differs from it only in its "ts"
-// number.
-func (m *flatMemo) lookup(line string) (Record, bool) {
+// number, and where that number starts.
+func (m *flatMemo) lookup(line string) (Record, int, bool) {
 	s := &m.slots[len(line)%flatSlots]
 	if !s.ok || len(line) <= s.a || line[:s.a] != s.line[:s.a] {
-		return Record{}, false
+		return Record{}, 0, false
 	}
 	e := s.a
 	for e < len(line) && isNumberByte(line[e]) {
 		e++
 	}
 	if e == s.a || e == len(line) || line[e:] != s.line[s.b:] {
-		return Record{}, false
+		return Record{}, 0, false
 	}
 	t := jsonTime(line[s.a:e])
 	if t.IsZero() {
-		return Record{}, false // the plain path would look for "time"
+		return Record{}, 0, false // the plain path would look for "time"
 	}
 	r := s.rec
 	r.Time = t.UTC()
-	return r, true
+	return r, s.a, true
 }
 
 func isNumber(s string) bool {

@@ -12,8 +12,8 @@ import (
 // event without being parsed or classified again. Its times are read by the same parsers, at the
 // same places, in the same order as parseRecord reads them, and the line falls back to the full
 // path when one of them refuses it. Only the formats whose times are all recorded are remembered:
-// klog text, bare or in CRI, Docker json-file and kubectl prefixes (flat JSON lines have their
-// own memo, flatMemo). TestLineMemo and FuzzLineMemo compare it with the full path.
+// klog text, bare or in CRI, Docker json-file and kubectl prefixes, and flat JSON lines whose
+// "ts" flatMemo reads. TestLineMemo and FuzzLineMemo compare it with the full path.
 
 // tokenKind is a parser that read a time.
 type tokenKind uint8
@@ -22,6 +22,7 @@ const (
 	criTime    tokenKind = iota + 1 // parseCRI at the token: an RFC 3339 time up to a space
 	klogTime                        // parseKlogHeader at the token: its severity letter, then the time
 	dockerTime                      // a Docker line's "time" value, up to its quote
+	flatTs                          // a flat JSON line's "ts" number (flatMemo)
 )
 
 // timeToken is where a parser read a time: off is in the line.
@@ -69,6 +70,13 @@ func (r *tokenRecorder) add(kind tokenKind, at string) {
 	}
 	r.toks[r.n] = timeToken{kind, off}
 	r.n++
+}
+
+// markBad records that a time was read where the recorder did not see it.
+func (r *tokenRecorder) markBad() {
+	if r != nil {
+		r.bad = true
+	}
 }
 
 // setAlias records that value, a Docker line's "log" value, was unescaped from raw (a part of
@@ -124,6 +132,14 @@ func tokenEnd(kind tokenKind, line string, start int) int {
 		}
 	case dockerTime:
 		if i := strings.IndexByte(s, '"'); i > 0 {
+			return start + i
+		}
+	case flatTs:
+		i := 0
+		for i < len(s) && isNumberByte(s[i]) {
+			i++
+		}
+		if i > 0 {
 			return start + i
 		}
 	case klogTime:
@@ -246,6 +262,16 @@ func (e *memoLine) match(line string, lc lineContext) (time.Time, bool) {
 			if t, _ := lc.clock.rfc3339(at[:end]); !t.IsZero() && env.IsZero() {
 				env = t
 			}
+		case flatTs:
+			end := tokenEnd(flatTs, at, 0)
+			if end < 0 {
+				return time.Time{}, false
+			}
+			t := jsonTime(at[:end])
+			if t.IsZero() {
+				return time.Time{}, false // the full path looks for "time"
+			}
+			env = firstTime(env, t)
 		case klogTime:
 			h, ok := klogTokenTime(at)
 			if !ok {
@@ -295,7 +321,7 @@ func memoFormat(f string) bool {
 	for f != "" {
 		part, rest, _ := strings.Cut(f, "+")
 		switch part {
-		case "klog", "cri", "docker", "kubectl":
+		case "klog", "cri", "docker", "kubectl", "json": // "json": flat lines (the recorder refuses the others)
 		default:
 			return false
 		}
@@ -307,8 +333,7 @@ func memoFormat(f string) bool {
 // store remembers line, just parsed in full with m.rec recording, as its record and event.
 func (m *lineMemo) store(st *inputState, line string, rec *Record, host, component string, ev *Event) {
 	r := &m.rec
-	if m.resting > 0 || r.bad || r.n == 0 || r.base != line || rec.Audit != nil || ev.Audit != nil || !memoFormat(rec.Format) ||
-		!strings.Contains(rec.Format, "klog") {
+	if m.resting > 0 || r.bad || r.n == 0 || r.base != line || rec.Audit != nil || ev.Audit != nil || !memoFormat(rec.Format) {
 		return
 	}
 	e := &memoLine{st: st, line: strings.Clone(line), toks: append([]timeToken(nil), r.toks[:r.n]...), format: strings.Clone(rec.Format),

@@ -98,7 +98,8 @@ func parseRecord(line string, lc lineContext) Record {
 		if line[0] == '{' {
 			flat := lc.flat != nil && depth == 0 && r.Format == ""
 			if flat {
-				if rec, ok := lc.flat.lookup(line); ok {
+				if rec, at, ok := lc.flat.lookup(line); ok {
+					lc.tokens.add(flatTs, line[at:])
 					return rec
 				}
 			}
@@ -109,8 +110,10 @@ func parseRecord(line string, lc lineContext) Record {
 			}
 			if done {
 				r.finishTime(envTime, lc)
-				if flat && ts[0] >= 0 {
-					lc.flat.store(line, ts, &r)
+				if flat && ts[0] >= 0 && lc.flat.store(line, ts, &r) {
+					lc.tokens.add(flatTs, line[ts[0]:])
+				} else {
+					lc.tokens.markBad() // a time read some other way
 				}
 				return r
 			}
