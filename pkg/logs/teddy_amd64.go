@@ -23,3 +23,9 @@ func teddyScan(m *teddyMasks, b []byte, out []uint64, nls []uint32) (n, next, li
 //
 //go:noescape
 func teddyScan512(m *teddyMasks, b []byte, out []uint64, nls []uint32) (n, next, lines int, flags uint8)
+
+// prefetch asks the CPU to bring the 128 bytes at p into its cache (worker.process: the next
+// lines while it reads one).
+//
+//go:noescape
+func prefetch(p *byte)

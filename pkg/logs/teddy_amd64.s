@@ -299,3 +299,10 @@ done512:
 	VZEROUPPER
 	RESULTS
 	RET
+
+// func prefetch(p *byte)
+TEXT ·prefetch(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	RET

@@ -14,3 +14,5 @@ func teddyScan(*teddyMasks, []byte, []uint64, []uint32) (n, next, lines int, fla
 func teddyScan512(*teddyMasks, []byte, []uint64, []uint32) (n, next, lines int, flags uint8) {
 	panic("teddyScan512 needs amd64")
 }
+
+func prefetch(*byte) {}

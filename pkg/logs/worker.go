@@ -56,7 +56,11 @@ func (w *worker) process(ch chunk) {
 		st.skipped.Add(int64(countNULLines(data)))
 	}
 	ends := w.sc.ends
-	for i, start := range w.sc.starts {
+	starts := w.sc.starts
+	for i, start := range starts {
+		if i+prefetchAhead < len(starts) {
+			prefetch(&data[starts[i+prefetchAhead]])
+		}
 		var end int
 		if len(ends) == len(w.sc.starts) {
 			end = ends[i] // the scan found it
@@ -86,6 +90,9 @@ func (w *worker) process(ch chunk) {
 	}
 	st.blockDone(ch.seq, lines, ch.extra)
 }
+
+// prefetchAhead is how many lines ahead worker.process asks for a line's bytes.
+const prefetchAhead = 2
 
 // line classifies one line (ascii: the scan saw no byte of 128 or more in its block, so raw is
 // valid UTF-8 without utf8.Valid). text and everything parsed from it borrow raw's bytes (no copy per
