@@ -65,8 +65,15 @@ func parseJSONLine(line string, r *Record, sc *quoted.Scratch, c *minuteClock, t
 	}
 	var off [len(flatKeys)]int
 	if audit, log := scanJSONKeys(line, &off); !audit && !log {
-		return parseFlatJSON(line, &off, r, sc, ts)
+		inner, t, done = parseFlatJSON(line, &off, r, sc, ts)
+		if !done {
+			tokens.markBad() // a cut line's "log", its "time" read by parseJSONFragment
+		}
+		return inner, t, done
 	}
+	// The reflection path and the fragments read times the line memo's recorder does not see
+	// (parseRecord records a flat line's "ts" itself).
+	tokens.markBad()
 	var j jsonLine
 	if err := json.Unmarshal([]byte(line), &j); err != nil {
 		return parseJSONFragment(line, r)

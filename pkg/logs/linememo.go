@@ -60,7 +60,9 @@ func (r *tokenRecorder) add(kind tokenKind, at string) {
 	off, ok := within(r.base, at)
 	if !ok {
 		// A klog header at the start of a Docker value: its time is before the first escape.
-		if a, inAlias := within(r.alias, at); inAlias && kind == klogTime && a+klogTokenMax <= r.aliasSafe {
+		// The byte after the token must be the line's own too: an escape there (\u0039) would
+		// be read as one more digit of the fraction in the unescaped value.
+		if a, inAlias := within(r.alias, at); inAlias && kind == klogTime && a+klogTokenMax < r.aliasSafe {
 			off, ok = r.aliasOff+a, true
 		}
 	}
@@ -259,7 +261,13 @@ func (e *memoLine) match(line string, lc lineContext) (time.Time, bool) {
 			if end < 0 {
 				return time.Time{}, false
 			}
-			if t, _ := lc.clock.rfc3339(at[:end]); !t.IsZero() && env.IsZero() {
+			// A time the reader refuses may be one the full path reads after unescaping it or
+			// stripping colour sequences: the full path decides.
+			t, err := lc.clock.rfc3339(at[:end])
+			if err != nil || t.IsZero() {
+				return time.Time{}, false
+			}
+			if env.IsZero() {
 				env = t
 			}
 		case flatTs:

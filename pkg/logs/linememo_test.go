@@ -125,6 +125,9 @@ func FuzzLineMemo(f *testing.F) {
 		"E1129 08:00:00.000000       2 authentication.go:75] \"Unable to authenticate the request\" err=\"invalid bearer token\"")
 	f.Add("2026-11-29T08:00:00.1Z stderr F E1129 08:00:00.000000       1 authentication.go:75] \"Unable to authenticate the request\" err=\"invalid bearer token\"",
 		"2026-11-29T08:00:00.12Z stderr F E1129 08:00:00.000000       1 authentication.go:75] \"Unable to authenticate the request\" err=\"invalid bearer token\"")
+	for _, c := range memoEdgeCases {
+		f.Add(c.a, c.b)
+	}
 	ref := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, a, b string) {
 		if strings.ContainsAny(a+b, "\n") {
@@ -170,5 +173,49 @@ func TestKlogTokenTime(t *testing.T) {
 	for _, s := range []string{base, strings.Replace(base, ".535948", "", 1), strings.Replace(base, ".535948", ".5", 1),
 		strings.Replace(base, ".535948", ".123456789012345678", 1), strings.Replace(base, ".535948", ".1234567890123456789", 1)} {
 		check(s)
+	}
+}
+
+// memoEdgeCases are pairs of lines a review of the line memo found it read otherwise than the
+// full path (TestLineMemoEdges); FuzzLineMemo starts from them too.
+var memoEdgeCases = []struct{ name, a, b string }{
+	{"Docker: an escape right after an 18-digit fraction",
+		`{"log":"E1129 08:00:00.123456789012345678\u0039 1 authentication.go:75] \"Unable to authenticate the request\" err=\"invalid bearer token\"\n","stream":"stderr","time":"x"}`,
+		`{"log":"E1129 08:00:00.5\u0039 1 authentication.go:75] \"Unable to authenticate the request\" err=\"invalid bearer token\"\n","stream":"stderr","time":"xxxxxxxxxxxxxxxxxx"}`},
+	{"Docker: a time with a JSON escape",
+		`{"log":"E1129 08:00:00.000000 1 authentication.go:75] \"Unable to authenticate the request\" err=\"invalid bearer token\"\n","stream":"stderr","time":"2026-11-29T08:00:00.456789Z"}`,
+		`{"log":"E1129 08:00:00.000000 1 authentication.go:75] \"Unable to authenticate the request\" err=\"invalid bearer token\"\n","stream":"stderr","time":"2026-11-30T09:00:00\u002e5Z"}`},
+	{"Docker: a time with a colour sequence",
+		`{"log":"E1129 08:00:00.000000 1 authentication.go:75] \"Unable to authenticate the request\" err=\"invalid bearer token\"\n","stream":"stderr","time":"2026-11-29T08:00:00.45678Z"}`,
+		"{\"log\":\"E1129 08:00:00.000000 1 authentication.go:75] \\\"Unable to authenticate the request\\\" err=\\\"invalid bearer token\\\"\\n\",\"stream\":\"stderr\",\"time\":\"2026-11-30T09:00:00\x1b[0m.5Z\"}"},
+	{"a cut JSON line's time (the same line twice)",
+		`{"time":"2026-06-15T10:00:00.5Z","log":"E1129 08:00:00.000000 1 authentication.go:75] Unable to authenticate the request: invalid bearer token","stream":"std`,
+		`{"time":"2026-06-15T10:00:00.5Z","log":"E1129 08:00:00.000000 1 authentication.go:75] Unable to authenticate the request: invalid bearer token","stream":"std`},
+	{"a cut JSON line with CRI inside",
+		`{"time":"2026-06-15T10:00:00.5Z","log":"2026-11-29T08:00:00.1Z stderr F E1129 08:00:00.000000 1 authentication.go:75] Unable to authenticate the request: invalid bearer token","stream":"std`,
+		`{"time":"2026-06-15T10:00:00.5Z","log":"2026-11-29T08:00:00.1Z stderr F E1129 08:00:00.000000 1 authentication.go:75] Unable to authenticate the request: invalid bearer token","stream":"std`},
+	{"Docker in Docker, the inner time read by reflection",
+		`{"log":"{\"time\":\"2026-06-15T10:00:00.5Z\",\"log\":\"Unable to authenticate the request: invalid bearer token\"}\n","time":"x"}`,
+		`{"log":"{\"time\":\"2026-06-15T10:00:00.5Z\",\"log\":\"Unable to authenticate the request: invalid bearer token\"}\n","time":"y"}`},
+}
+
+// TestLineMemoEdges has the lines a review of the line memo found it read otherwise than the
+// full path (times the recorder did not see, escapes and colour in a Docker time, an escape
+// after a klog fraction in a Docker value): the second line of each pair, read after the first,
+// must have the outcome it has without the memo.
+func TestLineMemoEdges(t *testing.T) {
+	t.Parallel()
+	ref := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range memoEdgeCases {
+		memo, plain := newTestWorker(), newTestWorker()
+		stm, stp := &inputState{Input: Input{Name: "x"}}, &inputState{Input: Input{Name: "x"}}
+		stm.lc = lineContext{host: "h", ref: ref}
+		stp.lc = stm.lc
+		plain.lines.off = true
+		for _, l := range []string{c.a, c.b} {
+			if got, want := runLine(memo, stm, l), runLine(plain, stp, l); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: %q:\nmemo:  %+v\nplain: %+v", c.name, l, got, want)
+			}
+		}
 	}
 }
