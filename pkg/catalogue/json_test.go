@@ -2,6 +2,7 @@ package catalogue
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"flag"
 	"os"
@@ -10,6 +11,9 @@ import (
 
 	"sigs.k8s.io/yaml"
 )
+
+//go:embed catalogue.yaml
+var catalogueYAML []byte
 
 var update = flag.Bool("update", false, "rewrite catalogue.json from catalogue.yaml")
 

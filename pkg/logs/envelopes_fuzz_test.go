@@ -3,6 +3,7 @@ package logs
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzEnvelopeFallbacks: compose and cut-syslog prefixes and leading timestamps only ever
@@ -36,6 +37,22 @@ func FuzzAccessLog401(f *testing.F) {
 			t.Fatalf("%q: %+v", msg, a)
 		}
 	})
+}
+
+// TestDecimalTime checks that decimalTime reads the numbers klog writes (FuzzDecimalTime only
+// compares the ones it reads).
+func TestDecimalTime(t *testing.T) {
+	for raw, want := range map[string]time.Time{"1795939200.484": time.Unix(1795939200, 484000000),
+		"1795939200.484123": time.Unix(1795939200, 484123000), "1795939200": time.Unix(1795939200, 0)} {
+		if got, ok := decimalTime(raw); !ok || !got.Equal(want) {
+			t.Errorf("decimalTime(%q) = %v, %v; want %v", raw, got, ok, want)
+		}
+	}
+	for _, raw := range []string{"1e9", "-1", "0", "1795939200.4841234", "4294967296.5", ".5", "1795939200."} {
+		if _, ok := decimalTime(raw); ok {
+			t.Errorf("decimalTime(%q) read it; floatTime should", raw)
+		}
+	}
 }
 
 // FuzzDecimalTime checks decimalTime, klog's "ts" read without a float, against floatTime.

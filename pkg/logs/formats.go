@@ -191,14 +191,8 @@ func indexBracketSpace(s string) int {
 }
 
 func parseKlogHeader(s string) (klogHeader, bool) {
-	var h klogHeader
-	if len(s) < 22 || !isKlogSeverity(s[0]) || !isDigits(s[1:5]) || s[5] != ' ' ||
-		s[8] != ':' || s[11] != ':' || !isDigits(s[6:8]) || !isDigits(s[9:11]) || !isDigits(s[12:14]) {
-		return h, false
-	}
-	h.month, h.day = digits2(s[1:3]), digits2(s[3:5])
-	h.hh, h.mm, h.ss = digits2(s[6:8]), digits2(s[9:11]), digits2(s[12:14])
-	if h.month < 1 || h.month > 12 || h.day < 1 || h.day > 31 {
+	h, ok := klogClock(s)
+	if !ok {
 		return h, false
 	}
 	i := 14
@@ -240,6 +234,19 @@ func parseKlogHeader(s string) (klogHeader, bool) {
 		h.body = s[i+end+2:]
 	}
 	return h, true
+}
+
+// klogClock reads the start of a klog header, "Lmmdd hh:mm:ss", of a line of at least 22 bytes:
+// its severity letter, date and clock (parseKlogHeader, and the line memo's klogTokenTime).
+func klogClock(s string) (klogHeader, bool) {
+	var h klogHeader
+	if len(s) < 22 || !isKlogSeverity(s[0]) || !isDigits(s[1:5]) || s[5] != ' ' ||
+		s[8] != ':' || s[11] != ':' || !isDigits(s[6:8]) || !isDigits(s[9:11]) || !isDigits(s[12:14]) {
+		return h, false
+	}
+	h.month, h.day = digits2(s[1:3]), digits2(s[3:5])
+	h.hh, h.mm, h.ss = digits2(s[6:8]), digits2(s[9:11]), digits2(s[12:14])
+	return h, h.month >= 1 && h.month <= 12 && h.day >= 1 && h.day <= 31
 }
 
 // readKlogBody fills Msg, Err, Truncated and Audit from a klog message.

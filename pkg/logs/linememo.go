@@ -301,14 +301,8 @@ func (e *memoLine) match(line string, lc lineContext) (time.Time, bool) {
 // ends inside the token). ok is false where parseKlogHeader would refuse the time or read it
 // otherwise; TestKlogTokenTime compares the two.
 func klogTokenTime(s string) (klogHeader, bool) {
-	var h klogHeader
-	if len(s) < 22 || !isKlogSeverity(s[0]) || !isDigits(s[1:5]) || s[5] != ' ' ||
-		s[8] != ':' || s[11] != ':' || !isDigits(s[6:8]) || !isDigits(s[9:11]) || !isDigits(s[12:14]) {
-		return h, false
-	}
-	h.month, h.day = digits2(s[1:3]), digits2(s[3:5])
-	h.hh, h.mm, h.ss = digits2(s[6:8]), digits2(s[9:11]), digits2(s[12:14])
-	if h.month < 1 || h.month > 12 || h.day < 1 || h.day > 31 {
+	h, ok := klogClock(s)
+	if !ok {
 		return h, false
 	}
 	if s[14] == '.' {
@@ -341,7 +335,7 @@ func memoFormat(f string) bool {
 // store remembers line, just parsed in full with m.rec recording, as its record and event.
 func (m *lineMemo) store(st *inputState, line string, rec *Record, host, component string, ev *Event) {
 	r := &m.rec
-	if m.resting > 0 || r.bad || r.n == 0 || r.base != line || rec.Audit != nil || ev.Audit != nil || !memoFormat(rec.Format) {
+	if r.bad || r.n == 0 || r.base != line || rec.Audit != nil || ev.Audit != nil || !memoFormat(rec.Format) {
 		return
 	}
 	e := &memoLine{st: st, line: strings.Clone(line), toks: append([]timeToken(nil), r.toks[:r.n]...), format: strings.Clone(rec.Format),

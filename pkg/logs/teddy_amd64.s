@@ -134,6 +134,18 @@ done:
 	CMPL R11, $1; \
 	SBBQ $-1, BX
 
+// EMIT64 appends the entries of the 64 positions at CX+lo (lo and hi = lo+32): their matches in
+// mask register KM, their newlines in KNL, the newlines before them in R14.
+#define EMIT64(KM, KNL, lo, hi) \
+	KMOVQ KM, AX; \
+	MOVL R14, R10; \
+	EMIT(lo); \
+	SHRQ $32, AX; \
+	KMOVD KNL, R10; \
+	POPCNTL R10, R10; \
+	ADDL R14, R10; \
+	EMIT(hi)
+
 // func teddyScan512(m *teddyMasks, b []byte, out []uint64, nls []uint32) (n, next, lines int, flags uint8)
 TEXT ·teddyScan512(SB), NOSPLIT, $0-105
 	ARGS
@@ -200,23 +212,9 @@ loop128:
 // matches K1 and newlines K4, the second at CX+64 with K2 and K5), keeping those with a match
 // (n grows by one where the mask is not zero, without a branch).
 found128:
-	KMOVQ K1, AX
-	MOVL R14, R10
-	EMIT(0)
-	SHRQ $32, AX
-	KMOVD K4, R10
-	POPCNTL R10, R10
-	ADDL R14, R10
-	EMIT(32)
+	EMIT64(K1, K4, 0, 32)
 	ADDQ R13, R14
-	KMOVQ K2, AX
-	MOVL R14, R10
-	EMIT(64)
-	SHRQ $32, AX
-	KMOVD K5, R10
-	POPCNTL R10, R10
-	ADDL R14, R10
-	EMIT(96)
+	EMIT64(K2, K5, 64, 96)
 	ADDQ R12, R14
 	ADDQ $128, CX
 	JMP  loop128
@@ -258,29 +256,7 @@ loop512:
 	JMP  loop512
 
 found512:
-	KMOVQ K1, AX
-	TESTL AX, AX
-	JZ   high512
-	MOVQ CX, R10
-	SHLQ $32, R10
-	MOVL AX, R11
-	ORQ  R11, R10
-	MOVQ R10, (R8)(BX*8)
-	MOVL R14, (DI)(BX*4)
-	INCQ BX
-high512:
-	SHRQ $32, AX
-	JZ   next512
-	LEAQ 32(CX), R10
-	SHLQ $32, R10
-	ORQ  AX, R10
-	MOVQ R10, (R8)(BX*8)
-	KMOVD K4, R12           // newlines in the first 32 bytes
-	POPCNTL R12, R12
-	ADDL R14, R12
-	MOVL R12, (DI)(BX*4)
-	INCQ BX
-next512:
+	EMIT64(K1, K4, 0, 32)
 	ADDQ R13, R14
 	ADDQ $64, CX
 	JMP  loop512

@@ -74,19 +74,11 @@ func Print(w io.Writer, f Format, v any) error {
 	return err
 }
 
-func render(w io.Writer, f Format, v any) error {
+func render(w *bytes.Buffer, f Format, v any) error {
 	switch f {
 	case JSON:
 		if m, ok := v.(Membered); ok {
-			b, ok := w.(*bytes.Buffer)
-			if !ok {
-				b = &bytes.Buffer{}
-			}
-			if err := renderMembers(b, m.JSONMembers()); err != nil || ok {
-				return err
-			}
-			_, err := w.Write(b.Bytes())
-			return err
+			return renderMembers(w, m.JSONMembers())
 		}
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
