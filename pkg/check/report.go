@@ -36,6 +36,8 @@ type Report struct {
 	Findings     []finding.Finding  `json:"findings"`
 	Skipped      []Skipped          `json:"skipped"`
 	Sources      map[string]string  `json:"unavailable,omitempty"`
+	// ToolVersion is credwatch's version, for SARIF's tool.driver.version (set by the command).
+	ToolVersion string `json:"-"`
 
 	order   []string
 	byCheck map[string][]finding.Finding
@@ -193,7 +195,9 @@ func livenessOf(s *Snapshot) Liveness {
 }
 
 // SARIF renders the findings as SARIF 2.1.0.
-func (r *Report) SARIF() any { return finding.SARIF("credwatch check", report.APIVersion, r.Findings) }
+func (r *Report) SARIF() any {
+	return finding.SARIF(finding.Tool{Name: "credwatch check", Version: r.ToolVersion}, r.Findings)
+}
 
 // WriteJUnit renders one test case per check.
 func (r *Report) WriteJUnit(w io.Writer) error {

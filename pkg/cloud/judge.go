@@ -25,6 +25,8 @@ type Report struct {
 	BadInput    bool               `json:"badInput,omitempty"`
 	InputErrors []string           `json:"inputErrors,omitempty"`
 	FailOn      catalogue.Severity `json:"-"`
+	// ToolVersion is credwatch's version, for SARIF's tool.driver.version (set by the command).
+	ToolVersion string `json:"-"`
 
 	byCase map[string][]finding.Finding
 	order  []string

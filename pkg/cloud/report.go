@@ -78,7 +78,9 @@ func ConsumerList(cs []Consumer) string {
 }
 
 // SARIF renders the findings as SARIF 2.1.0.
-func (r *Report) SARIF() any { return finding.SARIF("credwatch cloud", report.APIVersion, r.Findings) }
+func (r *Report) SARIF() any {
+	return finding.SARIF(finding.Tool{Name: "credwatch cloud", Version: r.ToolVersion}, r.Findings)
+}
 
 // WriteJUnit renders one test case per credential, plus "inputs" and "symptoms".
 func (r *Report) WriteJUnit(w io.Writer) error {

@@ -1,6 +1,8 @@
 package finding
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -8,8 +10,21 @@ import (
 	"github.com/credwatch/credwatch/pkg/catalogue"
 )
 
-// SARIF renders findings as a SARIF 2.1.0 log with one rule per catalogue ID used.
-func SARIF(tool, version string, fs []Finding) any {
+// Tool names the program that produced a SARIF log: tool.driver.name and tool.driver.version.
+type Tool struct {
+	Name    string // "credwatch check"
+	Version string // credwatch's own version, as `credwatch version` prints it
+}
+
+// fingerprintKey is the partialFingerprints key of a result: a hash of what identifies a finding
+// across runs (its ID, member and object), never of its message, which carries times and counts.
+const fingerprintKey = "credwatchFinding/v1"
+
+// SARIF renders findings as a SARIF 2.1.0 log with one rule per catalogue ID used. The log
+// validates against the 2.1.0 schema (TestSARIFSchema): rules is [] when nothing was found, and
+// every result carries a partial fingerprint that is the same for the same finding on every run,
+// so that a code-scanning service tracks it instead of opening a new alert each time.
+func SARIF(tool Tool, fs []Finding) any {
 	type msg struct {
 		Text string `json:"text"`
 	}
@@ -24,12 +39,13 @@ func SARIF(tool, version string, fs []Finding) any {
 		LogicalLocations []map[string]string `json:"logicalLocations"`
 	}
 	type result struct {
-		RuleID    string     `json:"ruleId"`
-		Level     string     `json:"level"`
-		Message   msg        `json:"message"`
-		Locations []location `json:"locations,omitempty"`
+		RuleID              string            `json:"ruleId"`
+		Level               string            `json:"level"`
+		Message             msg               `json:"message"`
+		Locations           []location        `json:"locations,omitempty"`
+		PartialFingerprints map[string]string `json:"partialFingerprints"`
 	}
-	var rules []rule
+	rules := []rule{}
 	seen := map[string]bool{}
 	results := make([]result, 0, len(fs))
 	for _, f := range fs {
@@ -38,7 +54,8 @@ func SARIF(tool, version string, fs []Finding) any {
 			rules = append(rules, rule{ID: f.ID, Name: f.ID, ShortDescription: msg{f.Title},
 				FullDescription: msg{f.Explanation}, Help: msg{f.Remedy}})
 		}
-		r := result{RuleID: f.ID, Level: sarifLevel(f.Severity), Message: msg{f.Message}}
+		r := result{RuleID: f.ID, Level: sarifLevel(f.Severity), Message: msg{f.Message},
+			PartialFingerprints: map[string]string{fingerprintKey: fingerprint(f)}}
 		if f.Member != "" || f.Object != "" {
 			name := f.Member
 			if f.Object != "" {
@@ -48,14 +65,24 @@ func SARIF(tool, version string, fs []Finding) any {
 		}
 		results = append(results, r)
 	}
+	version := tool.Version
+	if version == "" {
+		version = "dev"
+	}
 	return map[string]any{
 		"$schema": "https://json.schemastore.org/sarif-2.1.0.json",
 		"version": "2.1.0",
 		"runs": []any{map[string]any{
-			"tool":    map[string]any{"driver": map[string]any{"name": tool, "version": version, "rules": rules}},
+			"tool":    map[string]any{"driver": map[string]any{"name": tool.Name, "version": version, "rules": rules}},
 			"results": results,
 		}},
 	}
+}
+
+// fingerprint hashes a finding's identity: ID, member and object.
+func fingerprint(f Finding) string {
+	sum := sha256.Sum256([]byte(f.ID + "\x00" + f.Member + "\x00" + f.Object))
+	return hex.EncodeToString(sum[:16])
 }
 
 func sarifLevel(s catalogue.Severity) string {

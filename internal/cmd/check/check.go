@@ -147,6 +147,7 @@ func (o *options) run(cmd *cobra.Command) error {
 	}
 	r := check.Run(snap, check.Registry())
 	r.FailOn = o.failOn
+	r.ToolVersion = cli.Build().Version
 	if err := report.Print(o.streams.Out, o.output.Format, r); err != nil {
 		return err
 	}

@@ -171,6 +171,7 @@ func (o *options) run(ctx context.Context) error {
 		Login:  cloud.LoginOptions{Timeout: o.loginTO, Insecure: o.insecureSet, Interval: o.interval},
 		Health: true, Timeout: o.kube.Timeout})
 	r := cloud.Judge(obs, o.failOn)
+	r.ToolVersion = cli.Build().Version
 	if partial {
 		r.Partial = true
 		r.Errors = append(r.Errors, "cluster not reachable")
