@@ -20,6 +20,9 @@ type KubeFlags struct {
 // NewKubeFlags registers the flags on fs.
 func NewKubeFlags(fs *pflag.FlagSet) *KubeFlags {
 	k := &KubeFlags{Config: genericclioptions.NewConfigFlags(false)}
+	// No command reads a namespace (check and watch look at the control plane and every
+	// namespace's tokens), so -n/--namespace is not offered rather than accepted and ignored.
+	k.Config.Namespace = nil
 	k.Config.AddFlags(fs)
 	for _, name := range []string{"cache-dir", "certificate-authority", "client-certificate", "client-key",
 		"cluster", "user", "as", "as-group", "as-uid", "as-user-extra", "password", "username", "tls-server-name",

@@ -2,6 +2,7 @@
 package root
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -36,7 +37,9 @@ func commands(s cli.Streams) []*cobra.Command {
 // NewCommand returns the root command; name is "credwatch" or "kubectl credwatch".
 func NewCommand(name string, s cli.Streams) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   name,
+		// Use is the bare name: cobra shows the display name in its place, and a two-word Use
+		// ("kubectl credwatch") would read "kubectl credwatch credwatch" in the usage line.
+		Use:   "credwatch",
 		Short: "Find, explain and watch the credential failures that take Kubernetes control planes down",
 		Long: strings.TrimSpace(`
 credwatch finds, explains and watches service-account token and cloud-credential failures in a
@@ -54,6 +57,22 @@ Exit codes: 0 ok, 1 findings at or above --fail-on (or a rejected token), 2 bad 
 	for _, c := range commands(s) {
 		cmd.AddCommand(c)
 	}
+	if name != "credwatch" {
+		renameExamples(cmd, name)
+	}
 	cli.UsageErrors(cmd)
 	return cmd
+}
+
+// exampleCommand is "credwatch " where an example line starts a command (after its indent, or
+// after a pipe or "$(").
+var exampleCommand = regexp.MustCompile(`(?m)(^\s*|\| |\$\()credwatch `)
+
+// renameExamples writes every example of the tree with the name credwatch was invoked by
+// ("kubectl credwatch check ..." in plugin mode), so that they can be pasted as they are.
+func renameExamples(c *cobra.Command, name string) {
+	c.Example = exampleCommand.ReplaceAllString(c.Example, "${1}"+name+" ")
+	for _, sub := range c.Commands() {
+		renameExamples(sub, name)
+	}
 }

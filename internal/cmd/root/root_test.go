@@ -49,3 +49,33 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 }
+
+// TestPluginName: invoked as a kubectl plugin, the usage line names the plugin once and every
+// example starts with "kubectl credwatch", so that it can be pasted as it is.
+func TestPluginName(t *testing.T) {
+	var b bytes.Buffer
+	root := NewCommand("kubectl credwatch", cli.Streams{In: strings.NewReader(""), Out: &b, ErrOut: &b})
+	if got := root.UseLine(); !strings.HasPrefix(got, "kubectl credwatch") || strings.Contains(got, "credwatch credwatch") {
+		t.Errorf("usage line %q, want it to start with the plugin name, once", got)
+	}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, line := range strings.Split(c.Example, "\n") {
+			l := strings.TrimSpace(line)
+			if strings.HasPrefix(l, "credwatch ") {
+				t.Errorf("%s: example %q does not name the plugin", c.CommandPath(), l)
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	check, _, err := root.Find([]string{"check"})
+	if err != nil || !strings.Contains(check.Example, "  kubectl credwatch check ") {
+		t.Errorf("check's examples do not start with the plugin name: %q (%v)", check.Example, err)
+	}
+	if check.Flags().Lookup("namespace") != nil {
+		t.Error("check offers --namespace, which no command reads")
+	}
+}
