@@ -52,6 +52,7 @@ func NewOutputFlag(fs *pflag.FlagSet, allowed ...report.Format) *OutputFlag {
 		names[i] = string(a)
 	}
 	fs.StringVarP(&o.Raw, "output", "o", o.Raw, "output format: "+strings.Join(names, "|"))
+	FlagValues(fs, "output", names...)
 	return o
 }
 

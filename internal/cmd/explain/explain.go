@@ -27,7 +27,8 @@ func NewCommand(s cli.Streams) *cobra.Command {
 		Short: "Explain a cause or finding ID from the catalogue (no ID: list them all)",
 		Example: `  # what does signing-key-unknown mean, and what does each version log?
   credwatch explain signing-key-unknown`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: cli.CompleteFrom(catalogue.Default().IDs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.complete(args); err != nil {
 				return err

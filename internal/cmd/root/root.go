@@ -57,6 +57,7 @@ Exit codes: 0 ok, 1 findings at or above --fail-on (or a rejected token), 2 bad 
 	for _, c := range commands(s) {
 		cmd.AddCommand(c)
 	}
+	cli.Completions(cmd)
 	if name != "credwatch" {
 		renameExamples(cmd, name)
 	}

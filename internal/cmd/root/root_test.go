@@ -2,6 +2,9 @@ package root
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,5 +80,57 @@ func TestPluginName(t *testing.T) {
 	}
 	if check.Flags().Lookup("namespace") != nil {
 		t.Error("check offers --namespace, which no command reads")
+	}
+}
+
+// TestDynamicCompletion asks cobra's __complete, as the shell scripts do, for IDs, -o values,
+// severities, contexts and scenario names.
+func TestDynamicCompletion(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {}}]
+contexts:
+- {name: prod-east, context: {cluster: c, user: u}}
+- {name: prod-west, context: {cluster: c, user: u}}
+- {name: lab, context: {cluster: c, user: u}}
+current-context: lab
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want []string // the candidates, in order
+	}{
+		{"explain IDs", []string{"explain", "signing-key-u"}, []string{"signing-key-unknown"}},
+		{"check -o", []string{"check", "-o", ""}, []string{"table", "json", "yaml", "sarif", "junit"}},
+		{"explain -o", []string{"explain", "-o", "y"}, []string{"yaml"}},
+		{"--fail-on", []string{"check", "--fail-on", "w"}, []string{"warning"}},
+		{"--context", []string{"check", "--kubeconfig", kubeconfig, "--context", "prod"}, []string{"prod-east", "prod-west"}},
+		{"--contexts list", []string{"check", "--kubeconfig", kubeconfig, "--contexts", "lab,prod-w"}, []string{"lab,prod-west"}},
+		{"scenario names", []string{"lab", "scenario", "key-dr"}, []string{"key-drift"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			cmd := NewCommand("credwatch", cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+			cmd.SetArgs(append([]string{cobra.ShellCompRequestCmd}, tt.args...))
+			cmd.SetOut(&out)
+			cmd.SetErr(&errOut)
+			if err := cmd.Execute(); err != nil {
+				t.Fatalf("__complete: %v (%s)", err, errOut.String())
+			}
+			var got []string
+			for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+				if l != "" && !strings.HasPrefix(l, ":") {
+					got = append(got, strings.SplitN(l, "\t", 2)[0])
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("candidates %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

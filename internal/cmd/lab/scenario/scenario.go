@@ -48,7 +48,8 @@ Without NAME it lists the scenarios.`),
 
   # the same on the old line, as JSON
   credwatch lab scenario key-drift --version v1.30.14 -o json`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: cli.CompleteFrom(labscenario.Names),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.complete(args); err != nil {
 				return err
