@@ -103,6 +103,8 @@ func TestSchema(t *testing.T) {
 		"bad port":          {"watch": map[string]any{"port": 0}},
 		"empty image":       {"image": map[string]any{"repository": ""}},
 		"bad probe account": {"probeServiceAccount": map[string]any{"name": "Probe_SA"}},
+		"two replicas":      {"replicaCount": 2},
+		"bad nameOverride":  {"nameOverride": "Cred_Watch"},
 	} {
 		if _, err := renderErr("credwatch", vals); err == nil || !strings.Contains(err.Error(), "schema") {
 			t.Errorf("%s: rendered (err %v), want a schema error", name, err)
@@ -195,5 +197,40 @@ func TestPrometheusRule(t *testing.T) {
 	}
 	if objs := render(t, "credwatch", nil); len(find(objs, "PrometheusRule"))+len(find(objs, "ServiceMonitor")) != 0 {
 		t.Error("PrometheusRule or ServiceMonitor rendered by default")
+	}
+}
+
+// TestNameOverrides: nameOverride renames the chart in names and labels, fullnameOverride names
+// every object; without them objects are named after the release.
+func TestNameOverrides(t *testing.T) {
+	tests := []struct {
+		name     string
+		vals     map[string]any
+		fullname string
+		label    string
+	}{
+		{"defaults", nil, "credwatch", "credwatch"},
+		{"nameOverride", map[string]any{"nameOverride": "cw"}, "credwatch-cw", "cw"},
+		{"fullnameOverride", map[string]any{"fullnameOverride": "auth-watcher"}, "auth-watcher", "credwatch"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs := render(t, "credwatch", tt.vals)
+			d := find(objs, "Deployment")
+			if len(d) != 1 {
+				t.Fatalf("%d Deployments, want 1", len(d))
+			}
+			if d[0].GetName() != tt.fullname {
+				t.Errorf("Deployment %q, want %q", d[0].GetName(), tt.fullname)
+			}
+			if got := d[0].GetLabels()["app.kubernetes.io/name"]; got != tt.label {
+				t.Errorf("label app.kubernetes.io/name %q, want %q", got, tt.label)
+			}
+			for _, svc := range find(objs, "Service") {
+				if svc.GetName() != tt.fullname {
+					t.Errorf("Service %q, want %q", svc.GetName(), tt.fullname)
+				}
+			}
+		})
 	}
 }
