@@ -12,7 +12,7 @@ LDFLAGS := -X github.com/credwatch/credwatch/internal/cli.version=$(VERSION) -X 
 # The release binary: no symbol table or DWARF (-s -w), no build-machine paths (-trimpath).
 RELEASE_FLAGS := -trimpath -ldflags "-s -w $(LDFLAGS)"
 
-.PHONY: deps all build install image test lint unit integration every-scenario lab-binaries bench bench-logs soak demo fuzz clean \
+.PHONY: deps all build install image test test-under-load lint unit integration every-scenario lab-binaries bench bench-logs soak demo fuzz clean \
 	test-deploy docs runbook-capture krew-manifest release-check release-snapshot
 
 # Separate Go modules under hack/ that test what ships, with their heavy tools kept out of go.mod:
@@ -90,6 +90,10 @@ every-scenario:
 
 lab-binaries:
 	hack/labbin/build.sh $(CREDWATCH_LAB_BIN)
+
+# make test with every core kept busy by another process (timing-dependent tests show up here).
+test-under-load:
+	hack/test-under-load.sh
 
 bench: build
 	hack/bench.sh
