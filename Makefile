@@ -12,7 +12,7 @@ LDFLAGS := -X github.com/credwatch/credwatch/internal/cli.version=$(VERSION) -X 
 # The release binary: no symbol table or DWARF (-s -w), no build-machine paths (-trimpath).
 RELEASE_FLAGS := -trimpath -ldflags "-s -w $(LDFLAGS)"
 
-.PHONY: deps all build install image test test-under-load lint unit integration every-scenario lab-binaries bench bench-logs soak demo fuzz clean \
+.PHONY: deps all build install image test test-under-load lint unit integration every-scenario lab-binaries bench bench-logs soak demo demo-offline fuzz clean \
 	test-deploy docs runbook-capture krew-manifest release-check release-snapshot
 
 # Separate Go modules under hack/ that test what ships, with their heavy tools kept out of go.mod:
@@ -109,6 +109,10 @@ soak: build lab-binaries
 
 demo: build lab-binaries
 	hack/demo.sh
+
+# The seconds-long walkthrough of token and key forensics: no root, no cluster, no lab.
+demo-offline: build
+	hack/demo-offline.sh bin/credwatch
 
 # Fuzz every target for FUZZTIME (default 60s each).
 FUZZTIME ?= 60s
