@@ -15,6 +15,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/limits"
 )
 
 // Source kinds.
@@ -173,6 +175,9 @@ func fetch(ctx context.Context, c *http.Client, u string, o FetchOptions) (doc, 
 			return doc{}, &unreachableError{fmt.Sprintf("%s: timed out reading the response", u)}
 		}
 		return doc{}, fmt.Errorf("%s: read response: %s", u, oneLine(err.Error()))
+	}
+	if len(body) > MaxFileSize {
+		return doc{}, &limits.TooLargeError{Name: req.URL.Host + req.URL.Path, Max: MaxFileSize, Response: true}
 	}
 	if resp.StatusCode != http.StatusOK {
 		return doc{}, fmt.Errorf("%s: HTTP %s", u, resp.Status)

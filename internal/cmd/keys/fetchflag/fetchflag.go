@@ -4,13 +4,14 @@ package fetchflag
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/credwatch/credwatch/pkg/keys"
+	"github.com/credwatch/credwatch/pkg/limits"
+	"github.com/credwatch/credwatch/pkg/token"
 )
 
 // Flags are the fetch flags.
@@ -38,9 +39,9 @@ func (f *Flags) Options() (keys.FetchOptions, error) {
 		return o, fmt.Errorf("--fetch-timeout %s: must be positive", f.Timeout)
 	}
 	if f.TokenFile != "" {
-		b, err := os.ReadFile(f.TokenFile)
+		b, err := limits.ReadFile(f.TokenFile, token.MaxSize)
 		if err != nil {
-			return o, fmt.Errorf("--bearer-token-file: %w", err)
+			return o, fmt.Errorf("--bearer-token-file %w", err)
 		}
 		o.BearerToken = strings.TrimSpace(string(b))
 	}
