@@ -209,5 +209,5 @@ func httpClient(tc *tls.Config, timeout time.Duration) *http.Client {
 		TLSClientConfig: tc, DisableKeepAlives: true, Proxy: http.ProxyFromEnvironment,
 		DialContext:         (&net.Dialer{Timeout: timeout}).DialContext,
 		TLSHandshakeTimeout: timeout, ResponseHeaderTimeout: timeout,
-	}, limits.Response)}
+	}, limits.Response, 0)}
 }

@@ -61,7 +61,7 @@ func (t *Tester) testVSphere(ctx context.Context, c Credential) TestResult {
 			}
 		}
 	}
-	sc.Transport = limits.Transport(sc.Transport, limits.Response)
+	sc.Transport = limits.Transport(sc.Transport, limits.Response, 0)
 	vc, err := vim25.NewClient(ctx, sc)
 	if err != nil {
 		return classifyTransport(fmt.Errorf("connect to vCenter %s: %w", u.Host, err), u.Host)

@@ -9,9 +9,12 @@ import (
 
 // Bounds shared by the commands. A real input comes nowhere near them.
 const (
-	// Response bounds one HTTP response body credwatch reads whole (a list page, /metrics, a
-	// discovery document).
-	Response = 64 << 20
+	// Response bounds one HTTP response body credwatch reads whole: a list page (500 items, a
+	// few MB), a discovery document, a JWKS. Several are read at once, so it is not larger.
+	Response = 16 << 20
+	// Metrics bounds a /metrics document, the largest a member serves (tens of MB on big
+	// clusters); one per member is read at a time.
+	Metrics = 64 << 20
 	// Kubeconfig bounds each kubeconfig file and the files it names (token, CA, client key).
 	Kubeconfig = 16 << 20
 	// File bounds a small input file a flag names: a token, a CA bundle, a key.

@@ -81,7 +81,7 @@ func TestTransport(t *testing.T) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	c := &http.Client{Transport: Transport(http.DefaultTransport, 100)}
+	c := &http.Client{Transport: Transport(http.DefaultTransport, 100, 0)}
 	n := func(k int) string { return strings.Repeat("1", k) }
 	tests := []struct {
 		name    string

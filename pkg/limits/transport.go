@@ -9,14 +9,18 @@ import (
 // Transport returns rt with every response body bounded to max bytes: reading past it fails
 // with a *TooLargeError naming the request's host and path, and a body that declares a larger
 // Content-Length fails on its first read, before anything is read. Streams that are consumed as
-// they come rather than held whole — pod logs and watches — and protocol upgrades pass unbounded.
-func Transport(rt http.RoundTripper, max int64) http.RoundTripper {
-	return &transport{rt: rt, max: max}
+// they come rather than held whole — pod logs and watches — and protocol upgrades pass unbounded;
+// a path ending in /metrics is bounded by metricsMax instead (0: max).
+func Transport(rt http.RoundTripper, max, metricsMax int64) http.RoundTripper {
+	if metricsMax <= 0 {
+		metricsMax = max
+	}
+	return &transport{rt: rt, max: max, metricsMax: metricsMax}
 }
 
 type transport struct {
-	rt  http.RoundTripper
-	max int64
+	rt              http.RoundTripper
+	max, metricsMax int64
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -24,8 +28,12 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.Body == nil || resp.StatusCode == http.StatusSwitchingProtocols || streamed(req) {
 		return resp, err
 	}
-	resp.Body = &body{rc: resp.Body, left: t.max, declared: resp.ContentLength,
-		err: &TooLargeError{Name: req.URL.Host + req.URL.Path, Max: t.max, Response: true}}
+	max := t.max
+	if strings.HasSuffix(req.URL.Path, "/metrics") {
+		max = t.metricsMax
+	}
+	resp.Body = &body{rc: resp.Body, left: max, declared: resp.ContentLength,
+		err: &TooLargeError{Name: req.URL.Host + req.URL.Path, Max: max, Response: true}}
 	return resp, nil
 }
 
