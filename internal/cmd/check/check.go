@@ -141,6 +141,13 @@ func (o *options) run(cmd *cobra.Command) error {
 	if o.fleet.enabled() {
 		return o.runFleet(cmd)
 	}
+	if len(o.cfg.Endpoints) == 0 {
+		// With no --endpoint, every member is found through the cluster endpoint: when it does not
+		// answer, nothing else would, and each call would wait its own --timeout.
+		if err := check.Probe(cmd.Context(), o.cfg); err != nil {
+			return cli.Unreachable(fmt.Errorf("cluster not reachable: %w", err))
+		}
+	}
 	snap, err := check.Fetch(cmd.Context(), o.cfg)
 	if err != nil {
 		return cli.Usage(err)
