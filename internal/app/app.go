@@ -11,6 +11,9 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/go-logr/logr"
+	"k8s.io/klog/v2"
+
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/internal/cmd/root"
 	"github.com/credwatch/credwatch/pkg/redact"
@@ -21,10 +24,18 @@ import (
 // succeeded anyway); a second one makes Main return 130 at once, leaving the command behind for
 // main's exit to end.
 func Main(args []string, in io.Reader, out, errOut io.Writer) int {
+	quietKlog()
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	return supervise(sigs, cli.Streams{In: in, Out: out, ErrOut: errOut}, args, Run)
+}
+
+// quietKlog stops client-go's klog lines ("Unexpected error when reading response body", ...)
+// reaching stderr: every failure they describe comes back as an error that credwatch reports
+// once, in its own words. klog is process-wide, so this is start-up's to do, not a command's.
+func quietKlog() {
+	klog.SetLogger(logr.Discard())
 }
 
 // runFunc is Run's shape; tests substitute commands that ignore cancellation.

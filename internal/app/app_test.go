@@ -48,7 +48,7 @@ func TestExitCodes(t *testing.T) {
 		{"usage/validation", []string{"check", "--fail-on", "loud"}, cli.ExitUsage, "--fail-on"},
 		{"usage/required flag", []string{"lab", "partition", "apiserver-1"}, cli.ExitUsage, "--from is required"},
 		{"usage/unreadable input", []string{"token", "inspect", filepath.Join(t.TempDir(), "missing.jwt")}, cli.ExitUsage, "no such file"},
-		{"unreachable/closed port", []string{"check", "--kubeconfig", closed, "--no-cloud", "--timeout", "5s"}, cli.ExitUnreachable, "no API server member could be reached"},
+		{"unreachable/closed port", []string{"check", "--kubeconfig", closed, "--no-cloud", "--timeout", "5s"}, cli.ExitUnreachable, "cluster not reachable: GET https://"},
 		{"unreachable/cloud closed port", []string{"cloud", "--kubeconfig", closed, "--timeout", "5s"}, cli.ExitUnreachable, "cluster not reachable"},
 		{"ok/group help", []string{"lab"}, cli.ExitOK, ""},
 	}

@@ -17,6 +17,9 @@ type ContextConfig struct {
 // ContextRESTConfigs loads the client configuration of every context of the kubeconfig (all), or
 // of the contexts named, in that order. A name the kubeconfig lacks is a usage error.
 func (k *KubeFlags) ContextRESTConfigs(names []string, all bool) ([]ContextConfig, error) {
+	if err := k.Validate(); err != nil {
+		return nil, err
+	}
 	loader := k.Config.ToRawKubeConfigLoader()
 	raw, err := loader.RawConfig()
 	if err != nil {
@@ -40,6 +43,9 @@ func (k *KubeFlags) ContextRESTConfigs(names []string, all bool) ([]ContextConfi
 		cfg, err := clientcmd.NewNonInteractiveClientConfig(raw, name, &clientcmd.ConfigOverrides{}, loader.ConfigAccess()).ClientConfig()
 		if err != nil {
 			return nil, Usage(fmt.Errorf("context %q: %w", name, err))
+		}
+		if err := statReferenced(cfg); err != nil {
+			return nil, err
 		}
 		out = append(out, ContextConfig{Context: name, REST: k.tune(cfg)})
 	}

@@ -1,13 +1,20 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"net/http"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/credwatch/credwatch/pkg/limits"
 )
 
 // KubeFlags are kubectl's connection flags (--kubeconfig, --context, ...), shared by every
@@ -33,20 +40,106 @@ func NewKubeFlags(fs *pflag.FlagSet) *KubeFlags {
 	return k
 }
 
-// RESTConfig loads the client configuration the flags describe.
+// Validate checks the flags' values and that no kubeconfig file is too large to load (client-go
+// would read any size whole). Every way to a client configuration calls it first.
+func (k *KubeFlags) Validate() error {
+	if k.Timeout <= 0 {
+		return Usagef("--timeout %s: must be positive", k.Timeout)
+	}
+	for _, p := range k.kubeconfigPaths() {
+		if err := limits.Stat(p, limits.Kubeconfig); err != nil {
+			return Usagef("kubeconfig %w", err)
+		}
+	}
+	return nil
+}
+
+// kubeconfigPaths are the kubeconfig files client-go would load: --kubeconfig, else every path of
+// $KUBECONFIG, else ~/.kube/config.
+func (k *KubeFlags) kubeconfigPaths() []string {
+	return k.Config.ToRawKubeConfigLoader().ConfigAccess().GetLoadingPrecedence()
+}
+
+// RESTConfig loads the client configuration the flags describe. A kubeconfig without a usable
+// context is a usage error naming it (client-go would fall back to http://localhost:8080);
+// in a pod with no kubeconfig, the pod's in-cluster configuration is used.
 func (k *KubeFlags) RESTConfig() (*rest.Config, error) {
+	if err := k.Validate(); err != nil {
+		return nil, err
+	}
 	cfg, err := k.Config.ToRESTConfig()
 	if err != nil {
+		if clientcmd.IsEmptyConfig(err) {
+			return nil, k.noContext()
+		}
 		return nil, Usage(fmt.Errorf("load kubeconfig: %w", err))
+	}
+	if k.fellBack(cfg) {
+		return nil, k.noContext()
+	}
+	if err := statReferenced(cfg); err != nil {
+		return nil, err
 	}
 	return k.tune(cfg), nil
 }
 
-// tune sets what every credwatch client shares: the per-call timeout, user agent and rate limits.
+// fellBack says whether cfg is client-go's built-in default rather than anything the user
+// configured: the default server, no --server, and no context naming a cluster with a server.
+func (k *KubeFlags) fellBack(cfg *rest.Config) bool {
+	if cfg.Host != clientcmd.ClusterDefaults.Server || k.Config.APIServer != nil && *k.Config.APIServer != "" {
+		return false
+	}
+	raw, err := k.Config.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return false
+	}
+	name := raw.CurrentContext
+	if k.Config.Context != nil && *k.Config.Context != "" {
+		name = *k.Config.Context
+	}
+	ctx := raw.Contexts[name]
+	return ctx == nil || raw.Clusters[ctx.Cluster] == nil || raw.Clusters[ctx.Cluster].Server == ""
+}
+
+// noContext is the usage error for a kubeconfig that names no cluster, or for no kubeconfig at all.
+func (k *KubeFlags) noContext() error {
+	var found []string
+	for _, p := range k.kubeconfigPaths() {
+		if _, err := os.Stat(p); err == nil {
+			found = append(found, p)
+		}
+	}
+	if len(found) == 0 {
+		return Usagef("no kubeconfig (%s not found) and not running in a pod: set --kubeconfig or $KUBECONFIG",
+			strings.Join(k.kubeconfigPaths(), ", "))
+	}
+	return Usagef("kubeconfig %s: no usable context (current-context is empty or its cluster has no server): set current-context or --context",
+		strings.Join(found, ", "))
+}
+
+// statReferenced bounds the files the configuration names, which client-go reads whole.
+func statReferenced(cfg *rest.Config) error {
+	var errs []error
+	for _, p := range []string{cfg.BearerTokenFile, cfg.CAFile, cfg.CertFile, cfg.KeyFile} {
+		if p != "" {
+			errs = append(errs, limits.Stat(p, limits.Kubeconfig))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Usage(fmt.Errorf("kubeconfig: %w", err))
+	}
+	return nil
+}
+
+// tune sets what every credwatch client shares: the per-call timeout, user agent, rate limits, a
+// bound on each response body, and one-line errors for answers no API server gives.
 func (k *KubeFlags) tune(cfg *rest.Config) *rest.Config {
 	cfg.Timeout = k.Timeout
 	cfg.UserAgent = "credwatch"
 	cfg.QPS, cfg.Burst = 50, 100
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return limits.APIOnly(limits.Transport(rt, limits.Response, limits.Metrics))
+	})
 	return cfg
 }
 

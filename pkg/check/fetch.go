@@ -10,6 +10,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
+
+	"github.com/credwatch/credwatch/pkg/limits"
 )
 
 type fetcher struct {
@@ -26,7 +28,7 @@ type fetcher struct {
 func (f *fetcher) miss(source string, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.snap.Sources[source] = err.Error()
+	f.snap.Sources[source] = limits.Clean(err).Error()
 }
 
 // Fetch does all the I/O of a check once. It returns an error only for a configuration it cannot
@@ -100,7 +102,7 @@ func collect[T any](f *fetcher, source string, fetch func() (T, error), dst *T) 
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err != nil {
-		f.snap.Sources[source] = err.Error()
+		f.snap.Sources[source] = limits.Clean(err).Error()
 		return
 	}
 	*dst = v

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/credwatch/credwatch/pkg/kubever"
+	"github.com/credwatch/credwatch/pkg/limits"
 )
 
 // memberClient talks to one member directly, verifying its certificate against the cluster CA
@@ -107,7 +108,7 @@ func describe(what string, err error) error {
 		s := st.Status()
 		return fmt.Errorf("%s: HTTP %d %s: %w", what, s.Code, strings.ToLower(string(s.Reason)), err)
 	}
-	return fmt.Errorf("%s: %w", what, err)
+	return fmt.Errorf("%s: %w", what, limits.Clean(err))
 }
 
 // probeMember fills m from the member's own endpoints. An unreachable member stops after the

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/credwatch/credwatch/pkg/limits"
 )
 
 func systemPoolWith(extraCA []byte) (*x509.CertPool, error) {
@@ -92,6 +94,9 @@ func fetchPublic(ctx context.Context, c *Config, issuer string) *PublicIssuer {
 	return p
 }
 
+// publicMax bounds a public issuer's discovery document and JWKS.
+const publicMax = 4 << 20
+
 func httpGet(ctx context.Context, client *http.Client, u string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -102,9 +107,12 @@ func httpGet(ctx context.Context, client *http.Client, u string) ([]byte, error)
 		return nil, fmt.Errorf("GET %s: %w", u, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, publicMax+1))
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", u, err)
+	}
+	if len(body) > publicMax {
+		return nil, &limits.TooLargeError{Name: req.URL.Host + req.URL.Path, Max: publicMax, Response: true}
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET %s: HTTP %d", u, resp.StatusCode)

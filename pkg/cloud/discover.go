@@ -192,18 +192,16 @@ func (d *discoverer) partial(err error) {
 
 func (d *discoverer) components(ctx context.Context) {
 	for _, ns := range d.o.Namespaces {
-		cctx, cancel := context.WithTimeout(ctx, d.o.Timeout)
-		pods, err := d.cs.CoreV1().Pods(ns).List(cctx, metav1.ListOptions{})
-		cancel()
-		if apierrors.IsNotFound(err) || err == nil && pods == nil {
+		pods, err := listPods(ctx, d.cs, ns, d.o.Timeout, metav1.ListOptions{})
+		if apierrors.IsNotFound(err) {
 			continue
 		}
 		if err != nil {
 			d.partial(fmt.Errorf("list pods in %s: %w", ns, err))
 			continue
 		}
-		for i := range pods.Items {
-			d.inv.Components = append(d.inv.Components, componentsOf(&pods.Items[i])...)
+		for i := range pods {
+			d.inv.Components = append(d.inv.Components, componentsOf(&pods[i])...)
 		}
 	}
 	sort.SliceStable(d.inv.Components, func(i, j int) bool { return d.inv.Components[i].Ref() < d.inv.Components[j].Ref() })

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/credwatch/credwatch/pkg/limits"
 )
 
 // maxConfigSize bounds a config file; cloud configs are a few KB.
@@ -72,7 +74,7 @@ func LoadFile(path string) (*Config, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if fi.Size() > maxConfigSize {
-		return nil, fmt.Errorf("read %s: %d bytes, more than a cloud config (%d)", path, fi.Size(), maxConfigSize)
+		return nil, fmt.Errorf("read %w", &limits.TooLargeError{Name: path, Max: maxConfigSize})
 	}
 	data := make([]byte, fi.Size())
 	if _, err := io.ReadFull(f, data); err != nil {

@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/credwatch/credwatch/pkg/limits"
 	"github.com/credwatch/credwatch/pkg/redact"
 )
 
@@ -157,9 +157,9 @@ func (t *Tester) tlsConfig(c Credential) (*tls.Config, error) {
 		return cfg, nil
 	}
 	if c.CAFile != "" {
-		pem, err := os.ReadFile(c.CAFile)
+		pem, err := limits.ReadFile(c.CAFile, limits.File)
 		if err != nil {
-			return nil, fmt.Errorf("read ca-file %s: %w", c.CAFile, err)
+			return nil, fmt.Errorf("read ca-file %w", err)
 		}
 		pool, err := x509.SystemCertPool()
 		if err != nil || pool == nil {
@@ -205,9 +205,9 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 func httpClient(tc *tls.Config, timeout time.Duration) *http.Client {
-	return &http.Client{Timeout: timeout, Transport: &http.Transport{
+	return &http.Client{Timeout: timeout, Transport: limits.Transport(&http.Transport{
 		TLSClientConfig: tc, DisableKeepAlives: true, Proxy: http.ProxyFromEnvironment,
 		DialContext:         (&net.Dialer{Timeout: timeout}).DialContext,
 		TLSHandshakeTimeout: timeout, ResponseHeaderTimeout: timeout,
-	}}
+	}, limits.Response, 0)}
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/vmware/govmomi/vim25"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"github.com/credwatch/credwatch/pkg/limits"
 )
 
 // VSphereURL is the SDK URL of a vCenter credential: https://server[:port]/sdk. A server that
@@ -59,6 +61,7 @@ func (t *Tester) testVSphere(ctx context.Context, c Credential) TestResult {
 			}
 		}
 	}
+	sc.Transport = limits.Transport(sc.Transport, limits.Response, 0)
 	vc, err := vim25.NewClient(ctx, sc)
 	if err != nil {
 		return classifyTransport(fmt.Errorf("connect to vCenter %s: %w", u.Host, err), u.Host)

@@ -134,14 +134,12 @@ func withLines(f finding.Finding, pod string, lines []string) finding.Finding {
 
 // readNodeTaints lists the nodes with the cloud provider's taint and the Pods Pending behind it.
 func readNodeTaints(ctx context.Context, cs kubernetes.Interface, timeout time.Duration) (*NodeTaints, error) {
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	nodes, err := cs.CoreV1().Nodes().List(cctx, metav1.ListOptions{})
-	cancel()
+	nodes, err := listNodes(ctx, cs, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("list nodes: %w", err)
 	}
 	n := &NodeTaints{}
-	for _, node := range nodes.Items {
+	for _, node := range nodes {
 		for _, t := range node.Spec.Taints {
 			if t.Key == TaintUninitialized {
 				n.Tainted = append(n.Tainted, node.Name)
@@ -152,13 +150,11 @@ func readNodeTaints(ctx context.Context, cs kubernetes.Interface, timeout time.D
 		return n, nil
 	}
 	sort.Strings(n.Tainted)
-	cctx, cancel = context.WithTimeout(ctx, timeout)
-	pods, err := cs.CoreV1().Pods("").List(cctx, metav1.ListOptions{FieldSelector: "status.phase=Pending"})
-	cancel()
+	pods, err := listPods(ctx, cs, "", timeout, metav1.ListOptions{FieldSelector: "status.phase=Pending"})
 	if err != nil {
 		return n, fmt.Errorf("list pending pods: %w", err)
 	}
-	for _, p := range pods.Items {
+	for _, p := range pods {
 		for _, c := range p.Status.Conditions {
 			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable &&
 				liveness.BlockedByUninitialized(c.Message, liveness.ToleratesUninitialized(p.Spec.Tolerations)) {

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/credwatch/credwatch/pkg/limits"
 )
 
 // DefaultSecretsDirectory is vSphere CPI's default secrets-directory.
@@ -212,8 +214,8 @@ func VSphereFromSecret(data map[string][]byte, src Source, ref *SecretRef, cfgSr
 // ReadSecretsDirectory fills the credentials of a secrets-directory from local files, when the
 // directory is readable here (credwatch runs on the node). Missing files leave PasswordSet false.
 func ReadSecretsDirectory(c Credential, dir string) Credential {
-	user, err1 := os.ReadFile(filepath.Join(dir, c.Server+".username"))
-	pass, err2 := os.ReadFile(filepath.Join(dir, c.Server+".password"))
+	user, err1 := limits.ReadFile(filepath.Join(dir, c.Server+".username"), limits.File)
+	pass, err2 := limits.ReadFile(filepath.Join(dir, c.Server+".password"), limits.File)
 	if err1 != nil || err2 != nil {
 		return c
 	}

@@ -4,6 +4,7 @@ package fleet
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -110,6 +111,9 @@ func result(ctx context.Context, c Cluster, o Options) Result {
 }
 
 func checkOne(ctx context.Context, c check.Config) (*check.Report, error) {
+	if err := check.Probe(ctx, c); err != nil {
+		return nil, fmt.Errorf("cluster not reachable: %w", err)
+	}
 	snap, err := check.Fetch(ctx, c)
 	if err != nil {
 		return nil, err

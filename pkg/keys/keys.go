@@ -15,8 +15,8 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+
+	"github.com/credwatch/credwatch/pkg/limits"
 )
 
 // MaxFileSize bounds what LoadPEMFile and LoadJWKSFile read.
@@ -173,34 +173,11 @@ func LoadPEMFiles(paths ...string) ([]Key, error) {
 }
 
 func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	data, err := limits.ReadFile(path, MaxFileSize)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, unwrapPathError(err))
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, unwrapPathError(err))
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("read %s: is a directory", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, unwrapPathError(err))
-	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("read %s: larger than %d bytes", path, MaxFileSize)
+		return nil, fmt.Errorf("read %w", err)
 	}
 	return data, nil
-}
-
-func unwrapPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // Public returns the public halves of ks (for sets that must never carry private keys).

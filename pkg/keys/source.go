@@ -15,6 +15,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/limits"
 )
 
 // Source kinds.
@@ -37,8 +39,11 @@ type FetchOptions struct {
 	// Insecure skips TLS verification.
 	Insecure bool
 	// BearerToken is sent as Authorization (kube-apiserver serves discovery only to authenticated
-	// service accounts unless RBAC opens it).
+	// service accounts unless RBAC opens it), only to the origin (scheme, host, port) of the URL
+	// given to Load: a jwks_uri or a redirect elsewhere is fetched without it.
 	BearerToken string
+	// TokenToJWKSHost also sends BearerToken to a discovery document's jwks_uri on another origin.
+	TokenToJWKSHost bool
 	// Client overrides the HTTP client (tests).
 	Client *http.Client
 }
@@ -49,6 +54,8 @@ type Set struct {
 	Kind   string // pem, jwks-file, jwks-url, issuer
 	URL    string // the JWKS URL actually read, for URL sources
 	Keys   []Key
+	// Notes say what the caller should know of how the set was fetched (a token withheld).
+	Notes []string
 }
 
 // Load reads a key source: a PEM file, a JWKS file, a JWKS URL, or an issuer URL (or discovery
@@ -97,7 +104,33 @@ func (o FetchOptions) client() (*http.Client, error) {
 		}
 		tr.TLSClientConfig.RootCAs = pool
 	}
-	return &http.Client{Timeout: timeout, Transport: tr}, nil
+	return &http.Client{Timeout: timeout, Transport: tr, CheckRedirect: keepTokenHome}, nil
+}
+
+// keepTokenHome follows up to 10 redirects, dropping Authorization from any to another origin
+// than the first request's (net/http keeps it across a change of scheme or port).
+func keepTokenHome(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if Origin(req.URL) != Origin(via[0].URL) {
+		req.Header.Del("Authorization")
+	}
+	return nil
+}
+
+// Origin is u's scheme, host and port (the default port spelled out), lower-cased.
+func Origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		switch strings.ToLower(u.Scheme) {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
 
 // doc is what a URL answered: a JWKS, a discovery document, or neither.
@@ -131,14 +164,23 @@ func loadURL(ctx context.Context, spec string, o FetchOptions) (*Set, error) {
 	if d.keys != nil {
 		return &Set{Source: spec, Kind: KindJWKSURL, URL: spec, Keys: d.keys}, nil
 	}
-	j, err := fetch(ctx, c, d.jwksURI, o)
+	var notes []string
+	jo := o
+	if ju, err := url.Parse(d.jwksURI); err != nil || Origin(ju) != Origin(u) {
+		if o.BearerToken != "" && !o.TokenToJWKSHost {
+			jo.BearerToken = ""
+			notes = append(notes, fmt.Sprintf("%s: jwks_uri %s is on another origin than %s: fetched without the bearer token (--send-token-to-jwks-host sends it)",
+				spec, d.jwksURI, Origin(u)))
+		}
+	}
+	j, err := fetch(ctx, c, d.jwksURI, jo)
 	if err != nil {
 		return nil, fmt.Errorf("%s: jwks_uri: %w", spec, err)
 	}
 	if j.keys == nil {
 		return nil, fmt.Errorf("%s: jwks_uri %s is a discovery document, not a JWKS", spec, d.jwksURI)
 	}
-	return &Set{Source: spec, Kind: KindDiscovery, URL: d.jwksURI, Keys: j.keys}, nil
+	return &Set{Source: spec, Kind: KindDiscovery, URL: d.jwksURI, Keys: j.keys, Notes: notes}, nil
 }
 
 func trimPrefix(err error, prefix string) string {
@@ -173,6 +215,9 @@ func fetch(ctx context.Context, c *http.Client, u string, o FetchOptions) (doc, 
 			return doc{}, &unreachableError{fmt.Sprintf("%s: timed out reading the response", u)}
 		}
 		return doc{}, fmt.Errorf("%s: read response: %s", u, oneLine(err.Error()))
+	}
+	if len(body) > MaxFileSize {
+		return doc{}, &limits.TooLargeError{Name: req.URL.Host + req.URL.Path, Max: MaxFileSize, Response: true}
 	}
 	if resp.StatusCode != http.StatusOK {
 		return doc{}, fmt.Errorf("%s: HTTP %s", u, resp.Status)

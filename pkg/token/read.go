@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/credwatch/credwatch/pkg/limits"
 )
 
 // Read reads a token from path: "-" is stdin, a directory is a mounted service-account volume
@@ -37,7 +39,7 @@ func Read(path string, stdin io.Reader) (string, string, error) {
 		return "", name, fmt.Errorf("read token %s: %w", name, pathErr(err))
 	}
 	if len(data) > MaxSize {
-		return "", name, fmt.Errorf("read token %s: %w", name, decodeErr(ErrTooLarge, "", "more than %d bytes", MaxSize))
+		return "", name, fmt.Errorf("read token %s: %w", name, decodeErr(ErrTooLarge, "", "larger than %s", limits.Size(MaxSize)))
 	}
 	return string(data), name, nil
 }

@@ -5,7 +5,6 @@ package check
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/credwatch/credwatch/pkg/check"
 	"github.com/credwatch/credwatch/pkg/cloud"
 	"github.com/credwatch/credwatch/pkg/finding"
+	"github.com/credwatch/credwatch/pkg/limits"
 	"github.com/credwatch/credwatch/pkg/report"
 )
 
@@ -118,9 +118,9 @@ func (o *options) complete(cmd *cobra.Command) error {
 	}
 	var ca []byte
 	if o.publicCAFile != "" {
-		b, err := os.ReadFile(o.publicCAFile)
+		b, err := limits.ReadFile(o.publicCAFile, limits.File)
 		if err != nil {
-			return cli.Usagef("--public-issuer-ca %s: %w", o.publicCAFile, err)
+			return cli.Usagef("--public-issuer-ca %w", err)
 		}
 		ca = b
 	}
@@ -140,6 +140,13 @@ func (o *options) complete(cmd *cobra.Command) error {
 func (o *options) run(cmd *cobra.Command) error {
 	if o.fleet.enabled() {
 		return o.runFleet(cmd)
+	}
+	if len(o.cfg.Endpoints) == 0 {
+		// With no --endpoint, every member is found through the cluster endpoint: when it does not
+		// answer, nothing else would, and each call would wait its own --timeout.
+		if err := check.Probe(cmd.Context(), o.cfg); err != nil {
+			return cli.Unreachable(fmt.Errorf("cluster not reachable: %w", err))
+		}
 	}
 	snap, err := check.Fetch(cmd.Context(), o.cfg)
 	if err != nil {

@@ -3,13 +3,14 @@
 package memberflags
 
 import (
-	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/pkg/check"
+	"github.com/credwatch/credwatch/pkg/limits"
+	"github.com/credwatch/credwatch/pkg/token"
 )
 
 // Flags are the member flags.
@@ -45,9 +46,9 @@ func (f *Flags) Apply(c *check.Config) error {
 	}
 	var tokens []check.NamedToken
 	for _, file := range f.tokenFiles {
-		b, err := os.ReadFile(file)
+		b, err := limits.ReadFile(file, token.MaxSize)
 		if err != nil {
-			return cli.Usagef("--token-file %s: %w", file, err)
+			return cli.Usagef("--token-file %w", err)
 		}
 		t := strings.TrimSpace(string(b))
 		if t == "" {

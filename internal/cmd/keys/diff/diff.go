@@ -99,6 +99,9 @@ func (o *options) run(ctx context.Context) error {
 	if err != nil {
 		return cli.Usage(err)
 	}
+	for _, n := range append(l.Notes, r.Notes...) {
+		o.streams.Infof("%s", n)
+	}
 	d := keys.Compare(keys.Public(l.Keys), keys.Public(r.Keys))
 	out := KeyDiff{
 		APIVersion: report.APIVersion, Kind: "KeyDiff",

@@ -118,6 +118,9 @@ func (o *options) complete(ctx context.Context, args []string) error {
 		if err != nil {
 			return cli.Usagef("--jwks: %w", err)
 		}
+		for _, n := range set.Notes {
+			o.streams.Infof("%s", n)
+		}
 		if set.Kind == keys.KindPEM {
 			return cli.Usagef("--jwks %s: a PEM file; use --key", src)
 		}
