@@ -43,6 +43,29 @@ type Skipped struct {
 	Core   bool   `json:"core"`
 }
 
+// SkipGroup is the checks skipped for one reason.
+type SkipGroup struct {
+	Checks []string
+	Reason string
+}
+
+// SkippedByReason groups the skipped checks by reason, in the order each reason first appears:
+// one source that could not be read skips every check that needs it, and a diagnostic says so once.
+func (r *Report) SkippedByReason() []SkipGroup {
+	var out []SkipGroup
+	at := map[string]int{}
+	for _, s := range r.Skipped {
+		i, ok := at[s.Reason]
+		if !ok {
+			i = len(out)
+			at[s.Reason] = i
+			out = append(out, SkipGroup{Reason: s.Reason})
+		}
+		out[i].Checks = append(out[i].Checks, s.Check)
+	}
+	return out
+}
+
 // Run applies checks to the snapshot and assembles the report.
 func Run(s *Snapshot, checks []Check) *Report {
 	r := &Report{APIVersion: reportAPIVersion, Kind: "CheckReport", Server: s.Server, CheckedAt: s.Now.UTC().Truncate(time.Second),

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/credwatch/credwatch/pkg/finding"
 	"github.com/credwatch/credwatch/pkg/report"
 )
 
@@ -97,17 +98,21 @@ func (r *Report) WriteTable(w io.Writer) error {
 	if len(r.Findings) == 0 {
 		fmt.Fprintln(w, "  none")
 	}
-	for _, f := range r.Findings {
-		where := f.Member
-		if where == "" {
-			where = f.Object
+	// Findings that say the same about several members or checks are one line (-o json keeps
+	// each); a long message is cut, with a pointer to the whole.
+	for _, g := range finding.Collapse(r.Findings) {
+		where := ""
+		switch {
+		case len(g.Where) == 1:
+			where = " [" + g.Where[0] + "]"
+		case len(g.Where) > 1:
+			where = fmt.Sprintf(" [%d: %s]", len(g.Where), strings.Join(g.Where, ", "))
+		case g.Count > 1:
+			where = fmt.Sprintf(" (%d)", g.Count)
 		}
-		if where != "" {
-			where = " [" + where + "]"
-		}
-		fmt.Fprintf(w, "  %-8s %s%s\n           %s\n", strings.ToUpper(string(f.Severity)), f.ID, where, f.Message)
-		if f.Severity.Rank() >= 2 {
-			fmt.Fprintf(w, "           remedy: %s\n", strings.TrimSpace(f.Remedy))
+		fmt.Fprintf(w, "  %-8s %s%s\n           %s\n", strings.ToUpper(string(g.Severity)), g.ID, where, report.Cut(g.Message, maxMessage))
+		if g.Severity.Rank() >= 2 {
+			fmt.Fprintf(w, "           remedy: %s\n", strings.TrimSpace(g.Remedy))
 		}
 	}
 	if r.Partial {
@@ -115,6 +120,10 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	return nil
 }
+
+// maxMessage bounds a finding's message in the table (an unreachable cloud source can explain
+// itself in 2 KB); -o json carries it whole.
+const maxMessage = 400
 
 func secs(n int64) time.Duration { return time.Duration(n) * time.Second }
 

@@ -158,8 +158,8 @@ func (o *options) run(cmd *cobra.Command) error {
 	if err := report.Print(o.streams.Out, o.output.Format, r); err != nil {
 		return err
 	}
-	for _, s := range r.Skipped {
-		o.streams.Infof("skipped %s: %s", s.Check, s.Reason)
+	for _, g := range r.SkippedByReason() {
+		o.streams.Infof("skipped %s: %s", strings.Join(g.Checks, ", "), g.Reason)
 	}
 	return ExitFor(r, o.failOn)
 }

@@ -3,6 +3,7 @@ package check
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -69,8 +70,8 @@ func (o *options) runFleet(cmd *cobra.Command) error {
 			o.streams.Infof("%s: %s", c.Context, c.Error)
 		}
 		if c.Report != nil {
-			for _, s := range c.Report.Skipped {
-				o.streams.Infof("%s: skipped %s: %s", c.Context, s.Check, s.Reason)
+			for _, g := range c.Report.SkippedByReason() {
+				o.streams.Infof("%s: skipped %s: %s", c.Context, strings.Join(g.Checks, ", "), g.Reason)
 			}
 		}
 	}
