@@ -1,6 +1,6 @@
 //go:build unix
 
-package userfile
+package userfile_test
 
 import (
 	"context"
@@ -8,34 +8,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/credwatch/credwatch/internal/userfile"
+	"github.com/credwatch/credwatch/internal/userfile/userfiletest"
 )
 
 // safety bounds every wait in these tests so that a regression fails instead of hanging; it
 // is not a claim about speed.
 const safety = 30 * time.Second
-
-func mkfifo(t *testing.T) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		t.Skip("mkfifo:", err)
-	}
-	return p
-}
-
-// holdWriter opens the FIFO at p for reading and writing (which does not block on Linux) so a
-// reader's open returns but its reads wait for data that never comes.
-func holdWriter(t *testing.T, p string) {
-	t.Helper()
-	f, err := os.OpenFile(p, os.O_RDWR, 0)
-	if err != nil {
-		t.Skip("open FIFO read-write:", err)
-	}
-	t.Cleanup(func() { f.Close() })
-}
 
 // TestCancel runs a read that blocks forever and cancels its context: it must return the
 // cancellation error.
@@ -45,16 +27,14 @@ func TestCancel(t *testing.T) {
 		read func(t *testing.T, ctx context.Context) error
 	}{
 		{"FIFO without a writer: open blocks", func(t *testing.T, ctx context.Context) error {
-			rc, err := Open(ctx, mkfifo(t))
+			rc, err := userfile.Open(ctx, userfiletest.FIFO(t, "fifo", false))
 			if err == nil {
 				rc.Close()
 			}
 			return err
 		}},
 		{"FIFO whose writer never writes: read blocks", func(t *testing.T, ctx context.Context) error {
-			p := mkfifo(t)
-			holdWriter(t, p)
-			rc, err := Open(ctx, p)
+			rc, err := userfile.Open(ctx, userfiletest.FIFO(t, "fifo", true))
 			if err != nil {
 				return err
 			}
@@ -63,12 +43,7 @@ func TestCancel(t *testing.T) {
 			return err
 		}},
 		{"pipe that never closes, as stdin", func(t *testing.T, ctx context.Context) error {
-			r, w, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { r.Close(); w.Close() })
-			_, err = io.ReadAll(Stdin(ctx, r))
+			_, err := io.ReadAll(userfile.Stdin(ctx, userfiletest.Pipe(t)))
 			return err
 		}},
 	}
@@ -101,7 +76,7 @@ func TestPlain(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rc, err := Open(ctx, reg)
+	rc, err := userfile.Open(ctx, reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +89,7 @@ func TestPlain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if got := Stdin(ctx, f); got != io.Reader(f) {
+	if got := userfile.Stdin(ctx, f); got != io.Reader(f) {
 		t.Errorf("Stdin(regular file) = %T, want the file itself", got)
 	}
 
@@ -123,7 +98,7 @@ func TestPlain(t *testing.T) {
 		src  func(t *testing.T) io.Reader
 	}{
 		{"FIFO with data", func(t *testing.T) io.Reader {
-			p := mkfifo(t)
+			p := userfiletest.FIFO(t, "fifo", false)
 			go func() {
 				w, err := os.OpenFile(p, os.O_WRONLY, 0)
 				if err == nil {
@@ -131,7 +106,7 @@ func TestPlain(t *testing.T) {
 					w.Close()
 				}
 			}()
-			rc, err := Open(ctx, p)
+			rc, err := userfile.Open(ctx, p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,7 +121,7 @@ func TestPlain(t *testing.T) {
 			w.WriteString("line\n")
 			w.Close()
 			t.Cleanup(func() { r.Close() })
-			return Stdin(ctx, r)
+			return userfile.Stdin(ctx, r)
 		}},
 	}
 	for _, tt := range tests {

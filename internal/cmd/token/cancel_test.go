@@ -5,42 +5,21 @@ package token_test
 import (
 	"context"
 	"os"
-	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/internal/cmd/token"
 	"github.com/credwatch/credwatch/internal/cmd/token/cmdtest"
+	"github.com/credwatch/credwatch/internal/userfile/userfiletest"
 )
 
 // TestCancelBlockedRead gives inspect and verify a token source that blocks forever and cancels
 // the context as the first SIGINT/SIGTERM does: the command must return with exit 130. The
 // deadline is a safety net against a hang, not a claim about speed.
 func TestCancelBlockedRead(t *testing.T) {
-	fifo := func(t *testing.T, writer bool) string {
-		p := filepath.Join(t.TempDir(), "token")
-		if err := syscall.Mkfifo(p, 0o600); err != nil {
-			t.Skip("mkfifo:", err)
-		}
-		if writer { // a writer that never writes: the open returns, the read blocks
-			f, err := os.OpenFile(p, os.O_RDWR, 0)
-			if err != nil {
-				t.Skip("open FIFO read-write:", err)
-			}
-			t.Cleanup(func() { f.Close() })
-		}
-		return p
-	}
-	pipe := func(t *testing.T) *os.File {
-		r, w, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { r.Close(); w.Close() })
-		return r
-	}
+	fifo := func(t *testing.T, writer bool) string { return userfiletest.FIFO(t, "token", writer) }
+	pipe := func(t *testing.T) *os.File { return userfiletest.Pipe(t) }
 	verify := []string{"--issuer", iss, "--key", keyDir + "/kubernetes/rsa.pub"}
 	tests := []struct {
 		name  string
