@@ -79,3 +79,32 @@ func TestNoInputNamesIt(t *testing.T) {
 		})
 	}
 }
+
+// TestTableEscapesLogText: a log line carrying terminal escape sequences reaches the table's
+// evidence as visible escapes, never raw.
+func TestTableEscapesLogText(t *testing.T) {
+	t.Parallel()
+	const line = `E1213 15:29:38.634005       1 authentication.go:63] "Unable to authenticate the request" err="[invalid bearer token, service account token has been invalidated]"`
+	tests := []struct {
+		name, inject, want string
+	}{
+		{"window title (OSC)", "\x1b]0;pwned\x07", `\x1b]0;pwned\x07`},
+		{"carriage return", "\rall good", `\x0dall good`},
+		{"C1 CSI", "\u009b2J", `\u009b2J`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			stdout, stderr, code := run(t, line+" user=\""+tt.inject+"\"\n", "--year", "2022", "-")
+			if code != 0 {
+				t.Fatalf("exit %d; stderr %q", code, stderr)
+			}
+			if !strings.Contains(stdout, tt.want) {
+				t.Errorf("stdout lacks %q:\n%s", tt.want, stdout)
+			}
+			if strings.ContainsFunc(stdout, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f }) {
+				t.Errorf("stdout carries a raw control character: %q", stdout)
+			}
+		})
+	}
+}
