@@ -4,11 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/credwatch/credwatch/internal/cmd/token"
 	"github.com/credwatch/credwatch/internal/cmd/token/cmdtest"
+	"github.com/credwatch/credwatch/internal/userfile/userfiletest"
 )
 
 // TestMintOut checks what --out leaves on disk: always a regular file with mode 0600 holding the
@@ -46,9 +46,7 @@ func TestMintOut(t *testing.T) {
 			}
 		}, code: 2, stderr: "is not a regular file", want: "symlink"},
 		{name: "FIFO is refused", setup: func(t *testing.T, dir string) {
-			if err := syscall.Mkfifo(filepath.Join(dir, "t.jwt"), 0o600); err != nil {
-				t.Skip("mkfifo:", err)
-			}
+			userfiletest.MkFIFO(t, filepath.Join(dir, "t.jwt"))
 		}, code: 2, stderr: "is not a regular file", want: "fifo"},
 		{name: "huge audience writes nothing", extra: []string{"--audience", huge}, code: 2,
 			stderr: "--audience: the token would be", want: "absent"},

@@ -1,5 +1,3 @@
-//go:build unix
-
 // Package userfiletest makes inputs that block forever, for tests that cancel a command's
 // context and expect it to return: a FIFO nobody writes to, a FIFO whose writer never writes,
 // and a pipe that never closes.
@@ -8,7 +6,6 @@ package userfiletest
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 )
 
@@ -18,9 +15,7 @@ import (
 func FIFO(t testing.TB, name string, writer bool) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		t.Skip("mkfifo:", err)
-	}
+	MkFIFO(t, p)
 	if writer {
 		f, err := os.OpenFile(p, os.O_RDWR, 0)
 		if err != nil {
