@@ -234,3 +234,47 @@ func TestNameOverrides(t *testing.T) {
 		})
 	}
 }
+
+// TestRBACScope: with every option on or off, the chart grants no Secret, keeps name-restricted
+// rules in namespaced Roles, and every Role's comment says what it grants.
+func TestRBACScope(t *testing.T) {
+	for _, podLogs := range []bool{true, false} {
+		vals := map[string]any{"watch": map[string]any{"podLogs": podLogs}}
+		for _, kind := range []string{"ClusterRole", "Role"} {
+			for _, r := range find(render(t, "credwatch", vals), kind) {
+				rules, _, _ := unstructured.NestedSlice(r.Object, "rules")
+				for _, rule := range rules {
+					res, _, _ := unstructured.NestedStringSlice(rule.(map[string]any), "resources")
+					names, _, _ := unstructured.NestedStringSlice(rule.(map[string]any), "resourceNames")
+					if slices.Contains(res, "secrets") {
+						t.Errorf("podLogs %v: %s %s grants %v on secrets", podLogs, kind, r.GetName(), rule)
+					}
+					if kind == "ClusterRole" && len(names) > 0 {
+						t.Errorf("podLogs %v: ClusterRole %s has a name-restricted rule (it applies in every namespace): %v", podLogs, r.GetName(), rule)
+					}
+				}
+			}
+		}
+		ch, err := loader.Load(chartDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rv, err := chartutil.ToRenderValues(ch, vals, chartutil.ReleaseOptions{Name: "credwatch", Namespace: "credwatch", IsInstall: true}, chartutil.DefaultCapabilities)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := engine.Render(ch, rv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := files["credwatch/templates/rbac.yaml"]
+		for _, want := range []string{"in default only", "in kube-system only", "in credwatch only", "No rule grants any Secret"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("podLogs %v: rbac.yaml lacks the comment %q", podLogs, want)
+			}
+		}
+		if got := strings.Contains(text, "gets pods/log"); got != podLogs {
+			t.Errorf("podLogs %v: the kube-system Role's comment mentions pods/log: %v", podLogs, got)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
@@ -107,6 +108,9 @@ func listLegacySecrets(ctx context.Context, c *Config, mc metadata.Interface) ([
 		ctx1, cancel := context.WithTimeout(ctx, c.Timeout)
 		list, err := mc.Resource(res).List(ctx1, opts)
 		cancel()
+		if apierrors.IsForbidden(err) {
+			return nil, fmt.Errorf("legacy-token inventory is opt-in (list secrets grants their data too): bind the credwatch-legacy-tokens ClusterRole of deploy/clusterrole.yaml to enable it: %w", err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("list secrets of type %s (metadata only): %w", corev1.SecretTypeServiceAccountToken, err)
 		}

@@ -22,15 +22,22 @@ import (
 	"github.com/credwatch/credwatch/pkg/check"
 )
 
-// applyManifest creates the objects of deploy/clusterrole.yaml (Namespace, ServiceAccount, ClusterRole).
-func applyManifest(t *testing.T, cs kubernetes.Interface) rbacv1.ClusterRole {
+// manifest is what deploy/clusterrole.yaml defines.
+type manifest struct {
+	clusterRoles map[string]rbacv1.ClusterRole
+	roles        []rbacv1.Role
+}
+
+// applyManifest creates the objects of deploy/clusterrole.yaml (Namespace, ServiceAccount,
+// ClusterRoles, Roles).
+func applyManifest(t *testing.T, cs kubernetes.Interface) manifest {
 	_, file, _, _ := runtime.Caller(0)
 	raw, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "deploy", "clusterrole.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	var role rbacv1.ClusterRole
+	m := manifest{clusterRoles: map[string]rbacv1.ClusterRole{}}
 	for _, doc := range strings.Split(string(raw), "\n---\n") {
 		var meta metav1.TypeMeta
 		if err := yaml.Unmarshal([]byte(doc), &meta); err != nil {
@@ -46,8 +53,15 @@ func applyManifest(t *testing.T, cs kubernetes.Interface) rbacv1.ClusterRole {
 			mustUnmarshal(t, doc, &o)
 			_, err = cs.CoreV1().ServiceAccounts(o.Namespace).Create(ctx, &o, metav1.CreateOptions{})
 		case "ClusterRole":
-			mustUnmarshal(t, doc, &role)
-			_, err = cs.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{})
+			var o rbacv1.ClusterRole
+			mustUnmarshal(t, doc, &o)
+			m.clusterRoles[o.Name] = o
+			_, err = cs.RbacV1().ClusterRoles().Create(ctx, &o, metav1.CreateOptions{})
+		case "Role":
+			var o rbacv1.Role
+			mustUnmarshal(t, doc, &o)
+			m.roles = append(m.roles, o)
+			_, err = cs.RbacV1().Roles(o.Namespace).Create(ctx, &o, metav1.CreateOptions{})
 		default:
 			t.Fatalf("manifest: unexpected kind %q", meta.Kind)
 		}
@@ -55,7 +69,12 @@ func applyManifest(t *testing.T, cs kubernetes.Interface) rbacv1.ClusterRole {
 			t.Fatalf("apply %s: %v", meta.Kind, err)
 		}
 	}
-	return role
+	for _, name := range []string{"credwatch-check", "credwatch-cloud-credentials", "credwatch-legacy-tokens"} {
+		if _, ok := m.clusterRoles[name]; !ok {
+			t.Fatalf("manifest: no ClusterRole %s", name)
+		}
+	}
+	return m
 }
 
 func mustUnmarshal(t *testing.T, doc string, v any) {
@@ -64,17 +83,34 @@ func mustUnmarshal(t *testing.T, doc string, v any) {
 	}
 }
 
+// bind creates role (if need be) and binds it to user cluster-wide.
 func bind(t *testing.T, cs kubernetes.Interface, role rbacv1.ClusterRole, user string) {
 	ctx := context.Background()
 	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	b := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: user},
+	b := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: user + "-" + role.Name},
 		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: role.Name},
 		Subjects: []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: user}}}
 	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, b, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
+}
+
+// bindIn binds the Role or ClusterRole kind/name to user in namespace ns, as the manifest's
+// `kubectl create rolebinding` lines do.
+func bindIn(t *testing.T, cs kubernetes.Interface, ns, kind, name, user string) {
+	b := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: user + "-" + name, Namespace: ns},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: kind, Name: name},
+		Subjects: []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: user}}}
+	if _, err := cs.RbacV1().RoleBindings(ns).Create(context.Background(), b, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+}
+
+// bindProbe grants user the probe tokens (the Role in credwatch): no core check runs without.
+func bindProbe(t *testing.T, cs kubernetes.Interface, user string) {
+	bindIn(t, cs, "credwatch", "Role", "credwatch-check", user)
 }
 
 func skippedChecks(t *testing.T, out string) (map[string]string, check.Report) {
@@ -95,8 +131,14 @@ func testRBAC(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	role := applyManifest(t, cs)
+	m := applyManifest(t, cs)
+	role := m.clusterRoles["credwatch-check"]
+	// Every binding the manifest's header lists, the opt-ins included.
 	bind(t, cs, role, "credwatch-checker")
+	bind(t, cs, m.clusterRoles["credwatch-legacy-tokens"], "credwatch-checker")
+	bindIn(t, cs, "kube-system", "Role", "credwatch-check", "credwatch-checker")
+	bindIn(t, cs, "kube-system", "ClusterRole", "credwatch-cloud-credentials", "credwatch-checker")
+	bindProbe(t, cs, "credwatch-checker")
 
 	t.Run("clusterrole", func(t *testing.T) {
 		// Each member's authorizer learns the new binding from its own informer: through the load
@@ -117,8 +159,10 @@ func testRBAC(t *testing.T, e *env) {
 		}
 	})
 
-	// Without secrets, leases, nodes and /metrics: those checks are skipped, the core ones run,
-	// the exit code stays 0 (documented: optional checks do not make the result partial).
+	// Only credwatch-check, without nodes and /metrics, and the probe Role; no opt-in and not the
+	// kube-system Role: the legacy inventory (secrets), leases, nodes and metrics checks are
+	// skipped, the core ones run, the exit code stays 0 (documented: optional checks do not make
+	// the result partial).
 	limited := role.DeepCopy()
 	limited.ObjectMeta = metav1.ObjectMeta{Name: "credwatch-check-limited"}
 	limited.Rules = nil
@@ -128,11 +172,12 @@ func testRBAC(t *testing.T, e *env) {
 			limited.Rules = append(limited.Rules, r)
 			continue
 		}
-		if keep := strings.Join(r.Resources, ",") != "secrets" && strings.Join(r.Resources, ",") != "leases" && strings.Join(r.Resources, ",") != "nodes"; keep {
+		if strings.Join(r.Resources, ",") != "nodes" {
 			limited.Rules = append(limited.Rules, r)
 		}
 	}
 	bind(t, cs, *limited, "credwatch-limited")
+	bindProbe(t, cs, "credwatch-limited")
 	t.Run("without-secrets-leases-nodes-metrics", func(t *testing.T) {
 		out, code := e.command(t, "-o", "json", "--as", "credwatch-limited")
 		skipped, r := skippedChecks(t, out)
@@ -140,6 +185,9 @@ func testRBAC(t *testing.T, e *env) {
 			if !strings.Contains(skipped[want], "forbidden") {
 				t.Errorf("check %s: skipped reason %q, want a forbidden error", want, skipped[want])
 			}
+		}
+		if !strings.Contains(skipped["legacy-tokens"], "credwatch-legacy-tokens") {
+			t.Errorf("legacy-tokens: skipped reason %q does not name the opt-in ClusterRole", skipped["legacy-tokens"])
 		}
 		if _, ok := skipped["key-drift"]; ok || r.Partial {
 			t.Errorf("core checks skipped: %v partial=%v", skipped, r.Partial)
@@ -160,6 +208,7 @@ func testRBAC(t *testing.T, e *env) {
 		noReview.Rules = append(noReview.Rules, r)
 	}
 	bind(t, cs, *noReview, "credwatch-noreview")
+	bindProbe(t, cs, "credwatch-noreview")
 	t.Run("without-tokenreviews", func(t *testing.T) {
 		out, code := e.command(t, "-o", "json", "--as", "credwatch-noreview")
 		skipped, r := skippedChecks(t, out)

@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 func analyzeFiles(t *testing.T, cfg Config, paths ...string) *Report {
 	t.Helper()
-	ins, bad := FileInputs(paths, strings.NewReader(""), time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
+	ins, bad := FileInputs(context.Background(), paths, strings.NewReader(""), time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
 	r, err := Analyze(context.Background(), cfg, ins)
 	if err != nil {
 		t.Fatal(err)

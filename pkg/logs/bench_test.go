@@ -76,7 +76,7 @@ func BenchmarkAnalyzeFile(b *testing.B) {
 	}
 	b.SetBytes(st.Size())
 	for b.Loop() {
-		if _, err := Analyze(context.Background(), Config{}, []Input{fileInput(path, st)}); err != nil {
+		if _, err := Analyze(context.Background(), Config{}, []Input{fileInput(context.Background(), path, st)}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/credwatch/credwatch/internal/userfile"
 )
 
 // Input is one stream of log lines.
@@ -36,15 +39,17 @@ type InputStatus struct {
 }
 
 // FileInputs expands paths into inputs: files (plain or gzip, detected by content), directories
-// (every regular file below, sorted), and "-" for stdin. Paths that cannot be read are returned
-// as statuses with the problem, so the others are still read.
-func FileInputs(paths []string, stdin io.Reader, now time.Time) ([]Input, []InputStatus) {
+// (every regular file below, sorted), and "-" for stdin. Paths that cannot be read, and
+// directories with no file below, are returned as statuses with the problem, so the others are
+// still read. Cancelling ctx abandons an open or read of stdin or a non-regular file (a FIFO)
+// that blocks; regular files are opened and read (or mapped) as they are.
+func FileInputs(ctx context.Context, paths []string, stdin io.Reader, now time.Time) ([]Input, []InputStatus) {
 	var ins []Input
 	var bad []InputStatus
 	for _, p := range paths {
 		if p == "-" {
 			ins = append(ins, Input{Name: "-", Host: "stdin", ModTime: now,
-				Open: func() (io.ReadCloser, error) { return io.NopCloser(stdin), nil }})
+				Open: func() (io.ReadCloser, error) { return io.NopCloser(userfile.Stdin(ctx, stdin)), nil }})
 			continue
 		}
 		st, err := os.Stat(p)
@@ -53,10 +58,11 @@ func FileInputs(paths []string, stdin io.Reader, now time.Time) ([]Input, []Inpu
 			continue
 		}
 		if !st.IsDir() {
-			ins = append(ins, fileInput(p, st))
+			ins = append(ins, fileInput(ctx, p, st))
 			continue
 		}
 		var found []string
+		problems := len(bad)
 		werr := filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				bad = append(bad, InputStatus{Name: path, Problems: []string{fmt.Sprintf("cannot read: %v", unwrapPath(err))}})
@@ -73,6 +79,9 @@ func FileInputs(paths []string, stdin io.Reader, now time.Time) ([]Input, []Inpu
 		if werr != nil {
 			bad = append(bad, InputStatus{Name: p, Problems: []string{fmt.Sprintf("cannot list: %v", werr)}})
 		}
+		if len(found) == 0 && len(bad) == problems {
+			bad = append(bad, InputStatus{Name: p, Problems: []string{"no log files"}})
+		}
 		sort.Strings(found)
 		for _, f := range found {
 			st, err := os.Stat(f)
@@ -80,7 +89,7 @@ func FileInputs(paths []string, stdin io.Reader, now time.Time) ([]Input, []Inpu
 				bad = append(bad, InputStatus{Name: f, Problems: []string{fmt.Sprintf("cannot read: %v", unwrapPath(err))}})
 				continue
 			}
-			ins = append(ins, fileInput(f, st))
+			ins = append(ins, fileInput(ctx, f, st))
 		}
 	}
 	return ins, bad
@@ -94,10 +103,13 @@ func unwrapPath(err error) error {
 	return err
 }
 
-func fileInput(path string, st os.FileInfo) Input {
+func fileInput(ctx context.Context, path string, st os.FileInfo) Input {
 	host, comp := hostFromPath(path)
-	return Input{Name: path, Host: host, Component: comp, Size: st.Size(), ModTime: st.ModTime(),
-		Open: func() (io.ReadCloser, error) { return os.Open(path) }}
+	open := func() (io.ReadCloser, error) { return os.Open(path) }
+	if !st.Mode().IsRegular() {
+		open = func() (io.ReadCloser, error) { return userfile.Open(ctx, path) }
+	}
+	return Input{Name: path, Host: host, Component: comp, Size: st.Size(), ModTime: st.ModTime(), Open: open}
 }
 
 // hostFromPath guesses the host and component of a log file from its path:

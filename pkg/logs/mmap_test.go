@@ -28,7 +28,7 @@ func TestMappedMatchesRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mapped := fileInput(path, st)
+	mapped := fileInput(context.Background(), path, st)
 	read := mapped
 	read.Open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b.Bytes())), nil }
 	var reports [2]*Report

@@ -116,7 +116,7 @@ func render(w *bytes.Buffer, f Format, v any) error {
 		if !ok {
 			return render(w, YAML, v)
 		}
-		return t.WriteTable(w)
+		return writeTable(w, t)
 	}
 }
 

@@ -1,24 +1,27 @@
 package token
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/credwatch/credwatch/internal/userfile"
 	"github.com/credwatch/credwatch/pkg/limits"
 )
 
 // Read reads a token from path: "-" is stdin, a directory is a mounted service-account volume
 // (its "token" file). It returns the token text and the name of what was read. Reading stops
-// past MaxSize so a huge input fails fast with ErrTooLarge.
-func Read(path string, stdin io.Reader) (string, string, error) {
+// past MaxSize so a huge input fails fast with ErrTooLarge. Cancelling ctx abandons an open or
+// read that blocks (a FIFO, a pipe that never closes) with an error wrapping the context's cause.
+func Read(ctx context.Context, path string, stdin io.Reader) (string, string, error) {
 	var r io.Reader
 	name := path
 	switch path {
 	case "-", "":
-		r, name = stdin, "stdin"
+		r, name = userfile.Stdin(ctx, stdin), "stdin"
 	default:
 		st, err := os.Stat(path)
 		if err != nil {
@@ -27,7 +30,7 @@ func Read(path string, stdin io.Reader) (string, string, error) {
 		if st.IsDir() {
 			name = filepath.Join(path, "token")
 		}
-		f, err := os.Open(name)
+		f, err := userfile.Open(ctx, name)
 		if err != nil {
 			return "", name, fmt.Errorf("read token %s: %w", name, pathErr(err))
 		}

@@ -4,8 +4,10 @@ package logs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -43,12 +45,21 @@ type options struct {
 	quiet       bool
 	progress    string
 
-	now func() time.Time
+	now   func() time.Time
+	procs int // GOMAXPROCS, which bounds --workers
 }
+
+// workerCeiling bounds --workers on any machine: each worker lets one more input be read at
+// once, holding up to two read buffers of a block plus a line (2 MiB each), and the work is
+// CPU-bound, so workers beyond a few per CPU only cost memory (a million took 24 GB).
+const workerCeiling = 256
+
+// maxWorkers is the largest --workers accepted with procs CPUs: 4 per CPU, at most workerCeiling.
+func maxWorkers(procs int) int { return min(4*max(procs, 1), workerCeiling) }
 
 // NewCommand returns `credwatch logs`.
 func NewCommand(s cli.Streams) *cobra.Command {
-	o := &options{streams: s, now: time.Now}
+	o := &options{streams: s, now: time.Now, procs: runtime.GOMAXPROCS(0)}
 	cmd := &cobra.Command{
 		Use:   "logs [FILE|DIR|-]...",
 		Short: "Name the cause of every authentication failure in control-plane logs",
@@ -90,7 +101,7 @@ Exit codes: 0 read (whatever was found), 2 no input could be read or bad flags, 
 	fs.IntVar(&o.year, "year", 0, "year of year-less timestamps (klog, syslog); default: from the file's modification time")
 	fs.StringVar(&o.html, "html", "", "also write a self-contained HTML page with a timeline per member and cause to this file")
 	fs.IntVar(&o.evidence, "evidence", 6, "evidence lines kept per host, component and cause")
-	fs.IntVar(&o.workers, "workers", 0, "parallel workers (default: number of CPUs)")
+	fs.IntVar(&o.workers, "workers", 0, "parallel workers (default: number of CPUs; at most 4 per CPU and 256)")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no diagnostics on stderr")
 	fs.StringVar(&o.progress, "progress", "auto", "progress bar on stderr: auto (terminal and large input), always, never")
 	// kubectl's hidden --cluster (kubeconfig cluster name) would clash with ours: leave it out.
@@ -127,6 +138,8 @@ func (o *options) validate() error {
 		return cli.Usagef("logs: --evidence %d: want 1 to 1000", o.evidence)
 	case o.workers < 0:
 		return cli.Usagef("logs: --workers %d: must not be negative", o.workers)
+	case o.workers > maxWorkers(o.procs):
+		return cli.Usagef("logs: --workers %d: at most %d here (4 per CPU, never more than %d): more only costs memory", o.workers, maxWorkers(o.procs), workerCeiling)
 	case o.year != 0 && (o.year < 1970 || o.year > 9999):
 		return cli.Usagef("logs: --year %d: want a four-digit year", o.year)
 	}
@@ -169,7 +182,7 @@ func (o *options) run(ctx context.Context) error {
 			return cli.Unreachable(fmt.Errorf("logs --cluster: no kube-apiserver pods in kube-system (is this a managed control plane? read its logs from the provider instead)"))
 		}
 	} else {
-		inputs, bad = logs.FileInputs(o.paths, o.streams.In, now)
+		inputs, bad = logs.FileInputs(ctx, o.paths, o.streams.In, now)
 	}
 	if o.host != "" {
 		for i := range inputs {
@@ -205,7 +218,7 @@ func (o *options) run(ctx context.Context) error {
 		}
 	}
 	if rep.Summary.InputsRead == 0 {
-		return cli.Usagef("logs: no input could be read")
+		return cli.Usage(noInput(rep.Inputs))
 	}
 	if o.html != "" {
 		if err := writeHTML(o.html, rep); err != nil {
@@ -213,6 +226,22 @@ func (o *options) run(ctx context.Context) error {
 		}
 	}
 	return report.Print(o.streams.Out, o.output.Format, rep)
+}
+
+// noInput says why nothing could be read, naming the first input and its first problem (a
+// folder with no file in it: "logs: DIR: no log files").
+func noInput(ins []logs.InputStatus) error {
+	for _, in := range ins {
+		if len(in.Problems) == 0 {
+			continue
+		}
+		more := ""
+		if rest := len(ins) - 1; rest > 0 {
+			more = fmt.Sprintf(" (and %d more inputs, none readable)", rest)
+		}
+		return fmt.Errorf("logs: no input could be read: %s: %s%s", in.Name, in.Problems[0], more)
+	}
+	return errors.New("logs: no input could be read")
 }
 
 func writeHTML(path string, rep *logs.Report) error {

@@ -29,6 +29,12 @@ type Result struct {
 // exit code credwatch would return. A panic fails the test.
 func Run(t testing.TB, newCmd func(cli.Streams) *cobra.Command, stdin io.Reader, args ...string) Result {
 	t.Helper()
+	return RunContext(context.Background(), t, newCmd, stdin, args...)
+}
+
+// RunContext is Run with the command's context (cancel it as a first signal would).
+func RunContext(ctx context.Context, t testing.TB, newCmd func(cli.Streams) *cobra.Command, stdin io.Reader, args ...string) Result {
+	t.Helper()
 	if stdin == nil {
 		stdin = strings.NewReader("")
 	}
@@ -41,7 +47,7 @@ func Run(t testing.TB, newCmd func(cli.Streams) *cobra.Command, stdin io.Reader,
 	cmd.SetIn(stdin)
 	cmd.SetOut(&out)
 	cmd.SetErr(&errOut)
-	err := cmd.ExecuteContext(context.Background())
+	err := cmd.ExecuteContext(ctx)
 	code := cli.Code(err)
 	if msg := cli.Message(err); msg != "" {
 		errOut.WriteString("credwatch: error: " + msg + "\n")

@@ -2,6 +2,7 @@
 package inspect
 
 import (
+	"context"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -41,11 +42,11 @@ mounted service-account volume such as /var/run/secrets/kubernetes.io/serviceacc
   # a token from kubectl, as JSON
   kubectl create token default | credwatch token inspect - -o json`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.complete(args); err != nil {
 				return err
 			}
-			return o.run()
+			return o.run(cmd.Context())
 		},
 	}
 	cmd.Flags().StringVar(&o.atRaw, "at", "", "reference time for relative times and refresh maths: RFC 3339, Unix seconds, or relative (-10m) (default now)")
@@ -66,8 +67,11 @@ func (o *options) complete(args []string) error {
 	return o.output.Complete()
 }
 
-func (o *options) run() error {
-	raw, name, err := token.Read(o.path, o.streams.In)
+func (o *options) run(ctx context.Context) error {
+	raw, name, err := token.Read(ctx, o.path, o.streams.In)
+	if err != nil && ctx.Err() != nil {
+		return err // abandoned on a signal: exit 130, not a usage error
+	}
 	if err != nil {
 		return cli.Usage(err)
 	}

@@ -5,7 +5,6 @@ package mint
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -42,6 +41,9 @@ type options struct {
 	out               string
 
 	cfg token.MintOptions
+
+	minted  string       // the signed token, made by validate before any file is created
+	decoded *token.Token // minted, decoded as inspect and verify will read it
 }
 
 // NewCommand returns `credwatch token mint`.
@@ -57,8 +59,9 @@ as kube-controller-manager's tokens controller mints secret-based tokens. Use it
 failures (a drifted key, an old issuer, clock skew) with token verify, or against a lab.
 
 Nothing is sent to any cluster: the object names and UIDs are whatever you say. The token goes
-to --out (a file written with mode 0600, or "-" for stdout); with a file, stdout shows the
-inspection of the new token.`,
+to --out, or "-" for stdout; with a file, stdout shows the inspection of the new token. The file
+gets mode 0600 whatever it had: it is written beside the target and renamed over it, and an
+existing symbolic link or other non-regular file there is refused, never followed.`,
 		Example: `  # a pod-bound token from a drifted key, issued 2 minutes in the future (clock skew drill)
   credwatch token mint --key drift.key --issuer https://kubernetes.default.svc --pod web-0:1b4e... --iat +2m --out t.jwt
   # the admission plugin's 3607-s request, extended to a year
@@ -66,6 +69,9 @@ inspection of the new token.`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			if err := o.complete(); err != nil {
+				return err
+			}
+			if err := o.validate(); err != nil {
 				return err
 			}
 			return o.run()
@@ -170,21 +176,51 @@ func (o *options) complete() error {
 	return nil
 }
 
-func (o *options) run() error {
+// validate signs and decodes the token, so that nothing is written unless the whole token is
+// good: a token inspect and verify would refuse (one claim too large) is a usage error naming
+// the flag that made it so.
+func (o *options) validate() error {
 	s, err := token.Mint(o.cfg)
 	if err != nil {
 		return cli.Usage(err)
 	}
-	if o.out == "-" {
-		_, err := fmt.Fprintln(o.streams.Out, s)
-		return err
-	}
-	if err := os.WriteFile(o.out, []byte(s+"\n"), 0o600); err != nil {
-		return cli.Usagef("--out: %w", err)
+	if len(s) > token.MaxSize {
+		return cli.Usagef("%s: the token would be %d bytes, more than the %d that token inspect and verify read", o.largestFlag(), len(s), token.MaxSize)
 	}
 	t, err := token.Decode(s)
 	if err != nil {
 		return fmt.Errorf("decode minted token: %w", err)
 	}
-	return report.Print(o.streams.Out, o.output.Format, token.Inspect(t, o.out, o.cfg.IssuedAt))
+	o.minted, o.decoded = s, t
+	return nil
+}
+
+// largestFlag names the flag whose value takes the most room in the token.
+func (o *options) largestFlag() string {
+	flags := []struct {
+		name string
+		n    int
+	}{
+		{"--issuer", len(o.issuer)}, {"--audience", len(strings.Join(o.audiences, ""))},
+		{"--namespace", len(o.namespace)}, {"--serviceaccount", len(o.sa)}, {"--pod", len(o.pod)},
+		{"--secret", len(o.secret)}, {"--node", len(o.node)}, {"--jti", len(o.jti)}, {"--kid", len(o.kid)},
+	}
+	best := flags[0]
+	for _, f := range flags[1:] {
+		if f.n > best.n {
+			best = f
+		}
+	}
+	return best.name
+}
+
+func (o *options) run() error {
+	if o.out == "-" {
+		_, err := fmt.Fprintln(o.streams.Out, o.minted)
+		return err
+	}
+	if err := token.WriteFile(o.out, []byte(o.minted+"\n")); err != nil {
+		return cli.Usagef("--out: %w", err)
+	}
+	return report.Print(o.streams.Out, o.output.Format, token.Inspect(o.decoded, o.out, o.cfg.IssuedAt))
 }

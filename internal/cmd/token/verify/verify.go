@@ -64,7 +64,7 @@ Exit status: 0 accepted, 1 rejected, 2 bad input or usage.`,
 			if err := o.complete(cmd.Context(), args); err != nil {
 				return err
 			}
-			return o.run()
+			return o.run(cmd.Context())
 		},
 	}
 	fs := cmd.Flags()
@@ -130,8 +130,11 @@ func (o *options) complete(ctx context.Context, args []string) error {
 	return nil
 }
 
-func (o *options) run() error {
-	raw, name, err := token.Read(o.path, o.streams.In)
+func (o *options) run(ctx context.Context) error {
+	raw, name, err := token.Read(ctx, o.path, o.streams.In)
+	if err != nil && ctx.Err() != nil {
+		return err // abandoned on a signal: exit 130, not a usage error
+	}
 	if err != nil {
 		return cli.Usage(err)
 	}

@@ -1,0 +1,60 @@
+//go:build unix
+
+package logs
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/internal/userfile/userfiletest"
+)
+
+// TestCancelBlockedInput gives logs an input that blocks forever and cancels the context as the
+// first SIGINT/SIGTERM does: the command must return with exit 130. The deadline is a safety
+// net against a hang, not a claim about speed.
+func TestCancelBlockedInput(t *testing.T) {
+	fifo := func(t *testing.T, writer bool) string { return userfiletest.FIFO(t, "kube-apiserver.log", writer) }
+	tests := []struct {
+		name  string
+		setup func(t *testing.T) (args []string, stdin io.Reader)
+	}{
+		{"FIFO, open blocks", func(t *testing.T) ([]string, io.Reader) { return []string{fifo(t, false)}, nil }},
+		{"FIFO, read blocks", func(t *testing.T) ([]string, io.Reader) { return []string{fifo(t, true)}, nil }},
+		{"FIFO beside a regular file", func(t *testing.T) ([]string, io.Reader) {
+			return []string{seedLog, fifo(t, false)}, nil
+		}},
+		{"stdin pipe that never closes", func(t *testing.T) ([]string, io.Reader) {
+			return []string{"-"}, userfiletest.Pipe(t)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args, stdin := tt.setup(t)
+			if stdin == nil {
+				stdin = bytes.NewReader(nil)
+			}
+			var out, errOut bytes.Buffer
+			cmd := NewCommand(cli.Streams{In: stdin, Out: &out, ErrOut: &errOut})
+			cmd.SetArgs(append([]string{"-q", "--progress", "never"}, args...))
+			cmd.SetOut(&out)
+			cmd.SetErr(&errOut)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- cmd.ExecuteContext(ctx) }()
+			time.Sleep(20 * time.Millisecond) // let it block; it passes as well if it has not yet
+			cancel()
+			select {
+			case err := <-done:
+				if cli.Code(err) != cli.ExitInterrupted {
+					t.Fatalf("exit %d (%v), want %d", cli.Code(err), err, cli.ExitInterrupted)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("logs did not return after its context was cancelled")
+			}
+		})
+	}
+}

@@ -1,0 +1,74 @@
+package report
+
+import (
+	"bytes"
+	"io"
+	"testing"
+)
+
+// cells is a one-row table of untrusted cells.
+type cells []string
+
+func (c cells) WriteTable(w io.Writer) error {
+	tw := NewTabWriter(w)
+	Row(tw, c...)
+	return tw.Flush()
+}
+
+func TestTableEscapesControls(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		cell string
+		want string // the row printed, before its newline
+	}{
+		{"plain", "token rejected", "token rejected"},
+		{"UTF-8 kept", "café 日本 ✓ \ufffd", "café 日本 ✓ \ufffd"},
+		{"colour sequence", "\x1b[31mred\x1b[0m", `\x1b[31mred\x1b[0m`},
+		{"window title (OSC)", "\x1b]0;pwned\x07", `\x1b]0;pwned\x07`},
+		{"clear screen", "\x1b[2J\x1b[H", `\x1b[2J\x1b[H`},
+		{"carriage return overwrites", "ok\rFAIL", `ok\x0dFAIL`},
+		{"NUL and backspace", "a\x00b\x08", `a\x00b\x08`},
+		{"DEL", "a\x7fb", `a\x7fb`},
+		{"C1 CSI as a rune", "\u009b31mred", `\u009b31mred`},
+		{"C1 NEL", "a\u0085b", `a\u0085b`},
+		{"lone C1 byte, not UTF-8", "a\x9b31mb", `a\x9b31mb`},
+		{"other invalid byte", "a\xffb", `a\xffb`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			if err := Print(&b, Table, cells{"cell", tt.cell}); err != nil {
+				t.Fatal(err)
+			}
+			if want := "cell  " + tt.want + "\n"; b.String() != want {
+				t.Fatalf("got %q, want %q", b.String(), want)
+			}
+		})
+	}
+}
+
+// TestTableKeepsLayout: the table's own columns and newlines are kept, what the buffer held
+// before the table is left alone, and columns are as wide as the raw cells (the escaped row
+// alone is wider).
+func TestTableKeepsLayout(t *testing.T) {
+	t.Parallel()
+	b := bytes.NewBufferString("before\x1b\n")
+	if err := writeTable(b, rows{{"a", "b"}, {"c\x1b", "d"}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "before\x1b\na   b\nc\\x1b  d\n"; b.String() != want {
+		t.Fatalf("got %q, want %q", b.String(), want)
+	}
+}
+
+type rows [][]string
+
+func (r rows) WriteTable(w io.Writer) error {
+	tw := NewTabWriter(w)
+	for _, c := range r {
+		Row(tw, c...)
+	}
+	return tw.Flush()
+}
