@@ -25,6 +25,11 @@ const (
 // 130 and the panic path are in the tests below it).
 func TestExitCodes(t *testing.T) {
 	closed := kubeconfig(t, closedPort(t))
+	hanging := kubeconfig(t, hangingServer(t))
+	// watch for three short intervals; each call is bounded by the interval (its default --timeout).
+	watchArgs := func(kubeconfig string, more ...string) []string {
+		return append([]string{"watch", "--kubeconfig", kubeconfig, "--interval", "100ms", "--duration", "300ms", "--live", "never"}, more...)
+	}
 	tests := []struct {
 		name   string
 		args   []string
@@ -50,6 +55,9 @@ func TestExitCodes(t *testing.T) {
 		{"usage/unreadable input", []string{"token", "inspect", filepath.Join(t.TempDir(), "missing.jwt")}, cli.ExitUsage, "no such file"},
 		{"unreachable/closed port", []string{"check", "--kubeconfig", closed, "--no-cloud", "--timeout", "5s"}, cli.ExitUnreachable, "no API server member could be reached"},
 		{"unreachable/cloud closed port", []string{"cloud", "--kubeconfig", closed, "--timeout", "5s"}, cli.ExitUnreachable, "cluster not reachable"},
+		{"unreachable/watch closed port", watchArgs(closed), cli.ExitUnreachable, "no API server member answered in"},
+		{"unreachable/watch closed port, fail-on info", watchArgs(closed, "--fail-on", "info"), cli.ExitUnreachable, "connection refused"},
+		{"unreachable/watch hanging server", watchArgs(hanging), cli.ExitUnreachable, "no API server member answered"},
 		{"ok/group help", []string{"lab"}, cli.ExitOK, ""},
 	}
 	for _, tt := range tests {

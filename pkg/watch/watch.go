@@ -67,16 +67,27 @@ func (f ObserverFunc) Observe(s *State, events []Event) { f(s, events) }
 type Summary struct {
 	Intervals int `json:"intervals"`
 	// Slipped counts intervals that started late by more than a tenth of the interval.
-	Slipped  int           `json:"slipped"`
-	MaxSlip  time.Duration `json:"maxSlip"`
+	Slipped int           `json:"slipped"`
+	MaxSlip time.Duration `json:"maxSlip"`
+	// Worst is the highest severity of the findings seen and the events raised.
 	Worst    catalogue.Severity
 	Findings map[string]finding.Finding // by ID/member/object: every finding seen, last message
+	// Reached counts the intervals in which at least one member answered directly; 0 means
+	// watch never reached the cluster (or no member ever answered), whatever else it reported.
+	Reached int `json:"reached"`
+	// Unreached says why, in the last interval in which no member answered: the fetch's error
+	// or the first member's.
+	Unreached string `json:"unreached,omitempty"`
 }
 
-// AnyAtLeast reports whether a finding at or above sev was seen.
+// AnyAtLeast reports whether a finding or an event at or above sev was seen.
 func (s Summary) AnyAtLeast(sev catalogue.Severity) bool {
 	return s.Worst != "" && s.Worst.AtLeast(sev)
 }
+
+// NeverReached reports whether no member answered in any interval: a watch that saw nothing
+// must not pass a gate.
+func (s Summary) NeverReached() bool { return s.Reached == 0 }
 
 // Watcher runs the loop.
 type Watcher struct {
@@ -242,15 +253,51 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 	w.sum.MaxSlip = max(w.sum.MaxSlip, slip)
 	for _, f := range cur.Findings {
 		w.sum.Findings[findingKey(f)] = f
-		if f.Severity.Rank() > w.sum.Worst.Rank() {
-			w.sum.Worst = f.Severity
-		}
+		w.sum.Worst = worse(w.sum.Worst, f.Severity)
+	}
+	for _, e := range events {
+		w.sum.Worst = worse(w.sum.Worst, e.Severity)
+	}
+	if why, ok := unreached(cur, err); ok {
+		w.sum.Unreached = why
+	} else {
+		w.sum.Reached++
 	}
 	w.mu.Unlock()
 	for _, o := range w.c.Observers {
 		o.Observe(cur, events)
 	}
 	return true
+}
+
+func worse(a, b catalogue.Severity) catalogue.Severity {
+	if b.Rank() > a.Rank() {
+		return b
+	}
+	return a
+}
+
+// unreached reports whether no member of s answered directly, and why: fetchErr, else the first
+// member's error, else that no member was found.
+func unreached(s *State, fetchErr error) (string, bool) {
+	why := ""
+	for _, m := range s.Members {
+		if m.Up {
+			return "", false
+		}
+		if why == "" && m.Error != "" {
+			why = m.Name + ": " + m.Error
+		}
+	}
+	switch {
+	case fetchErr != nil:
+		why = fetchErr.Error()
+	case why == "" && len(s.Members) == 0:
+		why = "no member found"
+	case why == "":
+		why = "no member answered"
+	}
+	return why, true
 }
 
 // carryMetrics keeps the last counters on intervals that did not read /metrics, so they neither

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -346,5 +347,47 @@ func TestWatchDiscoveryFailureKeepsMembers(t *testing.T) {
 	w.Run(ctx)
 	if n, e := rec.first(func(e Event) bool { return e.Kind == MemberLeft || e.Kind == MemberJoined && e.Interval > 1 }); n != 0 {
 		t.Errorf("interval %d: %+v", n, e)
+	}
+}
+
+// Summary.Reached counts the intervals in which a member answered: a watch of a cluster it never
+// reached must not read as a quiet one.
+func TestSummaryReached(t *testing.T) {
+	t.Parallel()
+	down := []fakeMember{{name: "apiserver-1", kid: "k1", down: true}}
+	refused := func(context.Context, check.Config) (*check.Snapshot, error) {
+		return nil, errors.New("dial tcp 127.0.0.1:1: connect: connection refused")
+	}
+	for _, tt := range []struct {
+		name      string
+		fetch     func(context.Context, check.Config) (*check.Snapshot, error)
+		reached   int
+		unreached string
+	}{
+		{"healthy", script(healthy), 3, ""},
+		{"every member down", script(down), 0, "GET /version: connection refused"},
+		{"fetch fails", refused, 0, "connection refused"},
+		{"no member found", script(nil), 0, "no member found"},
+		{"up once", script(down, healthy, down), 1, "GET /version: connection refused"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			n := 0
+			stop := ObserverFunc(func(*State, []Event) {
+				if n++; n >= 3 {
+					cancel()
+				}
+			})
+			w, err := New(Config{Check: check.Config{Timeout: time.Second}, Interval: time.Millisecond, Fetch: tt.fetch, Observers: []Observer{stop}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := w.Run(ctx)
+			if sum.Reached != tt.reached || sum.NeverReached() != (tt.reached == 0) || !strings.Contains(sum.Unreached, tt.unreached) {
+				t.Errorf("reached %d, unreached %q; want %d, %q", sum.Reached, sum.Unreached, tt.reached, tt.unreached)
+			}
+		})
 	}
 }

@@ -70,8 +70,9 @@ member never stalls the loop.
 Output: on a terminal a live view (members, trust matrix, held tokens, last events); piped, one
 plain line per event; -o json, one JSON object per event (JSON Lines, docs/json.md).
 
-Exit codes (at the end of --duration, or on SIGINT/SIGTERM): 0 no finding at or above --fail-on
-was seen; 1 one was (130 when interrupted); 2 usage.`),
+Exit codes (at the end of --duration, or on SIGINT/SIGTERM): 3 no member answered in any
+interval (the cluster was never reached); else 1 a finding or an event at or above --fail-on was
+seen; else 0. 2 usage; 130 when interrupted (unless 0).`),
 		Example: `  # watch a roll from a terminal
   credwatch watch --create-probe-sa
 
@@ -199,18 +200,27 @@ func (o *options) run(ctx context.Context) error {
 	if jl != nil {
 		errs = append(errs, jl.Err())
 	}
-	o.streams.Infof("watched %d intervals of %s; worst finding: %s; intervals started late: %d (max %s)",
-		sum.Intervals, o.interval, orNone(string(sum.Worst)), sum.Slipped, sum.MaxSlip.Round(time.Millisecond))
+	o.streams.Infof("watched %d intervals of %s (a member answered in %d); worst finding or event: %s; intervals started late: %d (max %s)",
+		sum.Intervals, o.interval, sum.Reached, orNone(string(sum.Worst)), sum.Slipped, sum.MaxSlip.Round(time.Millisecond))
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
 	return ExitFor(sum, o.failOn)
 }
 
-// ExitFor maps what a watch saw to the documented exit code: 1 when a finding at or above failOn
-// was seen in any interval, else 0.
+// ExitFor maps what a watch saw to the documented exit code: 3 when no member answered in any
+// interval (the cluster was never reached, or every member stayed unreachable: the member-down
+// events say nothing about the roll); else 1 when a finding or an event at or above failOn was
+// seen in any interval; else 0.
 func ExitFor(sum watch.Summary, failOn catalogue.Severity) error {
-	if sum.AnyAtLeast(failOn) {
+	switch {
+	case sum.NeverReached():
+		why := sum.Unreached
+		if why == "" {
+			why = "no interval finished"
+		}
+		return cli.Unreachable(fmt.Errorf("no API server member answered in %d intervals: %s", sum.Intervals, why))
+	case sum.AnyAtLeast(failOn):
 		return cli.Silent(cli.ExitFindings)
 	}
 	return nil

@@ -50,18 +50,30 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestExitFor(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
+		name          string
 		worst, failOn catalogue.Severity
+		reached       int
 		want          int
 	}{
-		{"", catalogue.Info, cli.ExitOK},
-		{catalogue.Warning, catalogue.Error, cli.ExitOK},
-		{catalogue.Error, catalogue.Error, cli.ExitFindings},
-		{catalogue.Critical, catalogue.Warning, cli.ExitFindings},
-		{catalogue.Info, catalogue.Info, cli.ExitFindings},
+		{"nothing seen", "", catalogue.Info, 3, cli.ExitOK},
+		{"below fail-on", catalogue.Warning, catalogue.Error, 3, cli.ExitOK},
+		{"at fail-on", catalogue.Error, catalogue.Error, 3, cli.ExitFindings},
+		{"above fail-on", catalogue.Critical, catalogue.Warning, 3, cli.ExitFindings},
+		{"info at info", catalogue.Info, catalogue.Info, 1, cli.ExitFindings},
+		{"never reached, member-down at error", catalogue.Error, catalogue.Error, 0, cli.ExitUnreachable},
+		{"never reached, nothing raised", "", catalogue.Error, 0, cli.ExitUnreachable},
 	} {
-		if got := cli.Code(ExitFor(watch.Summary{Worst: tt.worst}, tt.failOn)); got != tt.want {
-			t.Errorf("worst %q fail-on %q: exit %d, want %d", tt.worst, tt.failOn, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			sum := watch.Summary{Intervals: 3, Worst: tt.worst, Reached: tt.reached, Unreached: "apiserver-1: connection refused"}
+			err := ExitFor(sum, tt.failOn)
+			if got := cli.Code(err); got != tt.want {
+				t.Fatalf("exit %d, want %d (%v)", got, tt.want, err)
+			}
+			if tt.want == cli.ExitUnreachable && !strings.Contains(cli.Message(err), "connection refused") {
+				t.Errorf("message %q does not say why", cli.Message(err))
+			}
+		})
 	}
 }
