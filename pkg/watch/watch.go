@@ -49,6 +49,32 @@ type Config struct {
 	// LogQuiet clears a log cause no line has named for this long (default: 3 intervals, at
 	// least 30 s).
 	LogQuiet time.Duration
+	// Clock schedules the intervals and dates the states (default: the wall clock, reading
+	// Check.Now when set). When set, it replaces Check.Now too. Tests inject a fake one.
+	Clock Clock
+}
+
+// Clock is the watch's time.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits for d to pass or ctx to be done, and reports whether d passed.
+	Sleep(ctx context.Context, d time.Duration) bool
+}
+
+// wallClock is Clock on timers and now (time.Now, or check.Config.Now).
+type wallClock struct{ now func() time.Time }
+
+func (c wallClock) Now() time.Time { return c.now() }
+
+func (wallClock) Sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // Observer receives each interval's state and the events that led to it. Observe is called from
@@ -122,6 +148,10 @@ func New(c Config) (*Watcher, error) {
 	if c.Check.Now == nil {
 		c.Check.Now = time.Now
 	}
+	if c.Clock == nil {
+		c.Clock = wallClock{now: c.Check.Now}
+	}
+	c.Check.Now = c.Clock.Now
 	if c.LogQuiet <= 0 {
 		c.LogQuiet = max(3*c.Interval, 30*time.Second)
 	}
@@ -156,13 +186,14 @@ func (w *Watcher) Last() *State {
 // each is bounded by Interval plus one per-call timeout, so a hanging member delays the next
 // interval by at most one timeout. An interval whose whole span has passed is skipped.
 func (w *Watcher) Run(ctx context.Context) Summary {
-	start := w.c.Check.Now()
+	clock := w.c.Clock
+	start := clock.Now()
 	for k := 0; ; {
 		at := start.Add(time.Duration(k) * w.c.Interval)
 		if w.c.Duration > 0 && at.Sub(start) >= w.c.Duration {
 			break
 		}
-		if !sleepUntil(ctx, w.c.Check.Now, at) {
+		if !sleepUntil(ctx, clock, at) {
 			break
 		}
 		if !w.step(ctx, k+1, at) {
@@ -170,7 +201,7 @@ func (w *Watcher) Run(ctx context.Context) Summary {
 		}
 		// The next interval, started late rather than skipped unless it has passed entirely.
 		k++
-		for !start.Add(time.Duration(k+1) * w.c.Interval).After(w.c.Check.Now()) {
+		for !start.Add(time.Duration(k+1) * w.c.Interval).After(clock.Now()) {
 			k++
 		}
 	}
@@ -182,27 +213,21 @@ func (w *Watcher) Run(ctx context.Context) Summary {
 	return w.sum
 }
 
-func sleepUntil(ctx context.Context, now func() time.Time, at time.Time) bool {
-	d := at.Sub(now())
+func sleepUntil(ctx context.Context, clock Clock, at time.Time) bool {
+	d := at.Sub(clock.Now())
 	if d <= 0 {
 		return ctx.Err() == nil
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
+	return clock.Sleep(ctx, d)
 }
 
 // step runs interval n (scheduled at at) and hands its state and events to the observers. It
 // returns false, observing nothing, when parent was cancelled meanwhile.
 func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
-	began := w.c.Check.Now()
+	began := w.c.Clock.Now()
 	slip := began.Sub(at)
-	ctx, cancel := context.WithDeadline(parent, at.Add(w.c.Interval+w.c.Check.Timeout))
+	// The bound is a span from now, not an instant: the clock may be a test's.
+	ctx, cancel := context.WithTimeout(parent, at.Add(w.c.Interval+w.c.Check.Timeout).Sub(began))
 	defer cancel()
 
 	cfg := w.c.Check
@@ -231,9 +256,9 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 	}
 	w.held.settle(began)
 	r := check.Run(snap, w.checks)
-	cur := newState(n, began, w.c.Check.Now().Sub(began), snap, r, w.checks, prev)
+	cur := newState(n, began, w.c.Clock.Now().Sub(began), snap, r, w.checks, prev)
 	if w.logs != nil {
-		cur.LogCauses = w.logs.poll(w.c.Check.Now(), podLines())
+		cur.LogCauses = w.logs.poll(w.c.Clock.Now(), podLines())
 		maps.Copy(cur.sources(), w.logs.errs)
 	}
 	if prev != nil && cfg.SkipMetrics {
