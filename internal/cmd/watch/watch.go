@@ -241,7 +241,7 @@ func (o *options) integrations(ctx context.Context) (func(), error) {
 		if err != nil {
 			return stop, cli.Usagef("--listen %s: %w", o.listen, err)
 		}
-		srv := &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second}
+		srv := newMetricsServer(m.Handler(), defaultServerTimeouts())
 		go func() { _ = srv.Serve(ln) }()
 		o.streams.Infof("serving metrics on http://%s/metrics", ln.Addr())
 		stops = append(stops, func() {
@@ -259,6 +259,24 @@ func (o *options) integrations(ctx context.Context) (func(), error) {
 		stops = append(stops, ke.Stop)
 	}
 	return stop, nil
+}
+
+// serverTimeouts bound how long a client of --listen can hold a connection.
+type serverTimeouts struct {
+	readHeader, read, write, idle time.Duration
+}
+
+// defaultServerTimeouts fit a Prometheus scrape (a small page, every 15-60 s) and a probe: a
+// connection that sends no request is closed after 5 s, an idle keep-alive one after 60 s.
+func defaultServerTimeouts() serverTimeouts {
+	return serverTimeouts{readHeader: 5 * time.Second, read: 10 * time.Second, write: 30 * time.Second, idle: 60 * time.Second}
+}
+
+// newMetricsServer serves h (--listen) with every server timeout set: without them an idle or
+// silent connection stays open for as long as its client likes.
+func newMetricsServer(h http.Handler, t serverTimeouts) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: t.readHeader, ReadTimeout: t.read, WriteTimeout: t.write,
+		IdleTimeout: t.idle, MaxHeaderBytes: 64 << 10}
 }
 
 func writeReport(path string, t *watch.Timeline, sum watch.Summary) error {
