@@ -58,6 +58,9 @@ func TestExitCodes(t *testing.T) {
 		{"unreachable/watch closed port", watchArgs(closed), cli.ExitUnreachable, "no API server member answered in"},
 		{"unreachable/watch closed port, fail-on info", watchArgs(closed, "--fail-on", "info"), cli.ExitUnreachable, "connection refused"},
 		{"unreachable/watch hanging server", watchArgs(hanging), cli.ExitUnreachable, "no API server member answered"},
+		{"usage/watch report in a missing folder", watchArgs(closed, "--report", filepath.Join(t.TempDir(), "no", "roll.html")), cli.ExitUsage, "roll.html: no such file or directory"},
+		{"usage/watch report a folder", watchArgs(closed, "--report", t.TempDir()), cli.ExitUsage, "not a regular file"},
+		{"usage/watch log file missing", watchArgs(closed, "--log-file", "apiserver-1="+filepath.Join(t.TempDir(), "kube-apiserver.lgo")), cli.ExitUsage, "the file must exist when watch starts"},
 		{"ok/group help", []string{"lab"}, cli.ExitOK, ""},
 	}
 	for _, tt := range tests {
@@ -72,6 +75,51 @@ func TestExitCodes(t *testing.T) {
 				t.Errorf("stderr %q, want none", errOut.String())
 			case tt.stderr != "" && (!strings.Contains(errOut.String(), tt.stderr) || strings.Count(errOut.String(), "credwatch: error:") != 1):
 				t.Errorf("stderr %q, want one error line containing %q", errOut.String(), tt.stderr)
+			}
+		})
+	}
+}
+
+// TestWatchReport: --report is opened before the first interval and written over at the end; a
+// watch that never ran leaves no file it created.
+func TestWatchReport(t *testing.T) {
+	closed := kubeconfig(t, closedPort(t))
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	for _, tt := range []struct {
+		name     string
+		existing string // the file's content before; "" : it does not exist
+		more     []string
+		code     int
+		want     string // in the file after; "" : no file
+	}{
+		{"written at the end", "", nil, cli.ExitUnreachable, "<svg"},
+		{"an old report replaced", "old report", nil, cli.ExitUnreachable, "<svg"},
+		{"no watch, no file", "", []string{"--listen", busy.Addr().String()}, cli.ExitUsage, ""},
+		{"no watch, an old file kept", "old report", []string{"--listen", busy.Addr().String()}, cli.ExitUsage, "old report"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "roll.html")
+			if tt.existing != "" {
+				if err := os.WriteFile(path, []byte(tt.existing), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			args := append([]string{"credwatch", "watch", "--kubeconfig", closed, "--interval", "100ms", "--duration", "200ms",
+				"--live", "never", "--report", path}, tt.more...)
+			var out, errOut bytes.Buffer
+			if code := Main(args, strings.NewReader(""), &out, &errOut); code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr %s", code, tt.code, errOut.String())
+			}
+			b, err := os.ReadFile(path)
+			switch {
+			case tt.want == "" && !errors.Is(err, os.ErrNotExist):
+				t.Errorf("report file left: %v", err)
+			case tt.want != "" && (err != nil || !strings.Contains(string(b), tt.want) || tt.want != tt.existing && strings.Contains(string(b), "old report")):
+				t.Errorf("report %.80q, %v; want it to contain %q", b, err, tt.want)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/internal/cmd/check/memberflags"
+	"github.com/credwatch/credwatch/internal/userfile"
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/report"
@@ -42,6 +44,10 @@ type options struct {
 
 	cfg    watch.Config
 	failOn catalogue.Severity
+	// reportFile is --report, opened in complete so that an unwritable path is a usage error
+	// before the watch rather than a lost timeline after it; reportNew says complete created it.
+	reportFile *os.File
+	reportNew  bool
 }
 
 // NewCommand returns `credwatch watch`.
@@ -98,10 +104,10 @@ seen; else 0. 2 usage; 130 when interrupted (unless 0).`),
 	fs.StringVar(&o.failOnRaw, "fail-on", string(catalogue.Error), "exit 1 when a finding at or above this severity was seen: info|warning|error|critical")
 	fs.StringVar(&o.listen, "listen", "", "serve Prometheus metrics on ADDR/metrics, and /healthz and /readyz (e.g. :9090)")
 	fs.BoolVar(&o.events, "events", false, "record Kubernetes Events when a finding appears and clears (on the member's static Pod, else default/kubernetes)")
-	fs.StringVar(&o.report, "report", "", "write a self-contained HTML timeline to FILE on exit")
+	fs.StringVar(&o.report, "report", "", "write a self-contained HTML timeline to FILE on exit (opened at the start: a FILE that cannot be written is exit 2)")
 	fs.StringVar(&o.labDir, "lab", "", "also watch the members of the credwatch lab in DIR, re-read every interval (a member is watched as soon as the lab starts it, before the EndpointSlice lists it)")
 	_ = fs.MarkHidden("lab")
-	fs.StringArrayVar(&o.logFiles, "log-file", nil, "follow a member's log file, HOST=PATH (repeatable; HOST is the member's name): the causes its new lines name are events; survives rotation and truncation")
+	fs.StringArrayVar(&o.logFiles, "log-file", nil, "follow a member's log file, HOST=PATH (repeatable; HOST is the member's name; a regular file that exists at the start): the causes its new lines name are events; survives rotation and truncation")
 	fs.BoolVar(&o.podLogs, "pod-logs", true, "follow the kube-apiserver static pods' logs through the API (needs get on pods/log in kube-system): the causes their new lines name are events")
 	fs.StringVar(&o.live, "live", "auto", "redraw a live view: auto (when stdout is a terminal)|always|never (one line per event)")
 	return cmd
@@ -134,6 +140,9 @@ func (o *options) complete(cmd *cobra.Command) error {
 		if err != nil {
 			return cli.Usagef("--log-file: %w", err)
 		}
+		if err := checkLogFile(lf.Path); err != nil {
+			return cli.Usagef("--log-file %s: %w", raw, err)
+		}
 		o.cfg.LogFiles = append(o.cfg.LogFiles, lf)
 	}
 	if err := o.members.Apply(&o.cfg.Check); err != nil {
@@ -164,10 +173,43 @@ func (o *options) complete(cmd *cobra.Command) error {
 			return out
 		}
 	}
+	if o.report != "" {
+		f, created, err := userfile.OpenWrite(o.report, 0o644)
+		if err != nil {
+			return cli.Usagef("--report %s: %w", o.report, err)
+		}
+		o.reportFile, o.reportNew = f, created
+	}
 	return nil
 }
 
-func (o *options) run(ctx context.Context) error {
+// checkLogFile refuses, at the start, a --log-file that is not there (a misspelt path would
+// otherwise be followed in silence, waiting for a file that never comes, as kubectl -f refuses
+// it) or that is not a regular file: a FIFO or a device is never read, since reading it could
+// block the interval loop (package userfile). Once watch runs, the file may be rotated or
+// missing for a while; that is followed, not an error.
+func checkLogFile(path string) error {
+	f, err := userfile.OpenRead(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w (the file must exist when watch starts)", err)
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+func (o *options) run(ctx context.Context) (err error) {
+	if o.reportFile != nil {
+		defer func() {
+			if err != nil && o.reportFile != nil { // the watch did not run: no report, and no empty file left
+				o.reportFile.Close()
+				if o.reportNew {
+					os.Remove(o.report)
+				}
+			}
+		}()
+	}
 	var timeline *watch.Timeline
 	if o.report != "" {
 		timeline = watch.NewTimeline()
@@ -195,7 +237,8 @@ func (o *options) run(ctx context.Context) error {
 	sum := w.Run(ctx)
 	var errs []error
 	if timeline != nil {
-		errs = append(errs, writeReport(o.report, timeline, sum))
+		errs = append(errs, writeReport(o.reportFile, o.report, timeline, sum))
+		o.reportFile = nil
 	}
 	if jl != nil {
 		errs = append(errs, jl.Err())
@@ -279,10 +322,11 @@ func newMetricsServer(h http.Handler, t serverTimeouts) *http.Server {
 		IdleTimeout: t.idle, MaxHeaderBytes: 64 << 10}
 }
 
-func writeReport(path string, t *watch.Timeline, sum watch.Summary) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("--report: %w", err)
+// writeReport writes the timeline over f, the --report file opened at the start, and closes it.
+func writeReport(f *os.File, path string, t *watch.Timeline, sum watch.Summary) error {
+	if err := f.Truncate(0); err != nil {
+		f.Close()
+		return fmt.Errorf("--report %s: %w", path, err)
 	}
 	if err := t.WriteHTML(f, sum); err != nil {
 		f.Close()

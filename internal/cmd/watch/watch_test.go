@@ -3,6 +3,8 @@ package watch
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,6 +14,7 @@ import (
 )
 
 func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
 	for _, tt := range []struct {
 		name string
 		args []string
@@ -27,6 +30,9 @@ func TestUsageErrors(t *testing.T) {
 		{"endpoint", []string{"--endpoint", "http://10.0.0.1"}, "--endpoint"},
 		{"token file", []string{"--token-file", "/nonexistent/token"}, "--token-file"},
 		{"log file", []string{"--log-file", "/var/log/x.log"}, "--log-file"},
+		{"log file missing", []string{"--log-file", "apiserver-1=" + filepath.Join(dir, "apiserver-1.lgo")}, "apiserver-1.lgo: no such file or directory (the file must exist when watch starts)"},
+		{"log file a folder", []string{"--log-file", "apiserver-1=" + dir}, "not a regular file"},
+		{"log file a device", []string{"--log-file", "apiserver-1=" + os.DevNull}, "--log-file apiserver-1=" + os.DevNull + ": open " + os.DevNull + ": not a regular file"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
@@ -76,4 +82,22 @@ func TestExitFor(t *testing.T) {
 			}
 		})
 	}
+}
+
+// kubeconfigFor writes a kubeconfig for a server nothing listens on: for tests that stop before
+// the first interval.
+func kubeconfigFor(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "kubeconfig")
+	cfg := `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: not-a-real-token}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`
+	if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
