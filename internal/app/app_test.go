@@ -162,24 +162,43 @@ func TestExitInternal(t *testing.T) {
 
 // TestExitInterrupted: the first signal cancels the command, which stops and exits 130.
 func TestExitInterrupted(t *testing.T) {
-	hanging := hangingServer(t)
-	sigs := make(chan os.Signal, 2)
-	var out, errOut bytes.Buffer
-	args := []string{"credwatch", "check", "--kubeconfig", kubeconfig(t, hanging), "--no-cloud", "--timeout", "60s"}
-	time.AfterFunc(300*time.Millisecond, func() { sigs <- os.Interrupt })
-	done := make(chan int, 1)
-	go func() {
-		done <- supervise(sigs, cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, args, Run)
-	}()
-	// Stopped at all, not how fast: the command's own --timeout is 60 s, so a signal that did not
-	// cancel it would keep it until then (2 minutes is a hang guard, not a figure).
-	select {
-	case code := <-done:
-		if code != cli.ExitInterrupted {
-			t.Fatalf("exit %d, want %d; stderr %s", code, cli.ExitInterrupted, errOut.String())
-		}
-	case <-time.After(2 * time.Minute):
-		t.Fatal("one signal did not stop check against a hanging server")
+	hanging := kubeconfig(t, hangingServer(t))
+	dir := t.TempDir()
+	logFile, report := filepath.Join(dir, "apiserver-1.log"), filepath.Join(dir, "roll.html")
+	if err := os.WriteFile(logFile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"check", []string{"check", "--kubeconfig", hanging, "--no-cloud", "--timeout", "60s"}},
+		{"watch", []string{"watch", "--kubeconfig", hanging, "--interval", "1m", "--timeout", "10m", "--live", "never",
+			"--log-file", "apiserver-1=" + logFile, "--report", report}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sigs := make(chan os.Signal, 2)
+			var out, errOut bytes.Buffer
+			time.AfterFunc(300*time.Millisecond, func() { sigs <- os.Interrupt })
+			done := make(chan int, 1)
+			go func() {
+				done <- supervise(sigs, cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, append([]string{"credwatch"}, tt.args...), Run)
+			}()
+			// Stopped at all, not how fast: the commands' own timeouts are a minute or more (watch
+			// has no --duration), so a signal that did not cancel them would keep them past the
+			// 2 minutes, a hang guard rather than a figure.
+			select {
+			case code := <-done:
+				if code != cli.ExitInterrupted {
+					t.Fatalf("exit %d, want %d; stderr %s", code, cli.ExitInterrupted, errOut.String())
+				}
+			case <-time.After(2 * time.Minute):
+				t.Fatalf("one signal did not stop %s against a hanging server", tt.name)
+			}
+		})
+	}
+	if b, err := os.ReadFile(report); err != nil || !strings.Contains(string(b), "<svg") {
+		t.Errorf("watch interrupted wrote no report: %.80q, %v", b, err)
 	}
 }
 
