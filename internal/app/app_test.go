@@ -25,6 +25,11 @@ const (
 // 130 and the panic path are in the tests below it).
 func TestExitCodes(t *testing.T) {
 	closed := kubeconfig(t, closedPort(t))
+	hanging := kubeconfig(t, hangingServer(t))
+	// watch for three short intervals; each call is bounded by the interval (its default --timeout).
+	watchArgs := func(kubeconfig string, more ...string) []string {
+		return append([]string{"watch", "--kubeconfig", kubeconfig, "--interval", "100ms", "--duration", "300ms", "--live", "never"}, more...)
+	}
 	tests := []struct {
 		name   string
 		args   []string
@@ -50,6 +55,12 @@ func TestExitCodes(t *testing.T) {
 		{"usage/unreadable input", []string{"token", "inspect", filepath.Join(t.TempDir(), "missing.jwt")}, cli.ExitUsage, "no such file"},
 		{"unreachable/closed port", []string{"check", "--kubeconfig", closed, "--no-cloud", "--timeout", "5s"}, cli.ExitUnreachable, "cluster not reachable: GET https://"},
 		{"unreachable/cloud closed port", []string{"cloud", "--kubeconfig", closed, "--timeout", "5s"}, cli.ExitUnreachable, "cluster not reachable"},
+		{"unreachable/watch closed port", watchArgs(closed), cli.ExitUnreachable, "no API server member answered in"},
+		{"unreachable/watch closed port, fail-on info", watchArgs(closed, "--fail-on", "info"), cli.ExitUnreachable, "connection refused"},
+		{"unreachable/watch hanging server", watchArgs(hanging), cli.ExitUnreachable, "no API server member answered"},
+		{"usage/watch report in a missing folder", watchArgs(closed, "--report", filepath.Join(t.TempDir(), "no", "roll.html")), cli.ExitUsage, "roll.html: no such file or directory"},
+		{"usage/watch report a folder", watchArgs(closed, "--report", t.TempDir()), cli.ExitUsage, "not a regular file"},
+		{"usage/watch log file missing", watchArgs(closed, "--log-file", "apiserver-1="+filepath.Join(t.TempDir(), "kube-apiserver.lgo")), cli.ExitUsage, "the file must exist when watch starts"},
 		{"ok/group help", []string{"lab"}, cli.ExitOK, ""},
 	}
 	for _, tt := range tests {
@@ -64,6 +75,51 @@ func TestExitCodes(t *testing.T) {
 				t.Errorf("stderr %q, want none", errOut.String())
 			case tt.stderr != "" && (!strings.Contains(errOut.String(), tt.stderr) || strings.Count(errOut.String(), "credwatch: error:") != 1):
 				t.Errorf("stderr %q, want one error line containing %q", errOut.String(), tt.stderr)
+			}
+		})
+	}
+}
+
+// TestWatchReport: --report is opened before the first interval and written over at the end; a
+// watch that never ran leaves no file it created.
+func TestWatchReport(t *testing.T) {
+	closed := kubeconfig(t, closedPort(t))
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	for _, tt := range []struct {
+		name     string
+		existing string // the file's content before; "" : it does not exist
+		more     []string
+		code     int
+		want     string // in the file after; "" : no file
+	}{
+		{"written at the end", "", nil, cli.ExitUnreachable, "<svg"},
+		{"an old report replaced", "old report", nil, cli.ExitUnreachable, "<svg"},
+		{"no watch, no file", "", []string{"--listen", busy.Addr().String()}, cli.ExitUsage, ""},
+		{"no watch, an old file kept", "old report", []string{"--listen", busy.Addr().String()}, cli.ExitUsage, "old report"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "roll.html")
+			if tt.existing != "" {
+				if err := os.WriteFile(path, []byte(tt.existing), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			args := append([]string{"credwatch", "watch", "--kubeconfig", closed, "--interval", "100ms", "--duration", "200ms",
+				"--live", "never", "--report", path}, tt.more...)
+			var out, errOut bytes.Buffer
+			if code := Main(args, strings.NewReader(""), &out, &errOut); code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr %s", code, tt.code, errOut.String())
+			}
+			b, err := os.ReadFile(path)
+			switch {
+			case tt.want == "" && !errors.Is(err, os.ErrNotExist):
+				t.Errorf("report file left: %v", err)
+			case tt.want != "" && (err != nil || !strings.Contains(string(b), tt.want) || tt.want != tt.existing && strings.Contains(string(b), "old report")):
+				t.Errorf("report %.80q, %v; want it to contain %q", b, err, tt.want)
 			}
 		})
 	}
@@ -106,18 +162,43 @@ func TestExitInternal(t *testing.T) {
 
 // TestExitInterrupted: the first signal cancels the command, which stops and exits 130.
 func TestExitInterrupted(t *testing.T) {
-	hanging := hangingServer(t)
-	sigs := make(chan os.Signal, 2)
-	var out, errOut bytes.Buffer
-	args := []string{"credwatch", "check", "--kubeconfig", kubeconfig(t, hanging), "--no-cloud", "--timeout", "60s"}
-	time.AfterFunc(300*time.Millisecond, func() { sigs <- os.Interrupt })
-	start := time.Now()
-	code := supervise(sigs, cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, args, Run)
-	if code != cli.ExitInterrupted {
-		t.Fatalf("exit %d, want %d; stderr %s", code, cli.ExitInterrupted, errOut.String())
+	hanging := kubeconfig(t, hangingServer(t))
+	dir := t.TempDir()
+	logFile, report := filepath.Join(dir, "apiserver-1.log"), filepath.Join(dir, "roll.html")
+	if err := os.WriteFile(logFile, nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if d := time.Since(start); d > 30*time.Second {
-		t.Errorf("took %s to stop after the signal", d)
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"check", []string{"check", "--kubeconfig", hanging, "--no-cloud", "--timeout", "60s"}},
+		{"watch", []string{"watch", "--kubeconfig", hanging, "--interval", "1m", "--timeout", "10m", "--live", "never",
+			"--log-file", "apiserver-1=" + logFile, "--report", report}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sigs := make(chan os.Signal, 2)
+			var out, errOut bytes.Buffer
+			time.AfterFunc(300*time.Millisecond, func() { sigs <- os.Interrupt })
+			done := make(chan int, 1)
+			go func() {
+				done <- supervise(sigs, cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, append([]string{"credwatch"}, tt.args...), Run)
+			}()
+			// Stopped at all, not how fast: the commands' own timeouts are a minute or more (watch
+			// has no --duration), so a signal that did not cancel them would keep them past the
+			// 2 minutes, a hang guard rather than a figure.
+			select {
+			case code := <-done:
+				if code != cli.ExitInterrupted {
+					t.Fatalf("exit %d, want %d; stderr %s", code, cli.ExitInterrupted, errOut.String())
+				}
+			case <-time.After(2 * time.Minute):
+				t.Fatalf("one signal did not stop %s against a hanging server", tt.name)
+			}
+		})
+	}
+	if b, err := os.ReadFile(report); err != nil || !strings.Contains(string(b), "<svg") {
+		t.Errorf("watch interrupted wrote no report: %.80q, %v", b, err)
 	}
 }
 

@@ -2,7 +2,8 @@
 // that cancelling the command's context abandons them: a FIFO nobody writes to blocks open(2),
 // and a pipe that never closes blocks read(2), and neither looks at a context. Regular files
 // take the plain path (os.Open, the *os.File itself), so callers that map or read them directly
-// lose nothing.
+// lose nothing. Where a file must be regular (watch's --log-file and --report), OpenRead and
+// OpenWrite refuse anything else with ErrNotRegular, and their opens cannot block either.
 package userfile
 
 import (

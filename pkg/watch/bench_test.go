@@ -54,3 +54,29 @@ func cpuTime() time.Duration {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkWatchHangingFetch is TestWatchHangingFetchBounded on the wall clock: 8 intervals of
+// 100 ms at a 60 ms timeout, the second fetch hanging until its deadline. It reports the largest
+// slip (one timeout in theory; the rest is the machine's scheduling, which a unit test must not
+// assert: on a busy 2-core machine it reached 98 ms).
+func BenchmarkWatchHangingFetch(b *testing.B) {
+	const interval, timeout = 100 * time.Millisecond, 60 * time.Millisecond
+	var worst time.Duration
+	for b.Loop() {
+		calls := 0
+		fetch := func(ctx context.Context, cfg check.Config) (*check.Snapshot, error) {
+			calls++
+			if calls == 2 {
+				<-ctx.Done()
+			}
+			return fakeSnapshot(cfg, healthy), nil
+		}
+		w, err := New(Config{Check: check.Config{Timeout: timeout}, Interval: interval, Duration: 8 * interval, Fetch: fetch})
+		if err != nil {
+			b.Fatal(err)
+		}
+		worst = max(worst, w.Run(context.Background()).MaxSlip)
+	}
+	b.ReportMetric(float64(worst.Microseconds())/1000, "max-slip-ms")
+	b.ReportMetric(float64((worst-timeout).Microseconds())/1000, "slip-beyond-timeout-ms")
+}

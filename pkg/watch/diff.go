@@ -22,6 +22,7 @@ func Diff(prev, cur *State) []Event {
 	d.trust(prev.known, cur.Held, true)
 	d.findings(prev)
 	d.logCauses(prev)
+	d.logBehind(prev)
 	return d.out
 }
 
@@ -203,6 +204,31 @@ func (d *differ) logCauses(prev *State) {
 		if !now[key(c)] {
 			d.add(Event{Kind: LogCauseCleared, Member: c.Member, ID: c.ID,
 				Message: fmt.Sprintf("%s's log has not named %s since %s", c.Member, c.ID, c.Last.Format(time.RFC3339))})
+		}
+	}
+}
+
+// logBehind reports the followed files that fell behind (a warning: watch sees their lines late)
+// and those that caught up.
+func (d *differ) logBehind(prev *State) {
+	key := func(b LogBehind) string { return b.Member + "\x00" + b.Path }
+	before, now := map[string]bool{}, map[string]bool{}
+	for _, b := range prev.LogBehind {
+		before[key(b)] = true
+	}
+	for _, b := range d.cur.LogBehind {
+		now[key(b)] = true
+		if !before[key(b)] {
+			d.add(Event{Kind: LogFileBehind, Member: b.Member, Severity: catalogue.Warning,
+				Message: fmt.Sprintf("%s's log %s grows faster than watch reads it (%d MiB an interval): %.1f MiB unread, its causes come late",
+					b.Member, b.Path, tailReadMax>>20, float64(b.Bytes)/(1<<20)),
+				Evidence: []finding.Evidence{{Member: b.Member, Object: b.Path, Key: "bytes unread", Value: fmt.Sprint(b.Bytes)}}})
+		}
+	}
+	for _, b := range prev.LogBehind {
+		if !now[key(b)] {
+			d.add(Event{Kind: LogFileCaughtUp, Member: b.Member,
+				Message: fmt.Sprintf("%s's log %s is read to its end again", b.Member, b.Path)})
 		}
 	}
 }

@@ -30,6 +30,8 @@ const (
 	FindingCleared   Kind = "finding-cleared"
 	LogCauseAppeared Kind = "log-cause-appeared"
 	LogCauseCleared  Kind = "log-cause-cleared"
+	LogFileBehind    Kind = "log-file-behind"
+	LogFileCaughtUp  Kind = "log-file-caught-up"
 )
 
 // Event is one state change, written as one JSON line with -o json.

@@ -42,6 +42,14 @@ type LogCause struct {
 	Source string `json:"source"`
 }
 
+// LogBehind is a followed log file that grows faster than watch reads it (at most 8 MiB an
+// interval): the causes its newer lines name come late, and a rotation may lose them.
+type LogBehind struct {
+	Member string `json:"member"`
+	Path   string `json:"path"`
+	Bytes  int64  `json:"bytes"` // left unread at the end of the interval
+}
+
 // maxCauseLine clips the line kept as evidence.
 const maxCauseLine = 400
 
@@ -115,6 +123,17 @@ func (lc *logCauses) current(now time.Time) []LogCause {
 	slices.SortFunc(out, func(a, b LogCause) int {
 		return cmp.Or(strings.Compare(a.Member, b.Member), strings.Compare(a.ID, b.ID))
 	})
+	return out
+}
+
+// behind lists the files the last poll left unread, in the order of the flags.
+func (lc *logCauses) behind() []LogBehind {
+	var out []LogBehind
+	for i, t := range lc.tails {
+		if t.behind > 0 {
+			out = append(out, LogBehind{Member: lc.files[i].Host, Path: t.path, Bytes: t.behind})
+		}
+	}
 	return out
 }
 

@@ -22,6 +22,8 @@ type State struct {
 	Sources  map[string]string `json:"unavailable,omitempty"`
 	// LogCauses are the causes the members' own log lines name (--log-file).
 	LogCauses []LogCause `json:"logCauses,omitempty"`
+	// LogBehind are the followed files this interval did not read to their end (--log-file).
+	LogBehind []LogBehind `json:"logBehind,omitempty"`
 
 	byCheck map[string][]finding.Finding // the findings of each check, carried over when it is skipped
 	known   map[string]Cell              // the last known review of every cell (Trust and Held), by key

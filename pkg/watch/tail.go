@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/credwatch/credwatch/internal/userfile"
 )
 
 const (
@@ -21,12 +23,16 @@ const (
 // path renamed away and a new file created: the old file is read to its end, then the new one from
 // its start) and truncation (the file shorter than what was read: read again from its start).
 // A truncation followed by more writes than were read before, between two polls, is not seen.
+// A path that is not a regular file (a FIFO, a device) is an error, not followed: opening it
+// cannot block and nothing waits on a pipe that never closes (package userfile).
 type tailer struct {
 	path    string
 	f       *os.File
 	off     int64
 	partial []byte
 	polled  bool // a poll has run: files that exist at the first poll are read from their end
+	// behind is how much of the file the last poll left unread, at tailReadMax a poll (0: none).
+	behind int64
 }
 
 func newTailer(path string) *tailer { return &tailer{path: path} }
@@ -36,8 +42,9 @@ func newTailer(path string) *tailer { return &tailer{path: path} }
 func (t *tailer) poll() ([]string, error) {
 	first := !t.polled
 	t.polled = true
+	t.behind = 0
 	if t.f == nil {
-		f, err := os.Open(t.path)
+		f, err := userfile.OpenRead(t.path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
@@ -58,41 +65,45 @@ func (t *tailer) poll() ([]string, error) {
 	case oerr != nil:
 		return nil, fmt.Errorf("follow %s: %w", t.path, oerr)
 	case err == nil && !os.SameFile(byName, open):
-		// Rotated: what was written to the old file before the rename, then the new file.
-		lines, err = t.read(true)
-		t.f.Close()
-		t.f = nil
-		if err != nil {
+		// Rotated: what was written to the old file before the rename, then the new file. An
+		// old file with more than a poll's worth left is read on at the next poll.
+		lines, err = t.read()
+		if err != nil || t.behind > 0 {
 			return lines, err
 		}
+		if len(t.partial) > 0 { // its last line ends with it
+			lines = append(lines, string(t.partial))
+			t.partial = nil
+		}
+		t.f.Close()
+		t.f = nil
 		more, err := t.poll()
 		return append(lines, more...), err
 	case open.Size() < t.off:
 		t.off, t.partial = 0, nil // truncated
 	}
-	return t.read(false)
+	return t.read()
 }
 
-// read reads the open file from t.off; at eof (the file was rotated away) a partial last line is
-// handed over as it is.
-func (t *tailer) read(eof bool) ([]string, error) {
+// read reads the open file from t.off, at most tailReadMax, and sets t.behind to what it left.
+func (t *tailer) read() ([]string, error) {
 	buf := make([]byte, 64<<10)
 	var lines []string
-	for n := 0; n < tailReadMax; {
-		k, err := t.f.ReadAt(buf, t.off)
+	n := 0
+	for n < tailReadMax {
+		k, err := t.f.ReadAt(buf[:min(len(buf), tailReadMax-n)], t.off)
 		t.off += int64(k)
 		n += k
 		lines = t.split(buf[:k], lines)
 		if err == io.EOF || k == 0 {
-			break
+			return lines, nil
 		}
 		if err != nil {
 			return lines, fmt.Errorf("follow %s: %w", t.path, err)
 		}
 	}
-	if eof && len(t.partial) > 0 {
-		lines = append(lines, string(t.partial))
-		t.partial = nil
+	if st, err := t.f.Stat(); err == nil && st.Size() > t.off {
+		t.behind = st.Size() - t.off
 	}
 	return lines, nil
 }

@@ -4,8 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/catalogue"
 )
 
 func appendFile(t *testing.T, path, s string) {
@@ -182,5 +185,63 @@ func TestParseLogFile(t *testing.T) {
 		if _, err := ParseLogFile(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
+	}
+}
+
+// A poll reads at most tailReadMax and says how much it left; the next poll reads on. A file
+// rotated while behind is read to its end before the new one.
+func TestTailerBehind(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "log")
+	appendFile(t, path, "")
+	tl := newTailer(path)
+	defer tl.close()
+	if _, err := tl.poll(); err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Repeat("x", 1023) + "\n" // 1 KiB
+	const lines = tailReadMax/1024 + 512     // 8.5 MiB
+	appendFile(t, path, strings.Repeat(line, lines))
+	got, err := tl.poll()
+	if err != nil || len(got) != tailReadMax/1024 || tl.behind != 512*1024 {
+		t.Fatalf("first poll: %d lines, behind %d, %v; want %d lines, behind %d", len(got), tl.behind, err, tailReadMax/1024, 512*1024)
+	}
+	if err := os.Rename(path, path+".1"); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, path, "first new\n")
+	got, err = tl.poll()
+	if err != nil || len(got) != 513 || got[511] != line[:1023] || got[512] != "first new" || tl.behind != 0 {
+		t.Fatalf("second poll: %d lines (last %q), behind %d, %v; want the old file's last 512 lines, then the new one's", len(got), got[len(got)-1], tl.behind, err)
+	}
+}
+
+func TestDiffLogBehind(t *testing.T) {
+	t.Parallel()
+	b := LogBehind{Member: "apiserver-2", Path: "/var/log/apiserver-2.log", Bytes: 3 << 20}
+	for _, tt := range []struct {
+		name      string
+		prev, cur []LogBehind
+		want      Kind
+	}{
+		{"fell behind", nil, []LogBehind{b}, LogFileBehind},
+		{"still behind", []LogBehind{b}, []LogBehind{{Member: b.Member, Path: b.Path, Bytes: 1}}, ""},
+		{"caught up", []LogBehind{b}, nil, LogFileCaughtUp},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ev := Diff(&State{Interval: 1, LogBehind: tt.prev}, &State{Interval: 2, LogBehind: tt.cur})
+			if tt.want == "" {
+				if len(ev) != 0 {
+					t.Fatalf("events %+v, want none", ev)
+				}
+				return
+			}
+			if len(ev) != 1 || ev[0].Kind != tt.want || ev[0].Member != b.Member || !strings.Contains(ev[0].Message, b.Path) {
+				t.Fatalf("events %+v, want one %s naming %s", ev, tt.want, b.Path)
+			}
+			if tt.want == LogFileBehind && (ev[0].Severity != catalogue.Warning || !strings.Contains(ev[0].Message, "3.0 MiB unread")) {
+				t.Errorf("behind: %+v", ev[0])
+			}
+		})
 	}
 }

@@ -49,6 +49,32 @@ type Config struct {
 	// LogQuiet clears a log cause no line has named for this long (default: 3 intervals, at
 	// least 30 s).
 	LogQuiet time.Duration
+	// Clock schedules the intervals and dates the states (default: the wall clock, reading
+	// Check.Now when set). When set, it replaces Check.Now too. Tests inject a fake one.
+	Clock Clock
+}
+
+// Clock is the watch's time.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits for d to pass or ctx to be done, and reports whether d passed.
+	Sleep(ctx context.Context, d time.Duration) bool
+}
+
+// wallClock is Clock on timers and now (time.Now, or check.Config.Now).
+type wallClock struct{ now func() time.Time }
+
+func (c wallClock) Now() time.Time { return c.now() }
+
+func (wallClock) Sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // Observer receives each interval's state and the events that led to it. Observe is called from
@@ -67,16 +93,27 @@ func (f ObserverFunc) Observe(s *State, events []Event) { f(s, events) }
 type Summary struct {
 	Intervals int `json:"intervals"`
 	// Slipped counts intervals that started late by more than a tenth of the interval.
-	Slipped  int           `json:"slipped"`
-	MaxSlip  time.Duration `json:"maxSlip"`
+	Slipped int           `json:"slipped"`
+	MaxSlip time.Duration `json:"maxSlip"`
+	// Worst is the highest severity of the findings seen and the events raised.
 	Worst    catalogue.Severity
 	Findings map[string]finding.Finding // by ID/member/object: every finding seen, last message
+	// Reached counts the intervals in which at least one member answered directly; 0 means
+	// watch never reached the cluster (or no member ever answered), whatever else it reported.
+	Reached int `json:"reached"`
+	// Unreached says why, in the last interval in which no member answered: the fetch's error
+	// or the first member's.
+	Unreached string `json:"unreached,omitempty"`
 }
 
-// AnyAtLeast reports whether a finding at or above sev was seen.
+// AnyAtLeast reports whether a finding or an event at or above sev was seen.
 func (s Summary) AnyAtLeast(sev catalogue.Severity) bool {
 	return s.Worst != "" && s.Worst.AtLeast(sev)
 }
+
+// NeverReached reports whether no member answered in any interval: a watch that saw nothing
+// must not pass a gate.
+func (s Summary) NeverReached() bool { return s.Reached == 0 }
 
 // Watcher runs the loop.
 type Watcher struct {
@@ -111,6 +148,10 @@ func New(c Config) (*Watcher, error) {
 	if c.Check.Now == nil {
 		c.Check.Now = time.Now
 	}
+	if c.Clock == nil {
+		c.Clock = wallClock{now: c.Check.Now}
+	}
+	c.Check.Now = c.Clock.Now
 	if c.LogQuiet <= 0 {
 		c.LogQuiet = max(3*c.Interval, 30*time.Second)
 	}
@@ -145,13 +186,14 @@ func (w *Watcher) Last() *State {
 // each is bounded by Interval plus one per-call timeout, so a hanging member delays the next
 // interval by at most one timeout. An interval whose whole span has passed is skipped.
 func (w *Watcher) Run(ctx context.Context) Summary {
-	start := w.c.Check.Now()
+	clock := w.c.Clock
+	start := clock.Now()
 	for k := 0; ; {
 		at := start.Add(time.Duration(k) * w.c.Interval)
 		if w.c.Duration > 0 && at.Sub(start) >= w.c.Duration {
 			break
 		}
-		if !sleepUntil(ctx, w.c.Check.Now, at) {
+		if !sleepUntil(ctx, clock, at) {
 			break
 		}
 		if !w.step(ctx, k+1, at) {
@@ -159,7 +201,7 @@ func (w *Watcher) Run(ctx context.Context) Summary {
 		}
 		// The next interval, started late rather than skipped unless it has passed entirely.
 		k++
-		for !start.Add(time.Duration(k+1) * w.c.Interval).After(w.c.Check.Now()) {
+		for !start.Add(time.Duration(k+1) * w.c.Interval).After(clock.Now()) {
 			k++
 		}
 	}
@@ -171,27 +213,21 @@ func (w *Watcher) Run(ctx context.Context) Summary {
 	return w.sum
 }
 
-func sleepUntil(ctx context.Context, now func() time.Time, at time.Time) bool {
-	d := at.Sub(now())
+func sleepUntil(ctx context.Context, clock Clock, at time.Time) bool {
+	d := at.Sub(clock.Now())
 	if d <= 0 {
 		return ctx.Err() == nil
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
+	return clock.Sleep(ctx, d)
 }
 
 // step runs interval n (scheduled at at) and hands its state and events to the observers. It
 // returns false, observing nothing, when parent was cancelled meanwhile.
 func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
-	began := w.c.Check.Now()
+	began := w.c.Clock.Now()
 	slip := began.Sub(at)
-	ctx, cancel := context.WithDeadline(parent, at.Add(w.c.Interval+w.c.Check.Timeout))
+	// The bound is a span from now, not an instant: the clock may be a test's.
+	ctx, cancel := context.WithTimeout(parent, at.Add(w.c.Interval+w.c.Check.Timeout).Sub(began))
 	defer cancel()
 
 	cfg := w.c.Check
@@ -220,9 +256,10 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 	}
 	w.held.settle(began)
 	r := check.Run(snap, w.checks)
-	cur := newState(n, began, w.c.Check.Now().Sub(began), snap, r, w.checks, prev)
+	cur := newState(n, began, w.c.Clock.Now().Sub(began), snap, r, w.checks, prev)
 	if w.logs != nil {
-		cur.LogCauses = w.logs.poll(w.c.Check.Now(), podLines())
+		cur.LogCauses = w.logs.poll(w.c.Clock.Now(), podLines())
+		cur.LogBehind = w.logs.behind()
 		maps.Copy(cur.sources(), w.logs.errs)
 	}
 	if prev != nil && cfg.SkipMetrics {
@@ -242,15 +279,51 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 	w.sum.MaxSlip = max(w.sum.MaxSlip, slip)
 	for _, f := range cur.Findings {
 		w.sum.Findings[findingKey(f)] = f
-		if f.Severity.Rank() > w.sum.Worst.Rank() {
-			w.sum.Worst = f.Severity
-		}
+		w.sum.Worst = worse(w.sum.Worst, f.Severity)
+	}
+	for _, e := range events {
+		w.sum.Worst = worse(w.sum.Worst, e.Severity)
+	}
+	if why, ok := unreached(cur, err); ok {
+		w.sum.Unreached = why
+	} else {
+		w.sum.Reached++
 	}
 	w.mu.Unlock()
 	for _, o := range w.c.Observers {
 		o.Observe(cur, events)
 	}
 	return true
+}
+
+func worse(a, b catalogue.Severity) catalogue.Severity {
+	if b.Rank() > a.Rank() {
+		return b
+	}
+	return a
+}
+
+// unreached reports whether no member of s answered directly, and why: fetchErr, else the first
+// member's error, else that no member was found.
+func unreached(s *State, fetchErr error) (string, bool) {
+	why := ""
+	for _, m := range s.Members {
+		if m.Up {
+			return "", false
+		}
+		if why == "" && m.Error != "" {
+			why = m.Name + ": " + m.Error
+		}
+	}
+	switch {
+	case fetchErr != nil:
+		why = fetchErr.Error()
+	case why == "" && len(s.Members) == 0:
+		why = "no member found"
+	case why == "":
+		why = "no member answered"
+	}
+	return why, true
 }
 
 // carryMetrics keeps the last counters on intervals that did not read /metrics, so they neither

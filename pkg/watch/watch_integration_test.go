@@ -57,10 +57,9 @@ func testWatch(t *testing.T, version string) {
 		cancel()
 		sum := <-done
 		kev.Stop()
-		t.Logf("watched %d intervals, %d started late (max %s)", sum.Intervals, sum.Slipped, sum.MaxSlip)
-		if sum.MaxSlip > timeout+interval/2 {
-			t.Errorf("an interval started %s late, want at most one timeout (%s)", sum.MaxSlip, timeout)
-		}
+		// A figure, not an assertion: the bound (one timeout) is TestWatchHangingFetchBounded's, on
+		// a fake clock; on the wall clock a busy machine adds its own scheduling delay.
+		t.Logf("watched %d intervals, %d started late (max %s; the bound is one timeout, %s)", sum.Intervals, sum.Slipped, sum.MaxSlip, timeout)
 	}()
 	start := time.Now()
 	rec.await(t, start.Add(-time.Second), 2, "apiserver-1 joined", is(watch.MemberJoined, "", "apiserver-1"))

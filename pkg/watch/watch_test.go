@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -161,31 +162,93 @@ func TestWatchUnreadyAndAuthFailures(t *testing.T) {
 	}
 }
 
-// A fetch that hangs until its deadline delays the next interval by at most one timeout.
-// (Intervals of 100 ms: at 40 ms a loaded 2-core machine skipped one now and then.)
+// fakeClock is a Clock that moves only when the loop sleeps or a test's fetch says time passed.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	c.advance(d)
+	return true
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// A fetch that hangs until its deadline delays the next interval by one timeout at most, and an
+// interval whose whole span passed meanwhile is skipped. On a fake clock, so the figures are
+// exact whatever the machine's load (BenchmarkWatchHangingFetch measures them on the wall clock).
 func TestWatchHangingFetchBounded(t *testing.T) {
 	t.Parallel()
-	const interval, timeout = 100 * time.Millisecond, 60 * time.Millisecond
-	calls := 0
-	fetch := func(ctx context.Context, cfg check.Config) (*check.Snapshot, error) {
-		calls++
-		if calls == 2 {
-			<-ctx.Done()
-		}
-		return fakeSnapshot(cfg, healthy), nil
-	}
-	rec := &recorder{}
-	w, _ := New(Config{Check: check.Config{Timeout: timeout}, Interval: interval, Duration: 8 * interval, Fetch: fetch, Observers: []Observer{rec}})
-	start := time.Now()
-	sum := w.Run(context.Background())
-	if took := time.Since(start); took > 8*interval+timeout+50*time.Millisecond {
-		t.Errorf("8 intervals took %s", took)
-	}
-	if sum.MaxSlip > timeout+25*time.Millisecond {
-		t.Errorf("max slip %s, want at most one timeout (%s)", sum.MaxSlip, timeout)
-	}
-	if len(rec.states) < 7 {
-		t.Errorf("%d intervals observed, want at least 7", len(rec.states))
+	const interval = 10 * time.Second
+	for _, tt := range []struct {
+		name      string
+		timeout   time.Duration
+		hang      []int // the calls that hang until their deadline
+		intervals []int // the intervals observed
+		slipped   int
+		maxSlip   time.Duration
+	}{
+		{"no hang", 6 * time.Second, nil, []int{1, 2, 3, 4, 5, 6, 7, 8}, 0, 0},
+		{"one hang: the next interval one timeout late", 6 * time.Second, []int{2}, []int{1, 2, 3, 4, 5, 6, 7, 8}, 1, 6 * time.Second},
+		{"two hangs in a row: still one timeout", 6 * time.Second, []int{2, 3}, []int{1, 2, 3, 4, 5, 6, 7, 8}, 2, 6 * time.Second},
+		{"a timeout longer than the interval: one interval skipped", 15 * time.Second, []int{2}, []int{1, 2, 4, 5, 6, 7, 8}, 1, 5 * time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			clock := &fakeClock{t: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}
+			start := clock.Now()
+			calls := 0
+			fetch := func(ctx context.Context, cfg check.Config) (*check.Snapshot, error) {
+				calls++
+				if !slices.Contains(tt.hang, calls) {
+					return fakeSnapshot(cfg, healthy), nil
+				}
+				// The documented bound: the interval's scheduled start plus one interval and one
+				// timeout. The watcher's own deadline is a span of wall time no longer than that.
+				now := clock.Now()
+				at := start.Add(now.Sub(start) / interval * interval)
+				budget := at.Add(interval + tt.timeout).Sub(now)
+				if dl, ok := ctx.Deadline(); !ok || ctx.Err() != nil || time.Until(dl) > budget {
+					t.Errorf("call %d: deadline in %v (err %v), want a live one within %s", calls, time.Until(dl), ctx.Err(), budget)
+				}
+				clock.advance(budget)
+				return nil, context.DeadlineExceeded
+			}
+			rec := &recorder{}
+			w, err := New(Config{Check: check.Config{Timeout: tt.timeout}, Interval: interval, Duration: 8 * interval,
+				Fetch: fetch, Clock: clock, Observers: []Observer{rec}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := w.Run(context.Background())
+			var got []int
+			for _, s := range rec.states {
+				got = append(got, s.Interval)
+			}
+			if !slices.Equal(got, tt.intervals) {
+				t.Errorf("intervals observed %v, want %v", got, tt.intervals)
+			}
+			if sum.Slipped != tt.slipped || sum.MaxSlip != tt.maxSlip {
+				t.Errorf("slipped %d (max %s), want %d (max %s)", sum.Slipped, sum.MaxSlip, tt.slipped, tt.maxSlip)
+			}
+			if end := clock.Now().Sub(start); end > 8*interval+tt.timeout {
+				t.Errorf("the watch ended %s after its start, want at most --duration plus one timeout", end)
+			}
+		})
 	}
 }
 
@@ -346,5 +409,47 @@ func TestWatchDiscoveryFailureKeepsMembers(t *testing.T) {
 	w.Run(ctx)
 	if n, e := rec.first(func(e Event) bool { return e.Kind == MemberLeft || e.Kind == MemberJoined && e.Interval > 1 }); n != 0 {
 		t.Errorf("interval %d: %+v", n, e)
+	}
+}
+
+// Summary.Reached counts the intervals in which a member answered: a watch of a cluster it never
+// reached must not read as a quiet one.
+func TestSummaryReached(t *testing.T) {
+	t.Parallel()
+	down := []fakeMember{{name: "apiserver-1", kid: "k1", down: true}}
+	refused := func(context.Context, check.Config) (*check.Snapshot, error) {
+		return nil, errors.New("dial tcp 127.0.0.1:1: connect: connection refused")
+	}
+	for _, tt := range []struct {
+		name      string
+		fetch     func(context.Context, check.Config) (*check.Snapshot, error)
+		reached   int
+		unreached string
+	}{
+		{"healthy", script(healthy), 3, ""},
+		{"every member down", script(down), 0, "GET /version: connection refused"},
+		{"fetch fails", refused, 0, "connection refused"},
+		{"no member found", script(nil), 0, "no member found"},
+		{"up once", script(down, healthy, down), 1, "GET /version: connection refused"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			n := 0
+			stop := ObserverFunc(func(*State, []Event) {
+				if n++; n >= 3 {
+					cancel()
+				}
+			})
+			w, err := New(Config{Check: check.Config{Timeout: time.Second}, Interval: time.Millisecond, Fetch: tt.fetch, Observers: []Observer{stop}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := w.Run(ctx)
+			if sum.Reached != tt.reached || sum.NeverReached() != (tt.reached == 0) || !strings.Contains(sum.Unreached, tt.unreached) {
+				t.Errorf("reached %d, unreached %q; want %d, %q", sum.Reached, sum.Unreached, tt.reached, tt.unreached)
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/internal/cmd/check/memberflags"
+	"github.com/credwatch/credwatch/internal/userfile"
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/report"
@@ -42,6 +44,10 @@ type options struct {
 
 	cfg    watch.Config
 	failOn catalogue.Severity
+	// reportFile is --report, opened in complete so that an unwritable path is a usage error
+	// before the watch rather than a lost timeline after it; reportNew says complete created it.
+	reportFile *os.File
+	reportNew  bool
 }
 
 // NewCommand returns `credwatch watch`.
@@ -70,8 +76,9 @@ member never stalls the loop.
 Output: on a terminal a live view (members, trust matrix, held tokens, last events); piped, one
 plain line per event; -o json, one JSON object per event (JSON Lines, docs/json.md).
 
-Exit codes (at the end of --duration, or on SIGINT/SIGTERM): 0 no finding at or above --fail-on
-was seen; 1 one was (130 when interrupted); 2 usage.`),
+Exit codes (at the end of --duration, or on SIGINT/SIGTERM): 3 no member answered in any
+interval (the cluster was never reached); else 1 a finding or an event at or above --fail-on was
+seen; else 0. 2 usage; 130 when interrupted (unless 0).`),
 		Example: `  # watch a roll from a terminal
   credwatch watch --create-probe-sa
 
@@ -97,10 +104,10 @@ was seen; 1 one was (130 when interrupted); 2 usage.`),
 	fs.StringVar(&o.failOnRaw, "fail-on", string(catalogue.Error), "exit 1 when a finding at or above this severity was seen: info|warning|error|critical")
 	fs.StringVar(&o.listen, "listen", "", "serve Prometheus metrics on ADDR/metrics, and /healthz and /readyz (e.g. :9090)")
 	fs.BoolVar(&o.events, "events", false, "record Kubernetes Events when a finding appears and clears (on the member's static Pod, else default/kubernetes)")
-	fs.StringVar(&o.report, "report", "", "write a self-contained HTML timeline to FILE on exit")
+	fs.StringVar(&o.report, "report", "", "write a self-contained HTML timeline to FILE on exit (opened at the start: a FILE that cannot be written is exit 2)")
 	fs.StringVar(&o.labDir, "lab", "", "also watch the members of the credwatch lab in DIR, re-read every interval (a member is watched as soon as the lab starts it, before the EndpointSlice lists it)")
 	_ = fs.MarkHidden("lab")
-	fs.StringArrayVar(&o.logFiles, "log-file", nil, "follow a member's log file, HOST=PATH (repeatable; HOST is the member's name): the causes its new lines name are events; survives rotation and truncation")
+	fs.StringArrayVar(&o.logFiles, "log-file", nil, "follow a member's log file, HOST=PATH (repeatable; HOST is the member's name; a regular file that exists at the start): the causes its new lines name are events; survives rotation and truncation")
 	fs.BoolVar(&o.podLogs, "pod-logs", true, "follow the kube-apiserver static pods' logs through the API (needs get on pods/log in kube-system): the causes their new lines name are events")
 	fs.StringVar(&o.live, "live", "auto", "redraw a live view: auto (when stdout is a terminal)|always|never (one line per event)")
 	return cmd
@@ -133,6 +140,9 @@ func (o *options) complete(cmd *cobra.Command) error {
 		if err != nil {
 			return cli.Usagef("--log-file: %w", err)
 		}
+		if err := checkLogFile(lf.Path); err != nil {
+			return cli.Usagef("--log-file %s: %w", raw, err)
+		}
 		o.cfg.LogFiles = append(o.cfg.LogFiles, lf)
 	}
 	if err := o.members.Apply(&o.cfg.Check); err != nil {
@@ -163,10 +173,43 @@ func (o *options) complete(cmd *cobra.Command) error {
 			return out
 		}
 	}
+	if o.report != "" {
+		f, created, err := userfile.OpenWrite(o.report, 0o644)
+		if err != nil {
+			return cli.Usagef("--report %s: %w", o.report, err)
+		}
+		o.reportFile, o.reportNew = f, created
+	}
 	return nil
 }
 
-func (o *options) run(ctx context.Context) error {
+// checkLogFile refuses, at the start, a --log-file that is not there (a misspelt path would
+// otherwise be followed in silence, waiting for a file that never comes, as kubectl -f refuses
+// it) or that is not a regular file: a FIFO or a device is never read, since reading it could
+// block the interval loop (package userfile). Once watch runs, the file may be rotated or
+// missing for a while; that is followed, not an error.
+func checkLogFile(path string) error {
+	f, err := userfile.OpenRead(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w (the file must exist when watch starts)", err)
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+func (o *options) run(ctx context.Context) (err error) {
+	if o.reportFile != nil {
+		defer func() {
+			if err != nil && o.reportFile != nil { // the watch did not run: no report, and no empty file left
+				o.reportFile.Close()
+				if o.reportNew {
+					os.Remove(o.report)
+				}
+			}
+		}()
+	}
 	var timeline *watch.Timeline
 	if o.report != "" {
 		timeline = watch.NewTimeline()
@@ -194,23 +237,33 @@ func (o *options) run(ctx context.Context) error {
 	sum := w.Run(ctx)
 	var errs []error
 	if timeline != nil {
-		errs = append(errs, writeReport(o.report, timeline, sum))
+		errs = append(errs, writeReport(o.reportFile, o.report, timeline, sum))
+		o.reportFile = nil
 	}
 	if jl != nil {
 		errs = append(errs, jl.Err())
 	}
-	o.streams.Infof("watched %d intervals of %s; worst finding: %s; intervals started late: %d (max %s)",
-		sum.Intervals, o.interval, orNone(string(sum.Worst)), sum.Slipped, sum.MaxSlip.Round(time.Millisecond))
+	o.streams.Infof("watched %d intervals of %s (a member answered in %d); worst finding or event: %s; intervals started late: %d (max %s)",
+		sum.Intervals, o.interval, sum.Reached, orNone(string(sum.Worst)), sum.Slipped, sum.MaxSlip.Round(time.Millisecond))
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
 	return ExitFor(sum, o.failOn)
 }
 
-// ExitFor maps what a watch saw to the documented exit code: 1 when a finding at or above failOn
-// was seen in any interval, else 0.
+// ExitFor maps what a watch saw to the documented exit code: 3 when no member answered in any
+// interval (the cluster was never reached, or every member stayed unreachable: the member-down
+// events say nothing about the roll); else 1 when a finding or an event at or above failOn was
+// seen in any interval; else 0.
 func ExitFor(sum watch.Summary, failOn catalogue.Severity) error {
-	if sum.AnyAtLeast(failOn) {
+	switch {
+	case sum.NeverReached():
+		why := sum.Unreached
+		if why == "" {
+			why = "no interval finished"
+		}
+		return cli.Unreachable(fmt.Errorf("no API server member answered in %d intervals: %s", sum.Intervals, why))
+	case sum.AnyAtLeast(failOn):
 		return cli.Silent(cli.ExitFindings)
 	}
 	return nil
@@ -231,7 +284,7 @@ func (o *options) integrations(ctx context.Context) (func(), error) {
 		if err != nil {
 			return stop, cli.Usagef("--listen %s: %w", o.listen, err)
 		}
-		srv := &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second}
+		srv := newMetricsServer(m.Handler(), defaultServerTimeouts())
 		go func() { _ = srv.Serve(ln) }()
 		o.streams.Infof("serving metrics on http://%s/metrics", ln.Addr())
 		stops = append(stops, func() {
@@ -251,10 +304,29 @@ func (o *options) integrations(ctx context.Context) (func(), error) {
 	return stop, nil
 }
 
-func writeReport(path string, t *watch.Timeline, sum watch.Summary) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("--report: %w", err)
+// serverTimeouts bound how long a client of --listen can hold a connection.
+type serverTimeouts struct {
+	readHeader, read, write, idle time.Duration
+}
+
+// defaultServerTimeouts fit a Prometheus scrape (a small page, every 15-60 s) and a probe: a
+// connection that sends no request is closed after 5 s, an idle keep-alive one after 60 s.
+func defaultServerTimeouts() serverTimeouts {
+	return serverTimeouts{readHeader: 5 * time.Second, read: 10 * time.Second, write: 30 * time.Second, idle: 60 * time.Second}
+}
+
+// newMetricsServer serves h (--listen) with every server timeout set: without them an idle or
+// silent connection stays open for as long as its client likes.
+func newMetricsServer(h http.Handler, t serverTimeouts) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: t.readHeader, ReadTimeout: t.read, WriteTimeout: t.write,
+		IdleTimeout: t.idle, MaxHeaderBytes: 64 << 10}
+}
+
+// writeReport writes the timeline over f, the --report file opened at the start, and closes it.
+func writeReport(f *os.File, path string, t *watch.Timeline, sum watch.Summary) error {
+	if err := f.Truncate(0); err != nil {
+		f.Close()
+		return fmt.Errorf("--report %s: %w", path, err)
 	}
 	if err := t.WriteHTML(f, sum); err != nil {
 		f.Close()

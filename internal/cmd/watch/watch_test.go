@@ -3,6 +3,8 @@ package watch
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,6 +14,7 @@ import (
 )
 
 func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
 	for _, tt := range []struct {
 		name string
 		args []string
@@ -27,6 +30,9 @@ func TestUsageErrors(t *testing.T) {
 		{"endpoint", []string{"--endpoint", "http://10.0.0.1"}, "--endpoint"},
 		{"token file", []string{"--token-file", "/nonexistent/token"}, "--token-file"},
 		{"log file", []string{"--log-file", "/var/log/x.log"}, "--log-file"},
+		{"log file missing", []string{"--log-file", "apiserver-1=" + filepath.Join(dir, "apiserver-1.lgo")}, "apiserver-1.lgo: no such file or directory (the file must exist when watch starts)"},
+		{"log file a folder", []string{"--log-file", "apiserver-1=" + dir}, "not a regular file"},
+		{"log file a device", []string{"--log-file", "apiserver-1=" + os.DevNull}, "--log-file apiserver-1=" + os.DevNull + ": open " + os.DevNull + ": not a regular file"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
@@ -50,18 +56,48 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestExitFor(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
+		name          string
 		worst, failOn catalogue.Severity
+		reached       int
 		want          int
 	}{
-		{"", catalogue.Info, cli.ExitOK},
-		{catalogue.Warning, catalogue.Error, cli.ExitOK},
-		{catalogue.Error, catalogue.Error, cli.ExitFindings},
-		{catalogue.Critical, catalogue.Warning, cli.ExitFindings},
-		{catalogue.Info, catalogue.Info, cli.ExitFindings},
+		{"nothing seen", "", catalogue.Info, 3, cli.ExitOK},
+		{"below fail-on", catalogue.Warning, catalogue.Error, 3, cli.ExitOK},
+		{"at fail-on", catalogue.Error, catalogue.Error, 3, cli.ExitFindings},
+		{"above fail-on", catalogue.Critical, catalogue.Warning, 3, cli.ExitFindings},
+		{"info at info", catalogue.Info, catalogue.Info, 1, cli.ExitFindings},
+		{"never reached, member-down at error", catalogue.Error, catalogue.Error, 0, cli.ExitUnreachable},
+		{"never reached, nothing raised", "", catalogue.Error, 0, cli.ExitUnreachable},
 	} {
-		if got := cli.Code(ExitFor(watch.Summary{Worst: tt.worst}, tt.failOn)); got != tt.want {
-			t.Errorf("worst %q fail-on %q: exit %d, want %d", tt.worst, tt.failOn, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			sum := watch.Summary{Intervals: 3, Worst: tt.worst, Reached: tt.reached, Unreached: "apiserver-1: connection refused"}
+			err := ExitFor(sum, tt.failOn)
+			if got := cli.Code(err); got != tt.want {
+				t.Fatalf("exit %d, want %d (%v)", got, tt.want, err)
+			}
+			if tt.want == cli.ExitUnreachable && !strings.Contains(cli.Message(err), "connection refused") {
+				t.Errorf("message %q does not say why", cli.Message(err))
+			}
+		})
 	}
+}
+
+// kubeconfigFor writes a kubeconfig for a server nothing listens on: for tests that stop before
+// the first interval.
+func kubeconfigFor(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "kubeconfig")
+	cfg := `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: not-a-real-token}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`
+	if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -1,0 +1,50 @@
+//go:build unix
+
+package watch
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/credwatch/credwatch/internal/cli"
+)
+
+// A --log-file or --report that is a FIFO is a usage error at once: opening one used to wait for
+// its other end, before any interval ran and beyond --duration and SIGTERM.
+func TestFIFOsRefused(t *testing.T) {
+	t.Parallel()
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"log file", []string{"--log-file", "apiserver-1=" + fifo}},
+		{"report", []string{"--report", fifo}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var out, errOut bytes.Buffer
+			cmd := NewCommand(cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+			cmd.SetArgs(append([]string{"--kubeconfig", kubeconfigFor(t), "--duration", "1s"}, tt.args...))
+			cmd.SilenceUsage, cmd.SilenceErrors = true, true
+			done := make(chan error, 1)
+			go func() { done <- cmd.ExecuteContext(context.Background()) }()
+			select {
+			case err := <-done:
+				if cli.Code(err) != cli.ExitUsage || !strings.Contains(err.Error(), fifo+": not a regular file") {
+					t.Fatalf("exit %d: %v; want 2 naming %s", cli.Code(err), err, fifo)
+				}
+			case <-time.After(time.Minute): // a hang guard, not a timing bound
+				t.Fatal("watch blocked opening a FIFO")
+			}
+		})
+	}
+}
