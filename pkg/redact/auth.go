@@ -94,21 +94,27 @@ func basicCredential(v string) bool {
 	return err == nil && strings.IndexByte(string(d), ':') >= 0
 }
 
-// opaqueToken says whether a bearer value is a token rather than a word: 8 characters or more,
-// with a digit or a symbol in it, or 24 or more.
+// opaqueToken says whether a bearer value is a token rather than a word ("bearer token",
+// "Bearer authentication"): 8 characters or more with a digit, a symbol or two capitals after
+// the first character in it, or 16 or more.
 func opaqueToken(v string) bool {
 	if len(v) < 8 {
 		return false
 	}
-	if len(v) >= 24 {
+	if len(v) >= 16 {
 		return true
 	}
+	caps := 0
 	for i := 0; i < len(v); i++ {
-		if c := v[i]; c >= '0' && c <= '9' || strings.IndexByte("-._~+/=", c) >= 0 {
+		c := v[i]
+		if c >= '0' && c <= '9' || strings.IndexByte("-._~+/=", c) >= 0 {
 			return true
 		}
+		if i > 0 && c >= 'A' && c <= 'Z' {
+			caps++
+		}
 	}
-	return false
+	return caps >= 2
 }
 
 // credByte is the characters of an RFC 6750 token68 (bearer and basic credentials), by byte.

@@ -189,10 +189,13 @@ func Wrapped(s string) string {
 			}
 			p := i + j
 			lo, hi := p, p
-			for lo > 0 && b64Byte[s[lo-1]] {
+			for lo > 0 && b64Byte[s[lo-1]] && s[lo-1] != '=' { // padding only ends a run
 				lo--
 			}
-			for hi < len(s) && b64Byte[s[hi]] {
+			for hi < len(s) && b64Byte[s[hi]] && s[hi] != '=' {
+				hi++
+			}
+			for k := 0; k < 2 && hi < len(s) && s[hi] == '='; k++ {
 				hi++
 			}
 			i = hi
