@@ -51,12 +51,12 @@ func AuthValues(s string) string {
 	}
 	var edits []edit
 	for _, scheme := range []string{"basic", "bearer"} {
+		f := newFolds(s, scheme)
 		for i := 0; ; {
-			j := indexFold(s[i:], scheme)
-			if j < 0 {
+			p := f.next(i)
+			if p < 0 {
 				break
 			}
-			p := i + j
 			i = p + len(scheme)
 			if p > 0 && keyByte[s[p-1]] {
 				continue // part of a word

@@ -20,6 +20,7 @@ func apply(s string, edits []edit) string {
 	}
 	sort.SliceStable(edits, func(i, j int) bool { return edits[i].lo < edits[j].lo })
 	var b strings.Builder
+	b.Grow(len(s))
 	last := 0
 	for _, e := range edits {
 		if e.lo < last {

@@ -5,7 +5,7 @@ import (
 )
 
 // keyWords are what a credential key contains; KeyValues looks at a key only where one is.
-var keyWords = []string{"pass", "pwd", "secret", "token", "apikey", "api_key", "api-key", "auth"}
+var keyWords = []string{"pass", "pwd", "secret", "token", "api", "auth"}
 
 // strongSuffixes end keys whose value is a credential after ':' as after '=' (lower case).
 var strongSuffixes = []string{"password", "passwd", "passphrase", "secretkey", "secret_key", "secret-key",
@@ -63,12 +63,12 @@ func classify(key string) keyClass {
 func KeyValues(s string) string {
 	var edits []edit
 	for _, w := range keyWords {
+		f := newFolds(s, w)
 		for i := 0; i < len(s); {
-			j := indexFold(s[i:], w)
-			if j < 0 {
+			p := f.next(i)
+			if p < 0 {
 				break
 			}
-			p := i + j
 			ks, ke := p, p+len(w)
 			for ks > 0 && keyByte[s[ks-1]] {
 				ks--
@@ -77,6 +77,9 @@ func KeyValues(s string) string {
 				ke++
 			}
 			i = ke
+			if !sepAt(s, ke) {
+				continue // most mentions are words in prose or names
+			}
 			c := classify(s[ks:ke])
 			if c == notKey {
 				continue
@@ -89,6 +92,16 @@ func KeyValues(s string) string {
 		}
 	}
 	return apply(s, edits)
+}
+
+// sepAt says whether a separator follows a key that ends at s[i], after an optional quote and
+// blanks: valueSpan's cheap first step.
+func sepAt(s string, i int) bool {
+	i += len(quoteAt(s, i))
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i < len(s) && (s[i] == '=' || s[i] == ':' || s[i] == '%' && (hasPrefixFold(s[i:], "%3d") || hasPrefixFold(s[i:], "%3a")))
 }
 
 // proseKey says whether the key at s[ks:], followed by ':', is a resource name in prose: after a

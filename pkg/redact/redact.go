@@ -62,41 +62,72 @@ func PrivateKeys(s string) string {
 	return pemKeyRE.ReplaceAllString(s, "-----BEGIN ${1}PRIVATE KEY----- "+Marker+" -----END ${1}PRIVATE KEY-----")
 }
 
-// containsFold is strings.Contains for a lower-case ASCII sub that starts with a letter, ignoring ASCII case,
-// without allocating: most lines hold neither word. It compares where sub's first letter is, in
-// either case, found with IndexByte (a printed report is megabytes long).
+// containsFold is strings.Contains for a lower-case ASCII sub with a letter in it, ignoring
+// ASCII case, without allocating: most lines hold none of the words. It compares where sub's
+// rarest letter is, in either case, found with IndexByte (a printed report is megabytes long).
 func containsFold(s, sub string) bool { return indexFold(s, sub) >= 0 }
 
-// indexFold is the index of the first sub (lower-case ASCII letters) in s ignoring ASCII case, or
-// -1; containsFold's search.
-func indexFold(s, sub string) int {
+// indexFold is the index of the first sub in s ignoring ASCII case, or -1; containsFold's search.
+func indexFold(s, sub string) int { return newFolds(s, sub).next(0) }
+
+// folds finds every sub in s ignoring ASCII case, left to right, remembering where the next of
+// each case of sub's rarest letter is, so that neither is looked for twice.
+type folds struct {
+	s, sub         string
+	t              string // t[j] is where sub's letter a is when sub starts at s[j]
+	lo, up         byte
+	nextLo, nextUp int // the next position of each in t, from where the search is; len(t) when there is none
+}
+
+func newFolds(s, sub string) *folds {
+	f := &folds{s: s, sub: sub, nextLo: -1, nextUp: -1}
 	n := len(s) - len(sub) + 1 // positions sub may start at
 	if n <= 0 {
-		return -1
+		return f
 	}
-	lo, up := sub[0], sub[0]-0x20
-	nextLo, nextUp := -1, -1 // the next position of each, from i on; n when there is none
-	for i := 0; i < n; {
-		if nextLo < i {
-			nextLo = indexFrom(s[:n], lo, i)
+	a := rarest(sub)
+	f.t, f.lo, f.up = s[a:a+n], sub[a], sub[a]-0x20
+	return f
+}
+
+// next is the index of the first sub at or after i, or -1.
+func (f *folds) next(i int) int {
+	n := len(f.t)
+	for i < n {
+		if f.nextLo < i {
+			f.nextLo = indexFrom(f.t, f.lo, i)
 		}
-		if nextUp < i {
-			nextUp = indexFrom(s[:n], up, i)
+		if f.nextUp < i {
+			f.nextUp = indexFrom(f.t, f.up, i)
 		}
-		j := min(nextLo, nextUp)
+		j := min(f.nextLo, f.nextUp)
 		if j >= n {
 			return -1
 		}
-		k := 1
-		for k < len(sub) && lowerASCII(s[j+k]) == sub[k] {
+		k := 0
+		for k < len(f.sub) && lowerASCII(f.s[j+k]) == f.sub[k] {
 			k++
 		}
-		if k == len(sub) {
+		if k == len(f.sub) {
 			return j
 		}
 		i = j + 1
 	}
 	return -1
+}
+
+// letterRank orders the lower-case letters from the most to the least frequent in English.
+const letterRank = "etaoinshrdlcumwfgypbvkjxqz"
+
+// rarest is the index of sub's least frequent letter (sub has one).
+func rarest(sub string) int {
+	best, rank := 0, -1
+	for i := 0; i < len(sub); i++ {
+		if r := strings.IndexByte(letterRank, sub[i]); r > rank {
+			best, rank = i, r
+		}
+	}
+	return best
 }
 
 // lowerASCII is c in lower case, if an ASCII letter.
