@@ -79,7 +79,7 @@ var plantings = []func(v string) string{
 	func(v string) string { return "X-Auth-Token: " + v },
 	func(v string) string { return "Authorization: Bearer " + v },
 	func(v string) string { return "token=" + v },
-	func(v string) string { return `{"token":"` + v + `"}` },
+	func(v string) string { return `{"access_token":"` + v + `"}` },
 	func(v string) string { return "api_key=" + v },
 	func(v string) string { return "apikey: " + v },
 	func(v string) string { return "secret=" + v },

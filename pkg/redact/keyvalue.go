@@ -13,8 +13,9 @@ var strongSuffixes = []string{"password", "passwd", "passphrase", "secretkey", "
 	"access_token", "access-token", "accesstoken", "refresh_token", "refreshtoken", "id_token", "session_token",
 	"sessiontoken", "bearer_token", "subject-token"}
 
-// weakKeys are credential keys only with '=' or a quoted key ("token": "…"): in prose,
-// "token: expired" and "secret: not found" are messages.
+// weakKeys are credential keys only with '=' (or, quoted, when the value is the base64 of
+// user:password, as a dockerconfig's "auth"): in prose "token: expired" and "secret: not found"
+// are messages, and in credwatch's JSON "token" and "secret" name things.
 var weakKeys = []string{"secret", "token", "pass", "pwd", "auth"}
 
 // keyClass is how a key reads: not a credential, a credential with '=' or a quoted key only, or
@@ -85,6 +86,11 @@ func KeyValues(s string) string {
 				continue
 			}
 			vs, ve, eq, ok := valueSpan(s, ke, c == weakKey)
+			if c == weakKey && !eq && ok {
+				// "token": "minted through apiserver-1", "secret": "app-token-x7k2p" are
+				// credwatch's own fields; a dockerconfig's "auth" is base64 of user:password.
+				ok = basicCredential(s[vs:ve])
+			}
 			if ok && (eq || !proseKey(s, ks)) {
 				edits = append(edits, edit{vs, ve, Marker})
 				i = ve

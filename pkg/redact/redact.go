@@ -13,8 +13,9 @@
 //     keys ending in password, passwd, passphrase, a qualified secret (client_secret, clientSecret,
 //     application-credential-secret), secret_key, secretKey, aws_secret_access_key, api_key,
 //     apikey, x-auth-token, access_token and other qualified tokens; the bare words secret, token,
-//     pass, pwd and auth only with '=' or a quoted key, since in Kubernetes prose "Secret
-//     kube-system/x" and "token: expired" are not values;
+//     pass, pwd and auth only with '=' (quoted, only a base64 user:password, as a dockerconfig's
+//     "auth"), since "Secret kube-system/x" and "token: expired" in prose, and "secret":
+//     "app-token-x7k2p" in credwatch's JSON, are not values;
 //   - URL userinfo passwords (https://user:REDACTED@host: the user stays);
 //   - Authorization values: "Basic <base64 of user:password>" and opaque "Bearer <value>";
 //   - the content of XML elements named like a credential (<password>, <ns:secret>, <token>), also
