@@ -4,6 +4,7 @@ package logs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/pkg/logs"
+	"github.com/credwatch/credwatch/pkg/redact"
 	"github.com/credwatch/credwatch/pkg/report"
 )
 
@@ -95,7 +97,7 @@ Exit codes: 0 read (whatever was found), 2 no input could be read or bad flags, 
 	fs.StringVar(&o.progress, "progress", "auto", "progress bar on stderr: auto (terminal and large input), always, never")
 	// kubectl's hidden --cluster (kubeconfig cluster name) would clash with ours: leave it out.
 	kfs := pflag.NewFlagSet("kube", pflag.ContinueOnError)
-	o.kube = cli.NewKubeFlags(kfs)
+	o.kube = cli.NewKubeFlags(kfs, o.streams.Known)
 	kfs.VisitAll(func(f *pflag.Flag) {
 		if f.Name != "cluster" {
 			fs.AddFlag(f)
@@ -208,19 +210,21 @@ func (o *options) run(ctx context.Context) error {
 		return cli.Usagef("logs: no input could be read")
 	}
 	if o.html != "" {
-		if err := writeHTML(o.html, rep); err != nil {
+		if err := writeHTML(o.html, rep, o.streams.Known); err != nil {
 			return err
 		}
 	}
 	return report.Print(o.streams.Out, o.output.Format, rep)
 }
 
-func writeHTML(path string, rep *logs.Report) error {
+// writeHTML writes the report's HTML to path through redaction, as stdout is.
+func writeHTML(path string, rep *logs.Report, known *redact.Known) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return cli.Usage(fmt.Errorf("logs --html: %w", err))
 	}
-	if err := rep.WriteHTML(f); err != nil {
+	w := redact.NewWriter(f, known)
+	if err := errors.Join(rep.WriteHTML(w), w.Flush()); err != nil {
 		f.Close()
 		return fmt.Errorf("logs --html %s: %w", path, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -13,12 +14,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/internal/cmd/check/memberflags"
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/lab"
+	"github.com/credwatch/credwatch/pkg/redact"
 	"github.com/credwatch/credwatch/pkg/report"
 	"github.com/credwatch/credwatch/pkg/watch"
 )
@@ -89,7 +90,7 @@ was seen; 1 one was (130 when interrupted); 2 usage.`),
 		},
 	}
 	fs := cmd.Flags()
-	o.kube = cli.NewKubeFlags(fs)
+	o.kube = cli.NewKubeFlags(fs, o.streams.Known)
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON)
 	o.members = memberflags.New(fs)
 	fs.DurationVar(&o.interval, "interval", 5*time.Second, "time between the starts of two intervals")
@@ -194,7 +195,7 @@ func (o *options) run(ctx context.Context) error {
 	sum := w.Run(ctx)
 	var errs []error
 	if timeline != nil {
-		errs = append(errs, writeReport(o.report, timeline, sum))
+		errs = append(errs, writeReport(o.report, timeline, sum, o.streams.Known))
 	}
 	if jl != nil {
 		errs = append(errs, jl.Err())
@@ -251,12 +252,14 @@ func (o *options) integrations(ctx context.Context) (func(), error) {
 	return stop, nil
 }
 
-func writeReport(path string, t *watch.Timeline, sum watch.Summary) error {
+// writeReport writes the timeline's HTML to path through redaction, as stdout is.
+func writeReport(path string, t *watch.Timeline, sum watch.Summary, known *redact.Known) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("--report: %w", err)
 	}
-	if err := t.WriteHTML(f, sum); err != nil {
+	w := redact.NewWriter(f, known)
+	if err := errors.Join(t.WriteHTML(w, sum), w.Flush()); err != nil {
 		f.Close()
 		return fmt.Errorf("--report %s: %w", path, err)
 	}
@@ -266,9 +269,9 @@ func writeReport(path string, t *watch.Timeline, sum watch.Summary) error {
 	return nil
 }
 
-func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+func isTerminal(w io.Writer) bool {
+	_, ok := cli.Terminal(w)
+	return ok
 }
 
 func orNone(s string) string {

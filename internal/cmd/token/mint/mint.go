@@ -176,7 +176,7 @@ func (o *options) run() error {
 		return cli.Usage(err)
 	}
 	if o.out == "-" {
-		_, err := fmt.Fprintln(o.streams.Out, s)
+		_, err := fmt.Fprintln(o.streams.Secret(), s) // the token is what the user asked for
 		return err
 	}
 	if err := os.WriteFile(o.out, []byte(s+"\n"), 0o600); err != nil {
