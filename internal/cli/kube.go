@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/base64"
 	"fmt"
 	"os"
 	"strings"
@@ -51,6 +52,9 @@ func (k *KubeFlags) RESTConfig() (*rest.Config, error) {
 func (k *KubeFlags) tune(cfg *rest.Config) *rest.Config {
 	if k.Known != nil {
 		k.Known.Add(cfg.BearerToken, cfg.Password)
+		if cfg.Password != "" { // as sent: an echoed header may be folded away from "Basic"
+			k.Known.Add(base64.StdEncoding.EncodeToString([]byte(cfg.Username + ":" + cfg.Password)))
+		}
 		if cfg.BearerTokenFile != "" {
 			// client-go reads the file again as it sends; a file it cannot read fails there.
 			if b, err := os.ReadFile(cfg.BearerTokenFile); err == nil {

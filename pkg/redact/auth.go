@@ -62,6 +62,9 @@ func AuthValues(s string) string {
 				continue // part of a word
 			}
 			vs := skipBlanks(s, i, false)
+			if vs < len(s) && s[vs] == '\n' { // a YAML printer folds long lines at spaces
+				vs = skipBlanks(s, vs+1, false)
+			}
 			if vs == i && hasPrefixFold(s[i:], "%20") {
 				vs = i + 3
 			}

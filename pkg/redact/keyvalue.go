@@ -169,6 +169,11 @@ func valueSpan(s string, i int, weak bool) (vs, ve int, eq, ok bool) {
 		return 0, 0, false, false
 	}
 	i = skipBlanks(s, i, pct)
+	folded := false
+	if i < len(s) && s[i] == '\n' && (eq || !weak) {
+		// A YAML printer folds a long line at a space: the value may start the next line.
+		i, folded = skipBlanks(s, i+1, false), true
+	}
 	if i+1 < len(s) && (s[i] == '[' || s[i] == '{' && !structStart(s[i+1])) {
 		// A list of one value (an http.Header in JSON or Go) or a value in braces (Go's %v):
 		// the bracket is not the secret's.
@@ -188,6 +193,9 @@ func valueSpan(s string, i int, weak bool) (vs, ve int, eq, ok bool) {
 	}
 	if ve == vs || s[vs] == '{' || s[vs] == '[' || strings.Contains(s[vs:ve], Marker) {
 		return 0, 0, false, false
+	}
+	if folded && (s[ve-1] == ':' || s[vs] == '-' || s[vs] == '#') {
+		return 0, 0, false, false // the next line is a YAML key, list item or comment of its own
 	}
 	return vs, ve, eq, true
 }

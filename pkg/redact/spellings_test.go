@@ -49,6 +49,8 @@ var spellings = []struct{ name, in, secret, want string }{
 	{"pem base64", "client-key-data: " + base64.StdEncoding.EncodeToString([]byte("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx\n-----END RSA PRIVATE KEY-----\n")), "", ""},
 	{"jwt two lines in claims", "token " + hdr + "." + claims[:20] + "\n" + claims[20:] + "." + sig + " end", sig, ""},
 	{"jwt two lines in sig", "token " + jws[:len(jws)-10] + "\n" + sig[len(sig)-10:] + " end", sig[len(sig)-10:], ""},
+	{"yaml folded key", "      message: 'check x skipped: secretKey:\n        PlantedKey7; next'", "PlantedKey7", ""},
+	{"yaml folded basic", "      denied for Authorization: Basic\n        YWRtaW46SHVudGVyMjI=; proxy", "YWRtaW46SHVudGVyMjI", ""},
 	{"jwt two lines escaped", `msg="` + hdr + "." + claims + `.\n` + sig + `"`, sig, ""},
 }
 
@@ -113,5 +115,16 @@ func TestSpanOnly(t *testing.T) {
 	}
 	if got := Secret(`vcenter: login {Hunter22} failed`, "Hunter22"); got != "vcenter: login {REDACTED} failed" {
 		t.Errorf("Secret ate a neighbour: %q", got)
+	}
+}
+
+// TestBenignYAML: a credential key that ends a YAML line and nests a mapping, a list or a comment
+// keeps them (only a folded scalar value is redacted across the line break).
+func TestBenignYAML(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{"client_secret:\n  name: app\n", "password:\n  - a\n", "apiKey:\n  # none\n", "secret:\n  name: x\n"} {
+		if got := Text(in); got != in {
+			t.Errorf("Text(%q) = %q", in, got)
+		}
 	}
 }
