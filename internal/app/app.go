@@ -23,12 +23,26 @@ import (
 // SIGINT or SIGTERM cancels the command's context and lets it finish (exit 130 unless it
 // succeeded anyway); a second one makes Main return 130 at once, leaving the command behind for
 // main's exit to end.
+//
+// Every byte of stdout and stderr goes through redaction (redact.Writer): token signatures,
+// private keys, credential values, and the kubeconfig's own credentials (which cli.KubeFlags
+// adds to the shared redact.Known as it loads them).
 func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	quietKlog()
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	return supervise(sigs, cli.Streams{In: in, Out: out, ErrOut: errOut}, args, Run)
+	known := &redact.Known{}
+	rout, rerr := redact.NewWriter(out, known), redact.NewWriter(errOut, known)
+	code := supervise(sigs, cli.Streams{In: in, Out: rout, ErrOut: rerr, Known: known, SecretOut: out}, args, Run)
+	// What is held back is the end of a last line without a newline; a stdout that cannot take
+	// it failed the command already, or fails it now.
+	if err := rout.Flush(); err != nil && code == cli.ExitOK {
+		fmt.Fprintf(rerr, "%s: error: %s\n", cli.DisplayName(args[0]), redact.Text(err.Error()))
+		code = cli.ExitInternal
+	}
+	_ = rerr.Flush()
+	return code
 }
 
 // quietKlog stops client-go's klog lines ("Unexpected error when reading response body", ...)

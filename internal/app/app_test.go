@@ -267,22 +267,5 @@ func hangingServer(t *testing.T) string {
 
 // kubeconfig writes a kubeconfig for https://addr with a token and no CA check.
 func kubeconfig(t *testing.T, addr string) string {
-	p := filepath.Join(t.TempDir(), "kubeconfig")
-	cfg := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: c
-  cluster: {server: "https://%s", insecure-skip-tls-verify: true}
-users:
-- name: u
-  user: {token: not-a-real-token}
-contexts:
-- name: x
-  context: {cluster: c, user: u}
-current-context: x
-`, addr)
-	if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return credKubeconfig(t, addr, "{token: not-a-real-token}")
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/credwatch/credwatch/pkg/limits"
+	"github.com/credwatch/credwatch/pkg/redact"
 )
 
 // KubeFlags are kubectl's connection flags (--kubeconfig, --context, ...), shared by every
@@ -22,11 +24,14 @@ import (
 type KubeFlags struct {
 	Config  *genericclioptions.ConfigFlags
 	Timeout time.Duration
+	// Known receives the credentials of every configuration loaded (its bearer token, the token
+	// of its token file, its password), so that no output carries them; nil: none.
+	Known *redact.Known
 }
 
-// NewKubeFlags registers the flags on fs.
-func NewKubeFlags(fs *pflag.FlagSet) *KubeFlags {
-	k := &KubeFlags{Config: genericclioptions.NewConfigFlags(false)}
+// NewKubeFlags registers the flags on fs; the credentials loaded go to known (Streams.Known).
+func NewKubeFlags(fs *pflag.FlagSet, known *redact.Known) *KubeFlags {
+	k := &KubeFlags{Config: genericclioptions.NewConfigFlags(false), Known: known}
 	// No command reads a namespace (check and watch look at the control plane and every
 	// namespace's tokens), so -n/--namespace is not offered rather than accepted and ignored.
 	k.Config.Namespace = nil
@@ -132,8 +137,21 @@ func statReferenced(cfg *rest.Config) error {
 }
 
 // tune sets what every credwatch client shares: the per-call timeout, user agent, rate limits, a
-// bound on each response body, and one-line errors for answers no API server gives.
+// bound on each response body, and one-line errors for answers no API server gives; and it adds
+// the configuration's credentials to Known.
 func (k *KubeFlags) tune(cfg *rest.Config) *rest.Config {
+	if k.Known != nil {
+		k.Known.Add(cfg.BearerToken, cfg.Password)
+		if cfg.Password != "" { // as sent: an echoed header may be folded away from "Basic"
+			k.Known.Add(base64.StdEncoding.EncodeToString([]byte(cfg.Username + ":" + cfg.Password)))
+		}
+		if cfg.BearerTokenFile != "" {
+			// client-go reads the file again as it sends; a file it cannot read fails there.
+			if b, err := limits.ReadFile(cfg.BearerTokenFile, limits.Kubeconfig); err == nil {
+				k.Known.Add(strings.TrimSpace(string(b)))
+			}
+		}
+	}
 	cfg.Timeout = k.Timeout
 	cfg.UserAgent = "credwatch"
 	cfg.QPS, cfg.Burst = 50, 100

@@ -55,7 +55,7 @@ contexts: [{name: x, context: {cluster: c}}]
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-			k := NewKubeFlags(fs)
+			k := NewKubeFlags(fs, nil)
 			if err := fs.Parse(tt.args); err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +76,7 @@ contexts: [{name: x, context: {cluster: c}}]
 // configuration client-go picks in a pod without a kubeconfig (the Service's address) does not.
 func TestFellBack(t *testing.T) {
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-	k := NewKubeFlags(fs)
+	k := NewKubeFlags(fs, nil)
 	empty := filepath.Join(t.TempDir(), "empty")
 	if err := os.WriteFile(empty, nil, 0o600); err != nil {
 		t.Fatal(err)

@@ -3,20 +3,55 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
+	"github.com/credwatch/credwatch/pkg/redact"
 	"github.com/credwatch/credwatch/pkg/report"
 )
 
-// Streams are a command's standard input, output (results only) and error (diagnostics).
+// Streams are a command's standard input, output (results only) and error (diagnostics). In
+// app.Main, Out and ErrOut are redact.Writers that share Known.
 type Streams struct {
 	In     io.Reader
 	Out    io.Writer
 	ErrOut io.Writer
+	// Known are the process's secrets (the kubeconfig's credentials) that Out and ErrOut take
+	// out; nil: none.
+	Known *redact.Known
+	// SecretOut is stdout unredacted, for output that is a secret the user asked for (token mint
+	// --out -); nil: Out.
+	SecretOut io.Writer
+}
+
+// Secret is the writer for a secret the user asked to see on stdout: SecretOut, once what Out
+// holds back is written.
+func (s Streams) Secret() io.Writer {
+	if s.SecretOut == nil {
+		return s.Out
+	}
+	if f, ok := s.Out.(interface{ Flush() error }); ok {
+		_ = f.Flush()
+	}
+	return s.SecretOut
+}
+
+// Terminal is the file under w (through redact.Writers) when it is a terminal.
+func Terminal(w io.Writer) (*os.File, bool) {
+	for {
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			break
+		}
+		w = u.Unwrap()
+	}
+	f, ok := w.(*os.File)
+	return f, ok && term.IsTerminal(int(f.Fd()))
 }
 
 // Infof writes a diagnostic line to ErrOut.

@@ -16,7 +16,7 @@ func naiveContainsFold(s, sub string) bool {
 	}, s), sub)
 }
 
-// naiveTokens is Tokens by a regular expression over the runs, every run split (naiveRedactRun).
+// naiveTokens is runTokens by a regular expression over the runs, every run split (naiveRedactRun).
 func naiveTokens(s string) string {
 	return runRE.ReplaceAllStringFunc(s, func(run string) string {
 		r, _ := naiveRedactRun(run)
@@ -45,7 +45,7 @@ var fastCases = []string{"", "pass", "PASS", "xPaSsword=1", "pas", "secre", "Sec
 	"xx eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig yy", "tokeneyJhbGciOiJIUzI1NiJ9.e30.sig.", "ew.a.b", "e.y.w",
 	"pPpPaASSs", "sSECRET", "\xffpass\xff"}
 
-// TestFastPaths checks containsFold and Tokens against their plain versions.
+// TestFastPaths checks containsFold and runTokens against their plain versions.
 func TestFastPaths(t *testing.T) {
 	t.Parallel()
 	for _, s := range fastCases {
@@ -53,7 +53,7 @@ func TestFastPaths(t *testing.T) {
 	}
 }
 
-// FuzzFastPaths checks containsFold and Tokens against their plain versions on any text.
+// FuzzFastPaths checks containsFold and runTokens against their plain versions on any text.
 func FuzzFastPaths(f *testing.F) {
 	for _, s := range fastCases {
 		f.Add(s)
@@ -67,7 +67,7 @@ func checkFast(t *testing.T, s string) {
 			t.Fatalf("containsFold(%q, %q) = %v, want %v", s, sub, got, want)
 		}
 	}
-	if got, want := Tokens(s), naiveTokens(s); got != want {
-		t.Fatalf("Tokens(%q) = %q, want %q", s, got, want)
+	if got, want := runTokens(s), naiveTokens(s); got != want {
+		t.Fatalf("runTokens(%q) = %q, want %q", s, got, want)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"unsafe"
 
 	"sigs.k8s.io/yaml"
 
@@ -63,15 +62,18 @@ type (
 )
 
 // Print writes v in format f. Whatever a result carries, no token signature, private key or
-// password=/secret= value reaches w: the rendered document passes through redact.Text.
+// credential value reaches w: the rendered document passes through a redact.Writer — w itself
+// when it is one (app.Main's stdout), so nothing is redacted twice.
 func Print(w io.Writer, f Format, v any) error {
 	var b bytes.Buffer
 	if err := render(&b, f, v); err != nil {
 		return err
 	}
-	// The document as a string without a copy of its megabytes: b is not written again.
-	_, err := io.WriteString(w, redact.Text(unsafe.String(unsafe.SliceData(b.Bytes()), b.Len())))
-	return err
+	rw := redact.Through(w)
+	if _, err := rw.Write(b.Bytes()); err != nil {
+		return err
+	}
+	return rw.Flush()
 }
 
 func render(w *bytes.Buffer, f Format, v any) error {

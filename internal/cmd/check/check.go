@@ -86,7 +86,7 @@ reachable, or nothing at or above --fail-on but a core check was skipped (partia
 		},
 	}
 	fs := cmd.Flags()
-	o.kube = cli.NewKubeFlags(fs)
+	o.kube = cli.NewKubeFlags(fs, o.streams.Known)
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF, report.JUnit)
 	o.members = memberflags.New(fs)
 	fs.StringVar(&o.failOnRaw, "fail-on", string(catalogue.Error), "exit 1 when a finding is at or above this severity: info|warning|error|critical")

@@ -79,7 +79,7 @@ be read or parsed (or other usage errors); 3 the cluster could not be read compl
 	fs := cmd.Flags()
 	// kubectl's --insecure-skip-tls-verify means the API server; here it means the cloud provider.
 	kfs := pflag.NewFlagSet("kube", pflag.ContinueOnError)
-	o.kube = cli.NewKubeFlags(kfs)
+	o.kube = cli.NewKubeFlags(kfs, o.streams.Known)
 	kfs.VisitAll(func(f *pflag.Flag) {
 		if f.Name != "insecure-skip-tls-verify" {
 			fs.AddFlag(f)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/pkg/logs"
+	"github.com/credwatch/credwatch/pkg/redact"
 	"github.com/credwatch/credwatch/pkg/report"
 )
 
@@ -106,7 +107,7 @@ Exit codes: 0 read (whatever was found), 2 no input could be read or bad flags, 
 	fs.StringVar(&o.progress, "progress", "auto", "progress bar on stderr: auto (terminal and large input), always, never")
 	// kubectl's hidden --cluster (kubeconfig cluster name) would clash with ours: leave it out.
 	kfs := pflag.NewFlagSet("kube", pflag.ContinueOnError)
-	o.kube = cli.NewKubeFlags(kfs)
+	o.kube = cli.NewKubeFlags(kfs, o.streams.Known)
 	kfs.VisitAll(func(f *pflag.Flag) {
 		if f.Name != "cluster" {
 			fs.AddFlag(f)
@@ -221,7 +222,7 @@ func (o *options) run(ctx context.Context) error {
 		return cli.Usage(noInput(rep.Inputs))
 	}
 	if o.html != "" {
-		if err := writeHTML(o.html, rep); err != nil {
+		if err := writeHTML(o.html, rep, o.streams.Known); err != nil {
 			return err
 		}
 	}
@@ -244,12 +245,14 @@ func noInput(ins []logs.InputStatus) error {
 	return errors.New("logs: no input could be read")
 }
 
-func writeHTML(path string, rep *logs.Report) error {
+// writeHTML writes the report's HTML to path through redaction, as stdout is.
+func writeHTML(path string, rep *logs.Report, known *redact.Known) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return cli.Usage(fmt.Errorf("logs --html: %w", err))
 	}
-	if err := rep.WriteHTML(f); err != nil {
+	w := redact.NewWriter(f, known)
+	if err := errors.Join(rep.WriteHTML(w), w.Flush()); err != nil {
 		f.Close()
 		return fmt.Errorf("logs --html %s: %w", path, err)
 	}

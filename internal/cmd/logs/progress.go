@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/pkg/logs"
 )
 
@@ -25,8 +26,8 @@ func (o *options) startProgress(cfg *logs.Config, inputs []logs.Input) func() {
 	}
 	show := o.progress == "always"
 	if o.progress == "auto" && !o.quiet {
-		f, ok := o.streams.ErrOut.(*os.File)
-		show = ok && isTerminal(f) && total >= progressThreshold
+		_, tty := cli.Terminal(o.streams.ErrOut)
+		show = tty && total >= progressThreshold
 	}
 	if !show {
 		return func() {}

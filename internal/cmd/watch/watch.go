@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -14,13 +15,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/internal/cmd/check/memberflags"
 	"github.com/credwatch/credwatch/internal/userfile"
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/lab"
+	"github.com/credwatch/credwatch/pkg/redact"
 	"github.com/credwatch/credwatch/pkg/report"
 	"github.com/credwatch/credwatch/pkg/watch"
 )
@@ -96,7 +97,7 @@ seen; else 0. 2 usage; 130 when interrupted (unless 0).`),
 		},
 	}
 	fs := cmd.Flags()
-	o.kube = cli.NewKubeFlags(fs)
+	o.kube = cli.NewKubeFlags(fs, o.streams.Known)
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON)
 	o.members = memberflags.New(fs)
 	fs.DurationVar(&o.interval, "interval", 5*time.Second, "time between the starts of two intervals")
@@ -237,7 +238,7 @@ func (o *options) run(ctx context.Context) (err error) {
 	sum := w.Run(ctx)
 	var errs []error
 	if timeline != nil {
-		errs = append(errs, writeReport(o.reportFile, o.report, timeline, sum))
+		errs = append(errs, writeReport(o.reportFile, o.report, timeline, sum, o.streams.Known))
 		o.reportFile = nil
 	}
 	if jl != nil {
@@ -322,13 +323,15 @@ func newMetricsServer(h http.Handler, t serverTimeouts) *http.Server {
 		IdleTimeout: t.idle, MaxHeaderBytes: 64 << 10}
 }
 
-// writeReport writes the timeline over f, the --report file opened at the start, and closes it.
-func writeReport(f *os.File, path string, t *watch.Timeline, sum watch.Summary) error {
+// writeReport writes the timeline over f, the --report file opened at the start, through
+// redaction as stdout is, and closes it.
+func writeReport(f *os.File, path string, t *watch.Timeline, sum watch.Summary, known *redact.Known) error {
 	if err := f.Truncate(0); err != nil {
 		f.Close()
 		return fmt.Errorf("--report %s: %w", path, err)
 	}
-	if err := t.WriteHTML(f, sum); err != nil {
+	w := redact.NewWriter(f, known)
+	if err := errors.Join(t.WriteHTML(w, sum), w.Flush()); err != nil {
 		f.Close()
 		return fmt.Errorf("--report %s: %w", path, err)
 	}
@@ -338,9 +341,9 @@ func writeReport(f *os.File, path string, t *watch.Timeline, sum watch.Summary) 
 	return nil
 }
 
-func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+func isTerminal(w io.Writer) bool {
+	_, ok := cli.Terminal(w)
+	return ok
 }
 
 func orNone(s string) string {

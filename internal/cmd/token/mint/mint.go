@@ -216,7 +216,7 @@ func (o *options) largestFlag() string {
 
 func (o *options) run() error {
 	if o.out == "-" {
-		_, err := fmt.Fprintln(o.streams.Out, o.minted)
+		_, err := fmt.Fprintln(o.streams.Secret(), o.minted) // the token is what the user asked for
 		return err
 	}
 	if err := token.WriteFile(o.out, []byte(o.minted+"\n")); err != nil {
