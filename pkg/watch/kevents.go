@@ -14,6 +14,8 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
+
+	"github.com/credwatch/credwatch/pkg/redact"
 )
 
 // KubeEvents records a Kubernetes Event when a finding is raised (Warning) and when it clears
@@ -23,6 +25,9 @@ type KubeEvents struct {
 	rec    record.EventRecorder
 	pod    map[string]string // member -> kube-system/<pod>, from the states seen
 	raised map[string]bool   // findings an Event was recorded for (ID, member)
+	// Known are the secrets taken out of every Event's message besides what redact.Text finds
+	// (an Event leaves the process as surely as stdout does).
+	Known *redact.Known
 }
 
 // NewKubeEvents records through the cluster endpoint of rc.
@@ -56,14 +61,14 @@ func (k *KubeEvents) Observe(s *State, events []Event) {
 		switch {
 		case e.Kind == FindingRaised && e.Severity.AtLeast(catalogue.Warning):
 			k.raised[key] = true
-			k.rec.Event(k.object(e.Member), corev1.EventTypeWarning, Reason(e.ID), trim(e.Message))
+			k.rec.Event(k.object(e.Member), corev1.EventTypeWarning, Reason(e.ID), k.message(e.Message))
 		case e.Kind == FindingCleared && k.raised[key]:
 			delete(k.raised, key)
 			msg := e.Message
 			if _, onPod := k.pod[e.Member]; !onPod && e.Member != "" {
 				msg += " (" + e.Member + ")" // on default/kubernetes nothing else names the member
 			}
-			k.rec.Event(k.object(e.Member), corev1.EventTypeNormal, Reason(e.ID)+"Cleared", trim(msg))
+			k.rec.Event(k.object(e.Member), corev1.EventTypeNormal, Reason(e.ID)+"Cleared", k.message(msg))
 		}
 	}
 }
@@ -89,6 +94,9 @@ func Reason(id string) string {
 	}
 	return b.String()
 }
+
+// message is an Event's message: redacted, then cut to the length an Event keeps.
+func (k *KubeEvents) message(s string) string { return trim(k.Known.Redact(redact.Text(s))) }
 
 func trim(s string) string {
 	const maxLen = 1000

@@ -7,6 +7,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/credwatch/credwatch/pkg/redact"
 )
 
 // Metrics exports the last interval's state to Prometheus and serves /healthz and /readyz.
@@ -62,15 +64,17 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	if s == nil {
 		return
 	}
+	// Label values come from the cluster (member names, URLs, results): a scrape leaves the
+	// process, so they are redacted as every other output is.
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, redactLabels(labels)...)
 	}
 	gauge(descInterval, float64(s.Interval))
 	for _, mem := range s.Members {
 		gauge(descUp, b2f(mem.Up), mem.Name)
 		gauge(descReady, b2f(mem.Ready), mem.Name)
 		for _, cause := range sortedKeys(mem.AuthFailures) {
-			ch <- prometheus.MustNewConstMetric(descAuth, prometheus.CounterValue, mem.AuthFailures[cause], mem.Name, cause)
+			ch <- prometheus.MustNewConstMetric(descAuth, prometheus.CounterValue, mem.AuthFailures[cause], redactLabels([]string{mem.Name, cause})...)
 		}
 	}
 	for _, c := range s.Trust {
@@ -119,4 +123,12 @@ func (m *Metrics) Handler() http.Handler {
 		_, _ = w.Write([]byte("ok\n"))
 	})
 	return mux
+}
+
+// redactLabels redacts each label value in place.
+func redactLabels(labels []string) []string {
+	for i, l := range labels {
+		labels[i] = redact.Text(l)
+	}
+	return labels
 }

@@ -299,6 +299,7 @@ func (o *options) integrations(ctx context.Context) (func(), error) {
 		if err != nil {
 			return stop, err
 		}
+		ke.Known = o.streams.Known
 		o.cfg.Observers = append(o.cfg.Observers, ke)
 		stops = append(stops, ke.Stop)
 	}
