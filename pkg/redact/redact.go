@@ -87,7 +87,10 @@ func newFolds(s, sub string) *folds {
 		return f
 	}
 	a := rarest(sub)
-	f.t, f.lo, f.up = s[a:a+n], sub[a], sub[a]-0x20
+	f.t, f.lo, f.up = s[a:a+n], sub[a], sub[a]
+	if c := sub[a]; c >= 'a' && c <= 'z' {
+		f.up = c - 0x20
+	}
 	return f
 }
 
@@ -120,10 +123,14 @@ func (f *folds) next(i int) int {
 // letterRank orders the lower-case letters from the most to the least frequent in English.
 const letterRank = "etaoinshrdlcumwfgypbvkjxqz"
 
-// rarest is the index of sub's least frequent letter (sub has one).
+// rarest is the index of sub's least frequent letter (sub has one), or of its first byte that is
+// no letter, such as the '%' of "%2e" (one case to find, and rarer than any letter in text).
 func rarest(sub string) int {
 	best, rank := 0, -1
 	for i := 0; i < len(sub); i++ {
+		if c := sub[i]; c < 'a' || c > 'z' {
+			return i
+		}
 		if r := strings.IndexByte(letterRank, sub[i]); r > rank {
 			best, rank = i, r
 		}
