@@ -43,7 +43,7 @@ var (
 
 // escapedTokens is runTokens for tokens whose dots are escaped.
 func escapedTokens(s string) string {
-	if !strings.Contains(s, "eyJ") || !containsFold(s, "%2e") && !containsFold(s, `\u002e`) {
+	if !containsFold(s, "%2e") && !containsFold(s, `\u002e`) || !strings.Contains(s, "eyJ") {
 		return s
 	}
 	var edits []edit
@@ -91,28 +91,41 @@ func brokenTokens(s string) string {
 		return s
 	}
 	var edits []edit
+	nl, bs := -1, -1 // the next '\n' and '\\' from i on (len(s) when there is none)
 	for i := 0; i < len(s); {
-		j := strings.IndexAny(s[i:], "\n\\")
-		if j < 0 {
+		// Two IndexBytes, each remembered, are much faster than IndexAny: a report is
+		// megabytes of lines, and JSON escapes quotes with backslashes.
+		if nl < i {
+			nl = indexFrom(s, '\n', i)
+		}
+		if bs < i {
+			bs = indexFrom(s, '\\', i)
+		}
+		b := min(nl, bs)
+		if b >= len(s) {
 			break
 		}
-		b := i + j
+		// The line break at s[b] (lineBreaks, in their order): "\r\n" or "\n" at a '\n',
+		// `\r\n` or `\n` at a '\\'.
 		brk := ""
-		for _, lb := range lineBreaks {
-			if strings.HasPrefix(s[b:], lb) {
-				brk = lb
-				break
-			}
-			if b > 0 && lb[0] == '\r' && strings.HasPrefix(s[b-1:], lb) {
-				brk, b = lb, b-1
-				break
-			}
+		switch {
+		case s[b] == '\n' && b > 0 && s[b-1] == '\r':
+			brk, b = "\r\n", b-1
+		case s[b] == '\n':
+			brk = "\n"
+		case strings.HasPrefix(s[b:], `\r\n`):
+			brk = `\r\n`
+		case strings.HasPrefix(s[b:], `\n`):
+			brk = `\n`
 		}
 		if brk == "" {
 			i = b + 1
 			continue
 		}
 		i = b + len(brk)
+		if b == 0 || !runByte[s[b-1]] || i == len(s) || !runByte[s[i]] {
+			continue // most lines end in a quote, a comma or a brace
+		}
 		lo := b
 		for lo > 0 && runByte[s[lo-1]] {
 			lo--
@@ -120,9 +133,6 @@ func brokenTokens(s string) string {
 		hi := i
 		for hi < len(s) && runByte[s[hi]] {
 			hi++
-		}
-		if hi == i || lo == b {
-			continue
 		}
 		head, next := s[lo:b], s[i:hi]
 		if repl, ok := brokenHead(head, next); ok {
