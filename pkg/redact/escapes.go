@@ -141,6 +141,9 @@ func brokenTokens(s string) string {
 			}
 			edits = append(edits, edit{i, hi, Marker})
 			i = hi
+		} else if brokenInHeader(head, next) {
+			edits = append(edits, edit{i, hi, Marker})
+			i = hi
 		}
 	}
 	return apply(s, edits)
@@ -166,6 +169,17 @@ func brokenHead(head, next string) (string, bool) {
 		return strings.Join(append(append([]string{}, segs[:k]...), prefix+hdr), ".") + "." + Marker, true
 	}
 	return "", false
+}
+
+// brokenInHeader says whether head and next, which end a line and start the next, are a token
+// broken before its header's dot: the header and claims the lines hold are not secret, but
+// next holds the signature.
+func brokenInHeader(head, next string) bool {
+	if !strings.Contains(head, "ey") && !strings.HasPrefix(next, "y") {
+		return false
+	}
+	_, ok := redactRun(head + next)
+	return ok
 }
 
 // randomLooking says whether run looks like a piece of base64 rather than a word: a digit, '-'
@@ -255,3 +269,29 @@ var b64Byte = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// BrokenTail is, for a line that follows prev, the length of the run of base64url characters
+// that starts line and finishes a token broken at the end of prev, or 0: what Text takes out of
+// the second of two lines (brokenTokens) for a caller that redacts one line at a time, such as
+// the logs evidence. prev is the previous line as read, not yet redacted.
+func BrokenTail(prev, line string) int {
+	prev = strings.TrimRight(prev, "\r")
+	lo := len(prev)
+	for lo > 0 && runByte[prev[lo-1]] {
+		lo--
+	}
+	hi := 0
+	for hi < len(line) && runByte[line[hi]] {
+		hi++
+	}
+	if lo == len(prev) || hi == 0 {
+		return 0
+	}
+	if head := prev[lo:]; !strings.Contains(head, "ey") && !strings.Contains(head, "ew") && !strings.Contains(head, Marker) && line[0] != 'y' {
+		return 0 // no header, no cut token, and no "eyJ" cut after its 'e': most lines end in words
+	}
+	if _, ok := brokenHead(runTokens(prev[lo:]), line[:hi]); ok || brokenInHeader(prev[lo:], line[:hi]) {
+		return hi
+	}
+	return 0
+}

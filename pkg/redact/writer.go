@@ -112,7 +112,7 @@ func holdFrom(b []byte) int {
 	for lo > 0 && runByte[line[lo-1]] {
 		lo--
 	}
-	if lo < len(line) && strings.Contains(line[lo:], "eyJ") && strings.Contains(line[lo:], ".") {
+	if lo < len(line) && strings.Contains(line[lo:], "eyJ") { // also a header cut before its dot
 		return last
 	}
 	return len(b)
