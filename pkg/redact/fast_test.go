@@ -69,6 +69,15 @@ func checkFast(t *testing.T, s string) {
 			t.Fatalf("containsFold(%q, %q) = %v, want %v", s, sub, got, want)
 		}
 	}
+	for _, sub := range []string{"password", "&quot;", `\u0022`, "%3d", s} {
+		for _, x := range []string{s, strings.ToUpper(s), "k" + s} {
+			if len(x) >= len(sub) && isASCII(sub) {
+				if got, want := hasPrefixFold(x, sub), strings.EqualFold(x[:len(sub)], sub); got != want {
+					t.Fatalf("hasPrefixFold(%q, %q) = %v, want %v", x, sub, got, want)
+				}
+			}
+		}
+	}
 	if got, want := AuthValues(s), naiveAuthValues(s); got != want {
 		t.Fatalf("AuthValues(%q) = %q, want %q", s, got, want)
 	}
@@ -78,6 +87,15 @@ func checkFast(t *testing.T, s string) {
 	if got, want := runTokens(s), naiveTokens(s); got != want {
 		t.Fatalf("runTokens(%q) = %q, want %q", s, got, want)
 	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // naiveKeyValues is KeyValues as it was, a scan for each key word: KeyValues must do the same.

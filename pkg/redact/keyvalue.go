@@ -362,12 +362,29 @@ func skipBlanks(s string, i int, pct bool) int {
 	return i
 }
 
+// hasSuffixFold is strings.HasSuffix ignoring ASCII case, for an ASCII suffix.
 func hasSuffixFold(s, suffix string) bool {
-	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
+	return len(s) >= len(suffix) && equalFoldASCII(s[len(s)-len(suffix):], suffix)
 }
 
+// hasPrefixFold is strings.HasPrefix ignoring ASCII case, for an ASCII prefix.
 func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+	return len(s) >= len(prefix) && equalFoldASCII(s[:len(prefix)], prefix)
+}
+
+// equalFoldASCII is strings.EqualFold for an ASCII b (no other byte folds to an ASCII one in as
+// many bytes), from the last byte, where the suffixes of classify differ, without its call
+// cost: classify tries two dozen suffixes on every key.
+func equalFoldASCII(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		if lowerASCII(a[i]) != lowerASCII(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // keyByte is the bytes of a key name, by byte.

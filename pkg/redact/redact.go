@@ -1,6 +1,7 @@
 // Package redact is credwatch's one place that takes secrets out of text. Every byte that leaves
 // the process passes through it: app.Main wraps stdout and stderr in a Writer, report.Print and
-// the files of --report and --html write through one, and the logs evidence path calls Text.
+// the files of --report and --html write through one, and the logs evidence path calls Text
+// (and BrokenTail, for a token broken over two of its lines).
 //
 // Text finds, with no outside knowledge:
 //   - JOSE compact tokens (JWS, JWE): the header (and a JWS's JSON claims) stay, the signature or
