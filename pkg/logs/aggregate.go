@@ -118,14 +118,15 @@ func (k *groupKey) slot() int {
 const recentGroups = 64
 
 // settle gives the evidence of the groups added to since the last settle its own copies of
-// the strings that borrow a block's bytes (Event.own).
-func (a *aggregator) settle() {
+// the strings that borrow block's bytes (Event.own), after noting what of each line finishes a
+// token broken at the end of the line before it (continued), while block is there to tell.
+func (a *aggregator) settle(block []byte) {
 	for _, g := range a.lent {
 		for i := range g.head {
-			g.head[i].own()
+			g.head[i].own(block)
 		}
 		for i := range g.tail {
-			g.tail[i].own()
+			g.tail[i].own(block)
 		}
 		g.lent = false
 		g.flushMinute()

@@ -38,6 +38,10 @@ type Event struct {
 	in   *inputState // with seq: LineNumber is relative to block seq of in until fixLineNumbers
 	seq  int
 	lent bool // Line and Audit borrow a block's bytes (worker.line) until own
+	// cont is the part of Line, from contAt, that finishes a token broken at the end of the
+	// line before (redact.BrokenTail), in a string of its own: redactEvidence takes it out.
+	cont   string
+	contAt int
 }
 
 // Classifier turns records into events with the catalogue's classifier (package cause).
@@ -88,13 +92,15 @@ func (c *Classifier) fill(r *Record, ev *Event, m cause.Match, ok bool) bool {
 	return true
 }
 
-// own gives ev its own copy of the strings that borrow a block's bytes (worker.line): the line
+// own gives ev its own copy of the strings that borrow block's bytes (worker.line): the line
 // and the audit fields. Text, Parts, Host and Component are the classifier's and the memos'.
-func (ev *Event) own() {
+// It first notes Event.cont, which needs the line before in block.
+func (ev *Event) own(block []byte) {
 	if !ev.lent {
 		return
 	}
 	ev.lent = false
+	ev.cont, ev.contAt = continued(block, ev.Line)
 	ev.Line = strings.Clone(ev.Line)
 	if ev.Audit != nil {
 		a := *ev.Audit

@@ -80,7 +80,7 @@ func (w *worker) process(ch chunk) {
 	// evidence still lent from them gets its own copy.
 	st.matched.Add(w.matched)
 	w.matched = 0
-	w.agg.settle()
+	w.agg.settle(data)
 	w.scratch.Reset()
 	w.flat.reset() // its lines borrow the block
 	w.ev = Event{} // keep no reference to the block (the aggregator has copied what it keeps)
@@ -171,6 +171,59 @@ func (w *worker) emit(st *inputState, ev *Event, text string, lineNo int64, seq 
 	w.agg.add(ev)
 }
 
+// continued is the part of text (a line of block), from at, that finishes a token broken at
+// the end of the line before it (redact.BrokenTail), in a string of its own, or "": evidence is
+// redacted a line at a time, long after the line before is gone, so aggregator.settle asks
+// while the block is there, for the lines a group keeps as evidence. A CRI partial line
+// ("<time> stderr P <part>") is continued after the next line's envelope. The line before is
+// found from where text's bytes are in block (a line made valid UTF-8 is a copy, and the
+// first line of a block has none before it here).
+func continued(block []byte, text string) (cont string, at int) {
+	if len(text) == 0 || len(block) == 0 {
+		return "", 0
+	}
+	start := int(uintptr(unsafe.Pointer(unsafe.StringData(text))) - uintptr(unsafe.Pointer(unsafe.SliceData(block))))
+	if start <= 0 || start > len(block) || block[start-1] != '\n' {
+		return "", 0
+	}
+	b := block[:start-1]
+	b = b[bytes.LastIndexByte(b, '\n')+1:]
+	prev, line := unsafe.String(unsafe.SliceData(b), len(b)), text
+	if part, ok := criPartial(prev); ok {
+		if at = criContent(line); at < 0 {
+			return "", 0
+		}
+		prev, line = part, line[at:]
+	}
+	if n := redact.BrokenTail(prev, line); n > 0 {
+		return strings.Clone(line[:n]), at
+	}
+	return "", 0
+}
+
+// criPartial is the part of a CRI partial line ("<RFC3339> stdout|stderr P <part>"), if line
+// is one.
+func criPartial(line string) (string, bool) {
+	at := criContent(line)
+	if at < 2 || line[at-2] != 'P' {
+		return "", false
+	}
+	return line[at:], true
+}
+
+// criContent is where the content of a tagged CRI line starts, or -1.
+func criContent(line string) int {
+	sp := strings.IndexByte(line, ' ')
+	if sp < 20 || sp > 40 || len(line) < sp+10 || line[4] != '-' || line[10] != 'T' {
+		return -1
+	}
+	s := line[sp+1:]
+	if !strings.HasPrefix(s, "stdout ") && !strings.HasPrefix(s, "stderr ") || s[7] != 'F' && s[7] != 'P' || s[8] != ' ' {
+		return -1
+	}
+	return sp + 10
+}
+
 // evidenceLine is how a line is kept: with any token's signature and private key dropped, then
 // clipped.
 func evidenceLine(text string) string {
@@ -183,20 +236,33 @@ func evidenceLine(text string) string {
 
 // redactEvidence takes secrets out of an event kept as evidence: its line (clipped), text, parts
 // and audit fields. Host and component were redacted as the event was read (worker.line).
+//
+// A line that starts with the rest of a token broken at the end of the line before (Event.cont)
+// loses that start, and its text and parts lose it wherever they carry it.
 func redactEvidence(ev *Event) {
+	text := redact.Text
+	if c := ev.cont; c != "" {
+		if at := ev.contAt; strings.HasPrefix(ev.Line[min(at, len(ev.Line)):], c) {
+			ev.Line = ev.Line[:at] + redact.Marker + ev.Line[at+len(c):]
+		}
+		if utf8.RuneCountInString(c) >= redact.MinSecretLen {
+			text = func(s string) string { return redact.Secret(redact.Text(s), c) }
+		}
+		ev.cont, ev.contAt = "", 0
+	}
 	ev.Line = evidenceLine(ev.Line)
-	ev.Text = redact.Text(ev.Text)
+	ev.Text = text(ev.Text)
 	if len(ev.Parts) > 0 {
 		parts := make([]Part, len(ev.Parts))
 		for i, p := range ev.Parts {
-			p.Text = redact.Text(p.Text)
+			p.Text = text(p.Text)
 			parts[i] = p
 		}
 		ev.Parts = parts
 	}
 	if ev.Audit != nil {
 		a := *ev.Audit
-		a.URI, a.UserAgent, a.User = redact.Text(a.URI), redact.Text(a.UserAgent), redact.Text(a.User)
+		a.URI, a.UserAgent, a.User = text(a.URI), text(a.UserAgent), text(a.User)
 		ev.Audit = &a
 	}
 }

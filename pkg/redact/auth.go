@@ -38,55 +38,73 @@ func UserInfo(s string) string {
 }
 
 // authorityEnd says whether c ends a URL's authority (or the URL).
-func authorityEnd(c byte) bool {
-	return c <= ' ' || strings.IndexByte(`/?#"'<>\`+"`", c) >= 0
-}
+func authorityEnd(c byte) bool { return authorityEnds[c] }
+
+// authorityEnds is authorityEnd by byte.
+var authorityEnds = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c <= ' ' || strings.IndexByte(`/?#"'<>\`+"`", byte(c)) >= 0
+	}
+	return t
+}()
 
 // AuthValues replaces Authorization credentials with Marker: "Basic <base64 of user:password>"
 // and "Bearer <value>" for a value that is not a word (a JWT's header was kept by Tokens, which
 // cut its signature). "basic auth" and "bearer token" in prose stay.
 func AuthValues(s string) string {
-	if !containsFold(s, "basic") && !containsFold(s, "bearer") {
-		return s
-	}
 	var edits []edit
-	for _, scheme := range []string{"basic", "bearer"} {
-		f := newFolds(s, scheme)
-		for i := 0; ; {
-			p := f.next(i)
-			if p < 0 {
-				break
+	// One scan for the b of both schemes (a report says "bearer token" often), each scheme
+	// looked at from where its own scan would be: after its last value.
+	var from [len(authSchemes)]int
+	f := newFolds(s, "b")
+	for j := 0; ; j++ {
+		if j = f.next(j); j < 0 {
+			break
+		}
+		for k, scheme := range authSchemes {
+			if j < from[k] || !hasPrefixFold(s[j:], scheme) {
+				continue
 			}
-			i = p + len(scheme)
+			p, i := j, j+len(scheme)
+			from[k] = i
 			if p > 0 && keyByte[s[p-1]] {
 				continue // part of a word
 			}
-			vs := skipBlanks(s, i, false)
-			if vs < len(s) && s[vs] == '\n' { // a YAML printer folds long lines at spaces
-				vs = skipBlanks(s, vs+1, false)
-			}
-			if vs == i && hasPrefixFold(s[i:], "%20") {
-				vs = i + 3
-			}
-			if vs == i {
-				continue
-			}
-			ve := vs
-			for ve < len(s) && credByte[s[ve]] {
-				ve++
-			}
-			v := s[vs:ve]
-			if v == "" || strings.Contains(v, Marker) {
-				continue
-			}
-			if scheme == "basic" && basicCredential(v) || scheme == "bearer" && opaqueToken(v) {
+			if vs, ve, ok := schemeValue(s, scheme, i); ok {
 				edits = append(edits, edit{vs, ve, Marker})
-				i = ve
+				from[k] = ve
 			}
 		}
 	}
 	return apply(s, edits)
 }
+
+// schemeValue is the span of the credential that follows an Authorization scheme ending at
+// s[i], if one does.
+func schemeValue(s, scheme string, i int) (vs, ve int, ok bool) {
+	vs = skipBlanks(s, i, false)
+	if vs < len(s) && s[vs] == '\n' { // a YAML printer folds long lines at spaces
+		vs = skipBlanks(s, vs+1, false)
+	}
+	if vs == i && hasPrefixFold(s[i:], "%20") {
+		vs = i + 3
+	}
+	if vs == i {
+		return 0, 0, false
+	}
+	ve = vs
+	for ve < len(s) && credByte[s[ve]] {
+		ve++
+	}
+	v := s[vs:ve]
+	if v == "" || strings.Contains(v, Marker) {
+		return 0, 0, false
+	}
+	return vs, ve, scheme == "basic" && basicCredential(v) || scheme == "bearer" && opaqueToken(v)
+}
+
+// authSchemes are the Authorization schemes AuthValues reads.
+var authSchemes = [...]string{"basic", "bearer"}
 
 // basicCredential says whether v is the base64 of user:password.
 func basicCredential(v string) bool {

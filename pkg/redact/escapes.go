@@ -43,7 +43,7 @@ var (
 
 // escapedTokens is runTokens for tokens whose dots are escaped.
 func escapedTokens(s string) string {
-	if !strings.Contains(s, "eyJ") || !containsFold(s, "%2e") && !containsFold(s, `\u002e`) {
+	if !containsFold(s, "%2e") && !containsFold(s, `\u002e`) || !strings.Contains(s, "eyJ") {
 		return s
 	}
 	var edits []edit
@@ -91,28 +91,41 @@ func brokenTokens(s string) string {
 		return s
 	}
 	var edits []edit
+	nl, bs := -1, -1 // the next '\n' and '\\' from i on (len(s) when there is none)
 	for i := 0; i < len(s); {
-		j := strings.IndexAny(s[i:], "\n\\")
-		if j < 0 {
+		// Two IndexBytes, each remembered, are much faster than IndexAny: a report is
+		// megabytes of lines, and JSON escapes quotes with backslashes.
+		if nl < i {
+			nl = indexFrom(s, '\n', i)
+		}
+		if bs < i {
+			bs = indexFrom(s, '\\', i)
+		}
+		b := min(nl, bs)
+		if b >= len(s) {
 			break
 		}
-		b := i + j
+		// The line break at s[b] (lineBreaks, in their order): "\r\n" or "\n" at a '\n',
+		// `\r\n` or `\n` at a '\\'.
 		brk := ""
-		for _, lb := range lineBreaks {
-			if strings.HasPrefix(s[b:], lb) {
-				brk = lb
-				break
-			}
-			if b > 0 && lb[0] == '\r' && strings.HasPrefix(s[b-1:], lb) {
-				brk, b = lb, b-1
-				break
-			}
+		switch {
+		case s[b] == '\n' && b > 0 && s[b-1] == '\r':
+			brk, b = "\r\n", b-1
+		case s[b] == '\n':
+			brk = "\n"
+		case strings.HasPrefix(s[b:], `\r\n`):
+			brk = `\r\n`
+		case strings.HasPrefix(s[b:], `\n`):
+			brk = `\n`
 		}
 		if brk == "" {
 			i = b + 1
 			continue
 		}
 		i = b + len(brk)
+		if b == 0 || !runByte[s[b-1]] || i == len(s) || !runByte[s[i]] {
+			continue // most lines end in a quote, a comma or a brace
+		}
 		lo := b
 		for lo > 0 && runByte[s[lo-1]] {
 			lo--
@@ -121,14 +134,14 @@ func brokenTokens(s string) string {
 		for hi < len(s) && runByte[s[hi]] {
 			hi++
 		}
-		if hi == i || lo == b {
-			continue
-		}
 		head, next := s[lo:b], s[i:hi]
 		if repl, ok := brokenHead(head, next); ok {
 			if repl != head {
 				edits = append(edits, edit{lo, b, repl})
 			}
+			edits = append(edits, edit{i, hi, Marker})
+			i = hi
+		} else if brokenInHeader(head, next) {
 			edits = append(edits, edit{i, hi, Marker})
 			i = hi
 		}
@@ -156,6 +169,17 @@ func brokenHead(head, next string) (string, bool) {
 		return strings.Join(append(append([]string{}, segs[:k]...), prefix+hdr), ".") + "." + Marker, true
 	}
 	return "", false
+}
+
+// brokenInHeader says whether head and next, which end a line and start the next, are a token
+// broken before its header's dot: the header and claims the lines hold are not secret, but
+// next holds the signature.
+func brokenInHeader(head, next string) bool {
+	if !strings.Contains(head, "ey") && !strings.HasPrefix(next, "y") {
+		return false
+	}
+	_, ok := redactRun(head + next)
+	return ok
 }
 
 // randomLooking says whether run looks like a piece of base64 rather than a word: a digit, '-'
@@ -245,3 +269,29 @@ var b64Byte = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// BrokenTail is, for a line that follows prev, the length of the run of base64url characters
+// that starts line and finishes a token broken at the end of prev, or 0: what Text takes out of
+// the second of two lines (brokenTokens) for a caller that redacts one line at a time, such as
+// the logs evidence. prev is the previous line as read, not yet redacted.
+func BrokenTail(prev, line string) int {
+	prev = strings.TrimRight(prev, "\r")
+	lo := len(prev)
+	for lo > 0 && runByte[prev[lo-1]] {
+		lo--
+	}
+	hi := 0
+	for hi < len(line) && runByte[line[hi]] {
+		hi++
+	}
+	if lo == len(prev) || hi == 0 {
+		return 0
+	}
+	if head := prev[lo:]; !strings.Contains(head, "ey") && !strings.Contains(head, "ew") && !strings.Contains(head, Marker) && line[0] != 'y' {
+		return 0 // no header, no cut token, and no "eyJ" cut after its 'e': most lines end in words
+	}
+	if _, ok := brokenHead(runTokens(prev[lo:]), line[:hi]); ok || brokenInHeader(prev[lo:], line[:hi]) {
+		return hi
+	}
+	return 0
+}

@@ -5,7 +5,7 @@ import (
 )
 
 // keyWords are what a credential key contains; KeyValues looks at a key only where one is.
-var keyWords = []string{"pass", "pwd", "secret", "token", "api", "auth"}
+var keyWords = [...]string{"pass", "pwd", "secret", "token", "api", "auth"}
 
 // strongSuffixes end keys whose value is a credential after ':' as after '=' (lower case).
 var strongSuffixes = []string{"password", "passwd", "passphrase", "secretkey", "secret_key", "secret-key",
@@ -30,18 +30,17 @@ const (
 
 // classify reads key (as spelt).
 func classify(key string) keyClass {
-	key = strings.TrimLeft(key, "-")
-	low := strings.ToLower(key)
+	key = strings.TrimLeft(key, "-") // ASCII: a key is key bytes
 	for _, suf := range strongSuffixes {
-		if strings.HasSuffix(low, suf) {
+		if hasSuffixFold(key, suf) {
 			return strongKey
 		}
 	}
 	for _, w := range weakKeys {
-		if low == w {
+		if len(key) == len(w) && strings.EqualFold(key, w) {
 			return weakKey
 		}
-		if len(low) <= len(w) || !strings.HasSuffix(low, w) {
+		if len(key) <= len(w) || !hasSuffixFold(key, w) {
 			continue
 		}
 		// A qualified word: client_secret, app.secret, clientSecret, bootstrap-token, dbPass.
@@ -61,43 +60,162 @@ func classify(key string) keyClass {
 
 // KeyValues replaces the value of every credential key in s with Marker (see the package doc):
 // `password=…`, `"client_secret": "…"`, `X-Auth-Token: …`, `token=…`, `%22password%22%3A%22…%22`.
+//
+// A key is a value's only when a separator follows it, and separators ('=', ':', '%3D', '%3A')
+// are fewer than the key words in credwatch's own output ("token" is on most lines of a
+// report): the keys are found from the separators, backwards. A key word is then looked at as
+// a scan for it would (fast_test.go keeps that scan as the specification): after a value was
+// cut, a key holding the same word is looked at only from the value's end on.
 func KeyValues(s string) string {
 	var edits []edit
-	for _, w := range keyWords {
-		f := newFolds(s, w)
-		for i := 0; i < len(s); {
-			p := f.next(i)
-			if p < 0 {
-				break
+	var skip [len(keyWords)]int // for each key word, where a scan for it would resume
+	var seps seps
+	seps.init(s)
+	for {
+		p := seps.next()
+		if p < 0 {
+			break
+		}
+		if s[p] == '%' && !hasPrefixFold(s[p:], "%3d") && !hasPrefixFold(s[p:], "%3a") {
+			continue
+		}
+		e := p
+		for e > 0 && (s[e-1] == ' ' || s[e-1] == '\t') {
+			e--
+		}
+		// The key ends at the blanks or before a quote; only a quote that ends in "2" (%22,
+		// \u0022) leaves a key byte at e as well (a key "22" or "u0022", with no key word), so
+		// the keys come out left to right.
+		if e == 0 {
+			continue
+		}
+		var kes [2]int
+		n := 0
+		switch c := s[e-1]; {
+		case keyByte[c]:
+			if c == '2' {
+				for _, q := range [...]string{"%22", `\u0022`} {
+					if ke := e - len(q); ke > 0 && strings.EqualFold(s[ke:e], q) {
+						kes[n], n = ke, n+1
+						break
+					}
+				}
 			}
-			ks, ke := p, p+len(w)
+			kes[n], n = e, n+1
+		case c == '"' || c == '\'' || c == ';':
+			for _, q := range quotes {
+				if ke := e - len(q); ke > 0 && q[len(q)-1] == c && strings.EqualFold(s[ke:e], q) {
+					kes[n], n = ke, n+1
+					break
+				}
+			}
+		}
+		for _, ke := range kes[:n] {
+			if !keyByte[s[ke-1]] || !sepAt(s, ke) {
+				continue
+			}
+			ks := ke
 			for ks > 0 && keyByte[s[ks-1]] {
 				ks--
 			}
-			for ke < len(s) && keyByte[s[ke]] {
-				ke++
-			}
-			i = ke
-			if !sepAt(s, ke) {
-				continue // most mentions are words in prose or names
-			}
-			c := classify(s[ks:ke])
-			if c == notKey {
+			words, any := keyWordsIn(s[ks:ke], ks, &skip)
+			if !any {
 				continue
 			}
-			vs, ve, eq, ok := valueSpan(s, ke, c == weakKey)
-			if c == weakKey && !eq && ok {
-				// "token": "minted through apiserver-1", "secret": "app-token-x7k2p" are
-				// credwatch's own fields; a dockerconfig's "auth" is base64 of user:password.
-				ok = basicCredential(s[vs:ve])
-			}
-			if ok && (eq || !proseKey(s, ks)) {
+			if vs, ve, ok := keyValue(s, ks, ke); ok {
 				edits = append(edits, edit{vs, ve, Marker})
-				i = ve
+				for k := range words {
+					if words[k] {
+						skip[k] = ve
+					}
+				}
 			}
 		}
 	}
 	return apply(s, edits)
+}
+
+// keyValue is the span of the credential value of the key s[ks:ke] (which a separator follows),
+// if it is one.
+func keyValue(s string, ks, ke int) (vs, ve int, ok bool) {
+	c := classify(s[ks:ke])
+	if c == notKey {
+		return 0, 0, false
+	}
+	vs, ve, eq, ok := valueSpan(s, ke, c == weakKey)
+	if c == weakKey && !eq && ok {
+		// "token": "minted through apiserver-1", "secret": "app-token-x7k2p" are credwatch's
+		// own fields; a dockerconfig's "auth" is base64 of user:password.
+		ok = basicCredential(s[vs:ve])
+	}
+	return vs, ve, ok && (eq || !proseKey(s, ks))
+}
+
+// keyWordsIn says which key words key, which starts at s[ks], holds (ignoring ASCII case) that
+// a scan for the word would look at (ks is at or after skip's entry for it), and whether any.
+func keyWordsIn(key string, ks int, skip *[len(keyWords)]int) (words [len(keyWords)]bool, any bool) {
+	for i := 0; i < len(key); i++ {
+		var ws []int // the key words starting with key[i]
+		switch key[i] | 0x20 {
+		case 'p':
+			ws = pWords[:]
+		case 's':
+			ws = sWords[:]
+		case 't':
+			ws = tWords[:]
+		case 'a':
+			ws = aWords[:]
+		default:
+			continue
+		}
+		for _, k := range ws {
+			if w := keyWords[k]; ks >= skip[k] && hasPrefixFold(key[i:], w) {
+				words[k], any = true, true
+			}
+		}
+	}
+	return words, any
+}
+
+// The key words by first letter, as indexes into keyWords.
+var (
+	pWords = [...]int{0, 1}
+	sWords = [...]int{2}
+	tWords = [...]int{3}
+	aWords = [...]int{4, 5}
+)
+
+// seps finds the bytes a separator starts with ('=', ':' and '%'), left to right, each by
+// IndexByte, remembering where the next of each is.
+type seps struct {
+	s  string
+	at [3]int // the next '=', ':' and '%' from where the search is; len(s) when there is none
+	i  int
+}
+
+var sepBytes = [3]byte{'=', ':', '%'}
+
+func (f *seps) init(s string) {
+	f.s, f.i = s, 0
+	for k := range f.at {
+		f.at[k] = -1
+	}
+}
+
+// next is the next separator byte's index, or -1.
+func (f *seps) next() int {
+	j := len(f.s)
+	for k, c := range sepBytes {
+		if f.at[k] < f.i {
+			f.at[k] = indexFrom(f.s, c, f.i)
+		}
+		j = min(j, f.at[k])
+	}
+	if j >= len(f.s) {
+		return -1
+	}
+	f.i = j + 1
+	return j
 }
 
 // sepAt says whether a separator follows a key that ends at s[i], after an optional quote and
@@ -129,9 +247,17 @@ func proseKey(s string, ks int) bool {
 // string, percent-encoded, HTML-escaped.
 var quotes = []string{`\"`, `"`, `'`, "%22", `\u0022`, "&quot;", "&#34;", "&#39;"}
 
+// quoteStart is the first bytes of quotes, by byte.
+var quoteStart = func() (t [256]bool) {
+	for _, q := range quotes {
+		t[q[0]] = true
+	}
+	return t
+}()
+
 // quoteAt is the quote at s[i:], or "".
 func quoteAt(s string, i int) string {
-	if i >= len(s) || !strings.ContainsRune(`\"'%&`, rune(s[i])) {
+	if i >= len(s) || !quoteStart[s[i]] {
 		return ""
 	}
 	for _, q := range quotes {
@@ -236,8 +362,29 @@ func skipBlanks(s string, i int, pct bool) int {
 	return i
 }
 
+// hasSuffixFold is strings.HasSuffix ignoring ASCII case, for an ASCII suffix.
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && equalFoldASCII(s[len(s)-len(suffix):], suffix)
+}
+
+// hasPrefixFold is strings.HasPrefix ignoring ASCII case, for an ASCII prefix.
 func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+	return len(s) >= len(prefix) && equalFoldASCII(s[:len(prefix)], prefix)
+}
+
+// equalFoldASCII is strings.EqualFold for an ASCII b (no other byte folds to an ASCII one in as
+// many bytes), from the last byte, where the suffixes of classify differ, without its call
+// cost: classify tries two dozen suffixes on every key.
+func equalFoldASCII(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		if lowerASCII(a[i]) != lowerASCII(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // keyByte is the bytes of a key name, by byte.

@@ -1,6 +1,7 @@
 // Package redact is credwatch's one place that takes secrets out of text. Every byte that leaves
 // the process passes through it: app.Main wraps stdout and stderr in a Writer, report.Print and
-// the files of --report and --html write through one, and the logs evidence path calls Text.
+// the files of --report and --html write through one, and the logs evidence path calls Text
+// (and BrokenTail, for a token broken over two of its lines).
 //
 // Text finds, with no outside knowledge:
 //   - JOSE compact tokens (JWS, JWE): the header (and a JWS's JSON claims) stay, the signature or
@@ -87,7 +88,10 @@ func newFolds(s, sub string) *folds {
 		return f
 	}
 	a := rarest(sub)
-	f.t, f.lo, f.up = s[a:a+n], sub[a], sub[a]-0x20
+	f.t, f.lo, f.up = s[a:a+n], sub[a], sub[a]
+	if c := sub[a]; c >= 'a' && c <= 'z' {
+		f.up = c - 0x20
+	}
 	return f
 }
 
@@ -120,10 +124,14 @@ func (f *folds) next(i int) int {
 // letterRank orders the lower-case letters from the most to the least frequent in English.
 const letterRank = "etaoinshrdlcumwfgypbvkjxqz"
 
-// rarest is the index of sub's least frequent letter (sub has one).
+// rarest is the index of sub's least frequent letter (sub has one), or of its first byte that is
+// no letter, such as the '%' of "%2e" (one case to find, and rarer than any letter in text).
 func rarest(sub string) int {
 	best, rank := 0, -1
 	for i := 0; i < len(sub); i++ {
+		if c := sub[i]; c < 'a' || c > 'z' {
+			return i
+		}
 		if r := strings.IndexByte(letterRank, sub[i]); r > rank {
 			best, rank = i, r
 		}

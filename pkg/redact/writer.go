@@ -97,7 +97,8 @@ func (w *Writer) emit(b []byte) error {
 // unterminated private key block, or at a last line that ends in what may be a token broken
 // over two lines.
 func holdFrom(b []byte) int {
-	if i := bytes.LastIndex(b, []byte("PRIVATE KEY-----")); i >= 0 {
+	if bytes.Contains(b, []byte("PRIVATE KEY-----")) { // Index is fast; LastIndex is not
+		i := bytes.LastIndex(b, []byte("PRIVATE KEY-----"))
 		if begin := bytes.LastIndex(b[:i], []byte("-----BEGIN ")); begin >= 0 && !bytes.Contains(b[begin:], []byte("-----END ")) {
 			return bytes.LastIndexByte(b[:begin], '\n') + 1
 		}
@@ -111,7 +112,7 @@ func holdFrom(b []byte) int {
 	for lo > 0 && runByte[line[lo-1]] {
 		lo--
 	}
-	if lo < len(line) && strings.Contains(line[lo:], "eyJ") && strings.Contains(line[lo:], ".") {
+	if lo < len(line) && strings.Contains(line[lo:], "eyJ") { // also a header cut before its dot
 		return last
 	}
 	return len(b)
