@@ -45,11 +45,13 @@ func Probe(ctx context.Context, c Config) error {
 	if clean := limits.Clean(err); clean != err {
 		return clean
 	}
-	if pctx.Err() != nil {
+	// The client's Timeout and the context's deadline are the same duration: either may fire
+	// first (on a loaded machine the client's often does), and both mean no answer in time.
+	var ue *url.Error
+	if pctx.Err() != nil || errors.As(err, &ue) && ue.Timeout() {
 		return fmt.Errorf("GET %s: %w within %s", target, ErrNoAnswer, c.Timeout)
 	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
+	if ue != nil {
 		err = ue.Err
 	}
 	return fmt.Errorf("GET %s: %w (%w)", target, ErrNoAnswer, err)
