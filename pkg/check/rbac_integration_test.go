@@ -108,6 +108,13 @@ func bindIn(t *testing.T, cs kubernetes.Interface, ns, kind, name, user string) 
 	}
 }
 
+func ensureNamespace(t *testing.T, cs kubernetes.Interface, name string) {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if _, err := cs.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+}
+
 // bindProbe grants user the probe tokens (the Role in credwatch): no core check runs without.
 func bindProbe(t *testing.T, cs kubernetes.Interface, user string) {
 	bindIn(t, cs, "credwatch", "Role", "credwatch-check", user)
@@ -138,6 +145,10 @@ func testRBAC(t *testing.T, e *env) {
 	bind(t, cs, m.clusterRoles["credwatch-legacy-tokens"], "credwatch-checker")
 	bindIn(t, cs, "kube-system", "Role", "credwatch-check", "credwatch-checker")
 	bindIn(t, cs, "kube-system", "ClusterRole", "credwatch-cloud-credentials", "credwatch-checker")
+	// The vSphere CSI driver's namespace, where check also looks for cloud credentials (the
+	// manifest's header lists this binding too); the lab has no such namespace until here.
+	ensureNamespace(t, cs, "vmware-system-csi")
+	bindIn(t, cs, "vmware-system-csi", "ClusterRole", "credwatch-cloud-credentials", "credwatch-checker")
 	bindProbe(t, cs, "credwatch-checker")
 
 	t.Run("clusterrole", func(t *testing.T) {
