@@ -79,10 +79,6 @@ func escapedTokens(s string) string {
 	return apply(s, edits)
 }
 
-// lineBreaks are the spellings of a line break a token may be broken at: a real one, or one
-// escaped in a JSON or Go string.
-var lineBreaks = []string{"\r\n", "\n", `\r\n`, `\n`}
-
 // brokenTokens redacts tokens broken over two lines: a run holding a JOSE header (already cut
 // after it by runTokens, or ending in a dot or a partial segment) that ends a line, and the run
 // that starts the next line, which holds the rest of its signature.
@@ -105,7 +101,7 @@ func brokenTokens(s string) string {
 		if b >= len(s) {
 			break
 		}
-		// The line break at s[b] (lineBreaks, in their order): "\r\n" or "\n" at a '\n',
+		// The line break at s[b] (a real one, or one escaped in a JSON or Go string): "\r\n" or "\n" at a '\n',
 		// `\r\n` or `\n` at a '\\'.
 		brk := ""
 		switch {
