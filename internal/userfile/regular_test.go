@@ -7,9 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/credwatch/credwatch/internal/userfile/userfiletest"
 )
 
 // done fails the test when open has not returned after a minute: a FIFO opened without
@@ -35,9 +36,7 @@ func TestOpenRegular(t *testing.T) {
 		t.Fatal(err)
 	}
 	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	userfiletest.MkFIFO(t, fifo)
 	link := filepath.Join(dir, "link")
 	if err := os.Symlink(regular, link); err != nil {
 		t.Fatal(err)

@@ -5,11 +5,12 @@ package watch
 import (
 	"errors"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/credwatch/credwatch/internal/userfile"
+
+	"github.com/credwatch/credwatch/internal/userfile/userfiletest"
 )
 
 // A FIFO (or a path replaced by one) is an error of that file's, and polling it does not block:
@@ -17,9 +18,7 @@ import (
 func TestTailerFIFO(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "log")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	userfiletest.MkFIFO(t, path)
 	tl := newTailer(path)
 	defer tl.close()
 	done := make(chan error, 1)

@@ -7,11 +7,12 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/credwatch/credwatch/internal/cli"
+
+	"github.com/credwatch/credwatch/internal/userfile/userfiletest"
 )
 
 // A --log-file or --report that is a FIFO is a usage error at once: opening one used to wait for
@@ -19,9 +20,7 @@ import (
 func TestFIFOsRefused(t *testing.T) {
 	t.Parallel()
 	fifo := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	userfiletest.MkFIFO(t, fifo)
 	for _, tt := range []struct {
 		name string
 		args []string
