@@ -183,7 +183,8 @@ func CCMStatus(ctx context.Context, cs kubernetes.Interface, name string) string
 			case st.State.Waiting != nil:
 				bad = append(bad, fmt.Sprintf("%s after %d restarts", st.State.Waiting.Reason, st.RestartCount))
 			case st.RestartCount > 0 && st.LastTerminationState.Terminated != nil && st.LastTerminationState.Terminated.ExitCode != 0:
-				bad = append(bad, fmt.Sprintf("exited %d, running again after %d restarts", st.LastTerminationState.Terminated.ExitCode, st.RestartCount))
+				t := st.LastTerminationState.Terminated
+				bad = append(bad, fmt.Sprintf("exited %d (%s), running again after %d restarts", t.ExitCode, t.Reason, st.RestartCount))
 			case !st.Ready:
 				bad = append(bad, fmt.Sprintf("not ready after %d restarts", st.RestartCount))
 			}

@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/credwatch/credwatch/internal/cli"
@@ -248,6 +251,10 @@ func externalEnv(t *testing.T, l *lab.Lab, era, ccm string, acct cloudlab.Accoun
 		Restore:           func(ctx context.Context, pw string) error { return writeSecret(ctx, cs, pw) },
 		Log:               testLog{t}, Window: 8 * time.Second,
 	}
+	// After the fix the step waits for the manager's new Pod to run ready, not only to log in.
+	env.Await = map[string]func(context.Context) bool{
+		"restored": func(ctx context.Context) bool { return env.ControllerStatus(ctx) == "healthy" },
+	}
 	reports := map[string]checkReport{}
 	env.AfterStep = func(_ context.Context, step string) error {
 		if step == "sessions-ended" || step == "kubelet-restarted" || step == "restored" {
@@ -256,6 +263,17 @@ func externalEnv(t *testing.T, l *lab.Lab, era, ccm string, acct cloudlab.Accoun
 		return nil
 	}
 	return env, reports
+}
+
+// warningSeen holds once a Warning Event's message contains sub.
+func warningSeen(cs kubernetes.Interface, sub string) func(context.Context) bool {
+	return func(ctx context.Context) bool {
+		evs, err := cs.CoreV1().Events("").List(ctx, metav1.ListOptions{FieldSelector: "type=Warning"})
+		if err != nil {
+			return false
+		}
+		return slices.ContainsFunc(evs.Items, func(e corev1.Event) bool { return strings.Contains(e.Message, sub) })
+	}
 }
 
 // wantBeforeAndAfterReboot asserts that credwatch check reported ids on the rotated lab, before

@@ -1,8 +1,11 @@
 package cloudlab_test
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/credwatch/credwatch/pkg/cloud/cloudtest"
 	"github.com/credwatch/credwatch/pkg/lab"
@@ -27,6 +30,13 @@ func TestIntegrationCloudRotatedOpenStack(t *testing.T) {
 	}
 	l := labtest.Start(t, lab.Options{Dir: shortDir(t), Members: 1, Nodes: 1, Cloud: o.External(), ExtraImages: []string{img}})
 	env, reports := externalEnv(t, l, "external-openstack", cloudlab.OCCMName, o.KS, o.WriteSecret)
+	// What this era's steps show takes a crash and a back-off: wait for it rather than a window.
+	cs := kubernetes.NewForConfigOrDie(l.RESTConfig())
+	env.Await["sessions-ended"] = warningSeen(cs, "Back-off restarting failed container "+cloudlab.OCCMName)
+	env.Await["controller-restarted"] = func(ctx context.Context) bool {
+		st := env.ControllerStatus(ctx)
+		return strings.Contains(st, "CrashLoopBackOff") || strings.Contains(st, "exited 255")
+	}
 	ev := runScenario(t, env)
 	c := checker{t, ev}
 	const ccm = "cloud-controller-manager"

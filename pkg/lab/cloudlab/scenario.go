@@ -51,6 +51,10 @@ type Env struct {
 	// AfterStep, when set, runs after each step's evidence is recorded (e.g. credwatch check on
 	// the lab as the step left it).
 	AfterStep func(ctx context.Context, step string) error
+	// Await holds, by step name, what the era's step also waits for after its window (its own
+	// evidence: a BackOff Warning, a crash loop), until it holds or a minute passes: a loaded
+	// machine is slower than any fixed window.
+	Await map[string]func(ctx context.Context) bool
 	// Window is how long each step watches (default 15 s).
 	Window time.Duration
 	Log    io.Writer
@@ -137,18 +141,21 @@ func Run(ctx context.Context, e *Env) (*Evidence, error) {
 			if err := e.Restore(ctx, NewPassword); err != nil {
 				return err
 			}
-			s.Restarted = map[string]string{e.Controller: result(e.RestartController(ctx))}
+			// The kubelets first: a kubelet restarting while it starts the controller's new
+			// container leaves that container failed (exit 128) on a loaded machine.
+			s.Restarted = map[string]string{}
 			for _, n := range e.Lab.Nodes() {
 				if err := e.Lab.RestartKubelet(n.Name); err != nil {
 					return err
 				}
 				s.Restarted["kubelet/"+n.Name] = ""
 			}
+			s.Restarted[e.Controller] = result(e.RestartController(ctx))
 			return nil
 		}, func(ctx context.Context) bool { return r.loginAccepted(ctx) && r.settled(ctx) }},
 	}
 	for _, st := range steps {
-		if err := r.step(ctx, st.name, st.action, st.do, st.until); err != nil {
+		if err := r.step(ctx, st.name, st.action, st.do, both(st.until, e.Await[st.name])); err != nil {
 			return ev, fmt.Errorf("step %s: %w", st.name, err)
 		}
 		if e.AfterStep != nil {
@@ -158,6 +165,17 @@ func Run(ctx context.Context, e *Env) (*Evidence, error) {
 		}
 	}
 	return ev, nil
+}
+
+// both holds when a and b hold; a nil condition is none.
+func both(a, b func(context.Context) bool) func(context.Context) bool {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return func(ctx context.Context) bool { return a(ctx) && b(ctx) }
 }
 
 func result(err error) string {
