@@ -82,10 +82,7 @@ func NewOutputFlag(fs *pflag.FlagSet, allowed ...report.Format) *OutputFlag {
 		allowed = report.Common
 	}
 	o := &OutputFlag{Allowed: allowed, Raw: string(report.Table)}
-	names := make([]string, len(allowed))
-	for i, a := range allowed {
-		names[i] = string(a)
-	}
+	names := report.Names(allowed)
 	fs.StringVarP(&o.Raw, "output", "o", o.Raw, "output format: "+strings.Join(names, "|"))
 	FlagValues(fs, "output", names...)
 	return o

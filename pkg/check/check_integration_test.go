@@ -27,6 +27,8 @@ import (
 	"github.com/credwatch/credwatch/pkg/lab/labtest"
 	"github.com/credwatch/credwatch/pkg/token"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/credwatch/credwatch/pkg/report"
 )
 
 // publicIssuer is a local HTTPS server playing a public OIDC issuer (an S3 bucket for IRSA).
@@ -99,7 +101,7 @@ func (e *env) check(t *testing.T) *check.Report {
 	}
 	r := check.Run(snap, check.Registry())
 	var b bytes.Buffer
-	_ = r.WriteTable(&b)
+	_ = r.WriteTable(&b, report.TableOptions{})
 	t.Logf("credwatch check:\n%s", b.String())
 	return r
 }
@@ -417,7 +419,7 @@ func TestIntegrationCheck(t *testing.T) {
 		}
 		r := check.Run(snap, check.Registry())
 		var b bytes.Buffer
-		_ = r.WriteTable(&b)
+		_ = r.WriteTable(&b, report.TableOptions{})
 		t.Logf("credwatch check:\n%s", b.String())
 		// Honest answer: the member without etcd is unreachable, or answers but cannot mint.
 		got := withID(r.Findings, "member-unreachable")

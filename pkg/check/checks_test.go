@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/finding"
@@ -182,14 +183,25 @@ func TestGolden(t *testing.T) {
 func compareGolden(t *testing.T, name string, r *Report) {
 	t.Helper()
 	var table bytes.Buffer
-	if err := r.WriteTable(&table); err != nil {
+	if err := r.WriteTable(&table, report.TableOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	var wide bytes.Buffer
+	if err := r.WriteTable(&wide, report.TableOptions{Wide: true}); err != nil {
+		t.Fatal(err)
+	}
+	// The default table fits report.Width columns (a word longer than a line excepted); -o wide
+	// may not.
+	for _, l := range strings.Split(table.String(), "\n") {
+		if utf8.RuneCountInString(l) > report.Width && strings.Count(strings.TrimSpace(l), " ") > 0 {
+			t.Errorf("%s.table: a line of %d columns: %q", name, utf8.RuneCountInString(l), l)
+		}
 	}
 	js, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := map[string][]byte{name + ".table": table.Bytes(), name + ".json": append(js, '\n')}
+	files := map[string][]byte{name + ".table": table.Bytes(), name + ".wide": wide.Bytes(), name + ".json": append(js, '\n')}
 	for name, got := range files {
 		path := filepath.Join("testdata", name)
 		if *update {

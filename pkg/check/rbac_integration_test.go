@@ -20,6 +20,8 @@ import (
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/pkg/check"
+
+	"github.com/credwatch/credwatch/pkg/report"
 )
 
 // manifest is what deploy/clusterrole.yaml defines.
@@ -230,7 +232,7 @@ func testRBAC(t *testing.T, e *env) {
 			t.Errorf("exit %d, want 3", code)
 		}
 		var table bytes.Buffer
-		_ = r.WriteTable(&table)
+		_ = r.WriteTable(&table, report.TableOptions{})
 		if !strings.Contains(table.String(), "check-skipped") {
 			t.Errorf("table does not list skipped checks:\n%s", table.String())
 		}

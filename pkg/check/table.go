@@ -13,20 +13,23 @@ import (
 
 // WriteTable renders the report for people: members, trust matrix, differences, tokens in use,
 // liveness, findings and skipped checks.
-func (r *Report) WriteTable(w io.Writer) error {
+func (r *Report) WriteTable(w io.Writer, o report.TableOptions) error {
 	fmt.Fprintf(w, "Cluster %s, checked %s\n\n", r.Server, r.CheckedAt.Format("2006-01-02 15:04:05Z"))
 	fmt.Fprintln(w, "MEMBERS")
-	tw := report.NewTabWriter(w)
-	report.Row(tw, "  NAME", "URL", "VERSION", "FOUND BY", "SIGNING ISSUER", "SIGNING KID", "JWKS KIDS", "API AUDIENCES", "AUTH OK/FAIL/ERR")
+	// Addresses, how a member was found and its API audiences are -o wide's: the name
+	// identifies the member, and the issuer and keys are what drift.
+	g := report.NewGrid("  ", report.Col{Name: "NAME"}, report.Col{Name: "URL", Wide: true}, report.Col{Name: "VERSION"},
+		report.Col{Name: "FOUND BY", Wide: true}, report.Col{Name: "SIGNING ISSUER", Flex: true}, report.Col{Name: "SIGNING KID"},
+		report.Col{Name: "JWKS KIDS", Flex: true}, report.Col{Name: "API AUDIENCES", Wide: true}, report.Col{Name: "AUTH OK/FAIL/ERR"})
 	for _, m := range r.Members {
 		if !m.Reachable {
-			report.Row(tw, "  "+m.Name, m.URL, "unreachable", strings.Join(m.FoundBy, ","), "-", "-", "-", "-", "-")
+			g.Row(m.Name, m.URL, "unreachable", strings.Join(m.FoundBy, ","), "-", "-", "-", "-", "-")
 			continue
 		}
-		report.Row(tw, "  "+m.Name, m.URL, orDash(m.Version), strings.Join(m.FoundBy, ","), orDash(signingIssuer(m)),
+		g.Row(m.Name, m.URL, orDash(m.Version), strings.Join(m.FoundBy, ","), orDash(signingIssuer(m)),
 			shortKID(m.SigningKID), jwksCell(m), orDash(strings.Join(apiAudiences(m), ",")), authCell(m.Metrics))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := g.Write(w, o); err != nil {
 		return err
 	}
 	if r.Matrix != nil {
@@ -90,7 +93,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "  lease %s: held by %s, renewed %s\n", l.Name, orDash(l.Holder), report.Relative(l.RenewTime, r.CheckedAt))
 	}
 	fmt.Fprintf(w, "  nodes: %d (%d uninitialized)\n", r.Liveness.Nodes, len(r.Liveness.UninitializedNodes))
-	if err := writeCloud(w, r.Cloud); err != nil {
+	if err := writeCloud(w, r.Cloud, o); err != nil {
 		return err
 	}
 
@@ -110,9 +113,14 @@ func (r *Report) WriteTable(w io.Writer) error {
 		case g.Count > 1:
 			where = fmt.Sprintf(" (%d)", g.Count)
 		}
-		fmt.Fprintf(w, "  %-8s %s%s\n           %s\n", strings.ToUpper(string(g.Severity)), g.ID, where, report.Cut(g.Message, maxMessage))
+		fmt.Fprintf(w, "  %-8s %s%s\n", strings.ToUpper(string(g.Severity)), g.ID, where)
+		if err := report.Wrap(w, "           ", report.Cut(g.Message, maxMessage)); err != nil {
+			return err
+		}
 		if g.Severity.Rank() >= 2 {
-			fmt.Fprintf(w, "           remedy: %s\n", strings.TrimSpace(g.Remedy))
+			if err := report.Wrap(w, "           ", "remedy: "+strings.TrimSpace(g.Remedy)); err != nil {
+				return err
+			}
 		}
 	}
 	if r.Partial {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/report"
 )
 
 // TestTableCollapsesSkips: one unreadable source skips three checks; the table says so in one
@@ -15,7 +17,7 @@ func TestTableCollapsesSkips(t *testing.T) {
 		Members: []Member{{Name: "apiserver-1", Reachable: true}}, Sources: map[string]string{SrcMatrix: why}}
 	r := Run(s, Registry())
 	var b bytes.Buffer
-	if err := r.WriteTable(&b); err != nil {
+	if err := r.WriteTable(&b, report.TableOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

@@ -11,51 +11,68 @@ import (
 )
 
 // WriteTable prints the credentials, then the findings, then notes.
-func (r *Report) WriteTable(w io.Writer) error {
-	tw := report.NewTabWriter(w)
+func (r *Report) WriteTable(w io.Writer, o report.TableOptions) error {
 	if len(r.Items) == 0 {
-		fmt.Fprintln(tw, "No cloud credentials found.")
-	} else {
-		report.Row(tw, "PROVIDER", "ACCOUNT", "SOURCE", "VERDICT", "CONSUMERS", "ACTION")
-		for _, it := range r.Items {
-			verdict := string(it.Test.Verdict)
-			if it.Test.Fault != "" {
-				verdict += " (" + it.Test.Fault + ")"
-			}
-			if it.Insecure {
-				verdict += " [tls not verified]"
-			}
-			report.Row(tw, string(it.Provider), it.Account(), it.Source.String(), verdict, ConsumerList(it.Consumers), it.Action)
-		}
-	}
-	if err := tw.Flush(); err != nil {
+		fmt.Fprintln(w, "No cloud credentials found.")
+	} else if err := CredentialGrid("", r.Items).Write(w, o); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\nLogins: %s (%d attempt(s)).\n", r.Login, r.LoginAttempts)
 	if len(r.Findings) > 0 {
 		fmt.Fprintln(w, "\nFindings:")
 		for _, f := range r.Findings {
-			fmt.Fprintf(w, "  %-8s %s: %s\n", strings.ToUpper(string(f.Severity)), f.ID, f.Message)
-			fmt.Fprintf(w, "           remedy: %s\n", f.Remedy)
+			fmt.Fprintf(w, "  %-8s %s\n", strings.ToUpper(string(f.Severity)), f.ID)
+			if err := report.Wrap(w, "           ", f.Message); err != nil {
+				return err
+			}
+			if err := report.Wrap(w, "           ", "remedy: "+f.Remedy); err != nil {
+				return err
+			}
 		}
 	} else {
 		fmt.Fprintln(w, "\nNo findings.")
 	}
+	var notes []string
 	for _, it := range r.Items {
 		if it.Test.Verdict == NotTested && it.Test.Detail != "" && it.Test.Detail != "--no-login" {
-			fmt.Fprintf(w, "note: %s: not tested: %s\n", it.Account(), it.Test.Detail)
+			notes = append(notes, "note: "+it.Account()+": not tested: "+it.Test.Detail)
 		}
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintln(w, "note: "+n)
+		notes = append(notes, "note: "+n)
 	}
 	for _, e := range r.InputErrors {
-		fmt.Fprintln(w, "bad input: "+e)
+		notes = append(notes, "bad input: "+e)
 	}
 	for _, e := range r.Errors {
-		fmt.Fprintln(w, "partial: "+e)
+		notes = append(notes, "partial: "+e)
+	}
+	for _, n := range notes {
+		if err := report.Hang(w, "", "    ", n); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// CredentialGrid is the table of credentials check and cloud print: one row per credential,
+// the verdict and what to do; long accounts, sources, consumers and actions are cut to fit
+// (-o wide shows them whole).
+func CredentialGrid(indent string, items []Item) *report.Grid {
+	g := report.NewGrid(indent, report.Col{Name: "PROVIDER"}, report.Col{Name: "ACCOUNT", Flex: true},
+		report.Col{Name: "SOURCE", Flex: true}, report.Col{Name: "VERDICT"}, report.Col{Name: "CONSUMERS", Flex: true},
+		report.Col{Name: "ACTION", Flex: true})
+	for _, it := range items {
+		verdict := string(it.Test.Verdict)
+		if it.Test.Fault != "" {
+			verdict += " (" + it.Test.Fault + ")"
+		}
+		if it.Insecure {
+			verdict += " [tls not verified]"
+		}
+		g.Row(string(it.Provider), it.Account(), it.Source.String(), verdict, ConsumerList(it.Consumers), it.Action)
+	}
+	return g
 }
 
 // ConsumerList names consumers for a table cell: "component namespace/pod (stale)", comma-separated.

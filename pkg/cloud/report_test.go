@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/report"
 )
 
 // TestReportTableGolden renders the table of every test config, without logins or a cluster.
@@ -17,7 +19,7 @@ func TestReportTableGolden(t *testing.T) {
 	}
 	r := Judge(Fetch(context.Background(), FetchOptions{Configs: cfgs, NoLogin: true, Now: time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)}), "")
 	var buf bytes.Buffer
-	if err := r.WriteTable(&buf); err != nil {
+	if err := r.WriteTable(&buf, report.TableOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	golden := filepath.Join("testdata", "golden", "report-no-login.txt")

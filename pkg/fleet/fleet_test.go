@@ -16,6 +16,8 @@ import (
 	"github.com/credwatch/credwatch/pkg/check"
 	"github.com/credwatch/credwatch/pkg/finding"
 	"github.com/credwatch/credwatch/pkg/fleet"
+
+	"github.com/credwatch/credwatch/pkg/report"
 )
 
 func healthy() *check.Report {
@@ -71,7 +73,7 @@ func TestCheck(t *testing.T) {
 				}
 			}
 			var b bytes.Buffer
-			if err := r.WriteTable(&b); err != nil {
+			if err := r.WriteTable(&b, report.TableOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			table := squeeze(b.String())

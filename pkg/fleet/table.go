@@ -8,7 +8,7 @@ import (
 )
 
 // WriteTable writes one row per cluster.
-func (r *Report) WriteTable(w io.Writer) error {
+func (r *Report) WriteTable(w io.Writer, _ report.TableOptions) error {
 	tw := report.NewTabWriter(w)
 	report.Row(tw, "CONTEXT", "SERVER", "WORST", "MEMBERS", "TRUST BROKEN", "PARTIAL", "ERROR")
 	for _, c := range r.Clusters {

@@ -11,7 +11,7 @@ import (
 
 // WriteTable writes the report for people: verdict, failures, context events, unknown texts,
 // input problems.
-func (r *Report) WriteTable(w io.Writer) error {
+func (r *Report) WriteTable(w io.Writer, _ report.TableOptions) error {
 	oneDay := r.Summary.From.IsZero() || r.Summary.From.Truncate(24*time.Hour).Equal(r.Summary.To.Truncate(24*time.Hour))
 	ts := func(t time.Time) string {
 		if t.IsZero() {

@@ -26,6 +26,8 @@ type Format string
 // Formats.
 const (
 	Table Format = "table"
+	// Wide is the table with every column whole (kubectl's -o wide); offered wherever Table is.
+	Wide  Format = "wide"
 	JSON  Format = "json"
 	YAML  Format = "yaml"
 	SARIF Format = "sarif"
@@ -38,19 +40,27 @@ var Common = []Format{Table, JSON, YAML}
 // ParseFormat checks s against the formats a command offers.
 func ParseFormat(s string, allowed []Format) (Format, error) {
 	f := Format(strings.ToLower(s))
-	if slices.Contains(allowed, f) {
+	if slices.Contains(allowed, f) || f == Wide && slices.Contains(allowed, Table) {
 		return f, nil
 	}
-	names := make([]string, len(allowed))
-	for i, a := range allowed {
-		names[i] = string(a)
-	}
-	return "", fmt.Errorf("output format %q: want one of %s", s, strings.Join(names, "|"))
+	return "", fmt.Errorf("output format %q: want one of %s", s, strings.Join(Names(allowed), "|"))
 }
 
-// Tabular is a result that can render itself for people.
+// Names are the names of the formats, wide after table where table is offered.
+func Names(allowed []Format) []string {
+	var names []string
+	for _, a := range allowed {
+		names = append(names, string(a))
+		if a == Table {
+			names = append(names, string(Wide))
+		}
+	}
+	return names
+}
+
+// Tabular is a result that can render itself for people: its tables fit Width unless o.Wide.
 type Tabular interface {
-	WriteTable(w io.Writer) error
+	WriteTable(w io.Writer, o TableOptions) error
 }
 
 // SARIFer and JUnitter are results that can render themselves for pipelines.
@@ -118,7 +128,7 @@ func render(w *bytes.Buffer, f Format, v any) error {
 		if !ok {
 			return render(w, YAML, v)
 		}
-		return writeTable(w, t)
+		return writeTable(w, t, TableOptions{Wide: f == Wide})
 	}
 }
 

@@ -12,9 +12,9 @@ import (
 // character but tab and newline (C0, ESC among them, DEL, C1) and every byte that is not UTF-8
 // is written as a visible escape instead: \x1b, \x7f, \u009b, \xff. JSON and YAML escape such
 // characters already. Rows holding one are wider than their column, which only they pay for.
-func writeTable(w *bytes.Buffer, t Tabular) error {
+func writeTable(w *bytes.Buffer, t Tabular, o TableOptions) error {
 	start := w.Len()
-	if err := t.WriteTable(w); err != nil {
+	if err := t.WriteTable(w, o); err != nil {
 		return err
 	}
 	out := w.Bytes()[start:]

@@ -9,7 +9,7 @@ import (
 // cells is a one-row table of untrusted cells.
 type cells []string
 
-func (c cells) WriteTable(w io.Writer) error {
+func (c cells) WriteTable(w io.Writer, _ TableOptions) error {
 	tw := NewTabWriter(w)
 	Row(tw, c...)
 	return tw.Flush()
@@ -55,7 +55,7 @@ func TestTableEscapesControls(t *testing.T) {
 func TestTableKeepsLayout(t *testing.T) {
 	t.Parallel()
 	b := bytes.NewBufferString("before\x1b\n")
-	if err := writeTable(b, rows{{"a", "b"}, {"c\x1b", "d"}}); err != nil {
+	if err := writeTable(b, rows{{"a", "b"}, {"c\x1b", "d"}}, TableOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if want := "before\x1b\na   b\nc\\x1b  d\n"; b.String() != want {
@@ -65,7 +65,7 @@ func TestTableKeepsLayout(t *testing.T) {
 
 type rows [][]string
 
-func (r rows) WriteTable(w io.Writer) error {
+func (r rows) WriteTable(w io.Writer, _ TableOptions) error {
 	tw := NewTabWriter(w)
 	for _, c := range r {
 		Row(tw, c...)

@@ -10,6 +10,8 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 	josejwt "github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/credwatch/credwatch/pkg/report"
 )
 
 func b64s(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
@@ -191,7 +193,7 @@ func TestInspectTableEscapesControlCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := Inspect(tok, "t", t0).WriteTable(&b); err != nil {
+	if err := Inspect(tok, "t", t0).WriteTable(&b, report.TableOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.ContainsAny(b.String(), "\x1b\x07") || strings.Contains(b.String(), "x\ny") {

@@ -82,7 +82,7 @@ func Inspect(t *Token, source string, at time.Time) Inspection {
 }
 
 // WriteTable renders the inspection for people.
-func (in Inspection) WriteTable(w io.Writer) error {
+func (in Inspection) WriteTable(w io.Writer, _ report.TableOptions) error {
 	tw := report.NewTabWriter(w)
 	row := func(k, v string) { report.Row(tw, k+":", v) }
 	at := in.At

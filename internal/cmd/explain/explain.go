@@ -65,7 +65,7 @@ type entry struct {
 	catalogue.Entry
 }
 
-func (e entry) WriteTable(w io.Writer) error {
+func (e entry) WriteTable(w io.Writer, _ report.TableOptions) error {
 	fmt.Fprintf(w, "%s  [%s, %s]\n%s\n\n", e.ID, e.Entry.Kind, e.Severity, e.Title)
 	para := func(h, t string) {
 		if t != "" {
@@ -101,7 +101,7 @@ type list struct{ c *catalogue.Catalogue }
 
 func (l list) MarshalJSON() ([]byte, error) { return jsonOf(l.c) }
 
-func (l list) WriteTable(w io.Writer) error {
+func (l list) WriteTable(w io.Writer, _ report.TableOptions) error {
 	tw := report.NewTabWriter(w)
 	report.Row(tw, "ID", "KIND", "SEVERITY", "TITLE")
 	for _, e := range l.c.Entries {

@@ -79,7 +79,7 @@ func (o *statusOptions) run(ctx context.Context) error {
 	return report.Print(o.streams.Out, o.output.Format, v)
 }
 
-func (v statusView) WriteTable(w io.Writer) error {
+func (v statusView) WriteTable(w io.Writer, _ report.TableOptions) error {
 	fmt.Fprintf(w, "Lab:      %s (%s)\n", dirOf(v.Lab), v.Phase)
 	if v.Error != "" {
 		fmt.Fprintf(w, "Error:    %s\n", v.Error)

@@ -93,7 +93,7 @@ func (o *tenantPodsOptions) tally(ctx context.Context, cs kubernetes.Interface) 
 	if err != nil {
 		return cli.Unreachable(err)
 	}
-	if o.output.Format != report.Table {
+	if o.output.Format != report.Table && o.output.Format != report.Wide {
 		return report.Print(o.streams.Out, o.output.Format, t)
 	}
 	tw := tabwriter.NewWriter(o.streams.Out, 0, 4, 2, ' ', 0)

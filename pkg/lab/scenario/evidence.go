@@ -152,7 +152,7 @@ func countMessages(lines []string) []MessageCount {
 }
 
 // WriteTable prints the evidence for people.
-func (e *Evidence) WriteTable(w io.Writer) error {
+func (e *Evidence) WriteTable(w io.Writer, _ report.TableOptions) error {
 	fmt.Fprintf(w, "Scenario %s on %s: %s\n", e.Scenario, e.Line, e.Summary)
 	fmt.Fprintf(w, "Took %s.\n", e.Duration)
 	for _, p := range e.Phases {

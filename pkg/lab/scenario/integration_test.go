@@ -11,6 +11,8 @@ import (
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/labtest"
 	"github.com/credwatch/credwatch/pkg/lab/scenario"
+
+	"github.com/credwatch/credwatch/pkg/report"
 )
 
 // The exact texts the real kube-apiservers log (reference §2, §11), per line.
@@ -50,7 +52,7 @@ func runOn(t *testing.T, o lab.Options, steps []string, checks map[string]check)
 			t.Logf("scenario %s on %s took %s", name, o.Version, time.Since(start).Round(100*time.Millisecond))
 			if ev != nil {
 				var b bytes.Buffer
-				_ = ev.WriteTable(&b)
+				_ = ev.WriteTable(&b, report.TableOptions{})
 				t.Logf("evidence:\n%s", b.String())
 			}
 			if err != nil {

@@ -120,7 +120,7 @@ func NewList() List {
 }
 
 // WriteTable prints the registry.
-func (l List) WriteTable(w io.Writer) error {
+func (l List) WriteTable(w io.Writer, _ report.TableOptions) error {
 	tw := report.NewTabWriter(w)
 	report.Row(tw, "NAME", "STARTS ON", "WHAT HAPPENS")
 	for _, e := range l.Items {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/keys"
 	"github.com/credwatch/credwatch/pkg/lab/tenant"
+
+	"github.com/credwatch/credwatch/pkg/report"
 )
 
 func TestAuthError(t *testing.T) {
@@ -52,7 +54,7 @@ func TestRegistry(t *testing.T) {
 		t.Error("Get(nope) found something")
 	}
 	var b bytes.Buffer
-	if err := NewList().WriteTable(&b); err != nil || !regexp.MustCompile(`(?m)^mixed-version-roll +v1\.30\.14 `).MatchString(b.String()) {
+	if err := NewList().WriteTable(&b, report.TableOptions{}); err != nil || !regexp.MustCompile(`(?m)^mixed-version-roll +v1\.30\.14 `).MatchString(b.String()) {
 		t.Errorf("list table = %q, %v", b.String(), err)
 	}
 }
@@ -115,7 +117,7 @@ func TestEvidenceTable(t *testing.T) {
 		Probes:  []Probe{{Name: "probe", Expect: 401, Status: 201, Duration: "3ms"}},
 	}}}
 	var b bytes.Buffer
-	if err := ev.WriteTable(&b); err != nil {
+	if err := ev.WriteTable(&b, report.TableOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"apiserver-3  v1.36.3  added", "50%", "apiserver-1 -> apiserver-3: 2 of 2", `2 x err="[invalid bearer token, invalid signature, no keys found]"`, "UNEXPECTED, wanted 401"} {

@@ -129,7 +129,7 @@ func pairs(ps []keys.KeyPair) []Pair {
 }
 
 // WriteTable renders the diff for people.
-func (k KeyDiff) WriteTable(w io.Writer) error {
+func (k KeyDiff) WriteTable(w io.Writer, _ report.TableOptions) error {
 	fmt.Fprintf(w, "left:  %s (%s, %s)\nright: %s (%s, %s)\n\n", sideName(k.Left), k.Left.Kind, nKeys(k.Left.Keys), sideName(k.Right), k.Right.Kind, nKeys(k.Right.Keys))
 	tw := report.NewTabWriter(w)
 	report.Row(tw, "WHERE", "KID", "ALG", "TYPE")

@@ -92,7 +92,7 @@ func (o *options) run() error {
 }
 
 // WriteTable renders the list for people.
-func (l KeyList) WriteTable(w io.Writer) error {
+func (l KeyList) WriteTable(w io.Writer, _ report.TableOptions) error {
 	tw := report.NewTabWriter(w)
 	report.Row(tw, "KID", "ALG", "TYPE", "PRIVATE", "SOURCE")
 	for _, k := range l.Keys {

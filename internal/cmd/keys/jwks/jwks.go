@@ -71,7 +71,7 @@ func (o *options) run() error {
 
 type table []keys.Key
 
-func (t table) WriteTable(w io.Writer) error {
+func (t table) WriteTable(w io.Writer, _ report.TableOptions) error {
 	tw := report.NewTabWriter(w)
 	report.Row(tw, "KID", "ALG", "USE", "SOURCE")
 	for _, k := range t {

@@ -99,7 +99,7 @@ func clientErr(err error, dir string) error {
 }
 
 // WriteTable prints the tallies.
-func (t Tallies) WriteTable(w io.Writer) error {
+func (t Tallies) WriteTable(w io.Writer, _ report.TableOptions) error {
 	s := t.Tenants
 	fmt.Fprintf(w, "Tenants in namespace %s (%d pods), counting since %s: %d requests, %d 401 (%.1f%%), %d without response; %d tokens minted, %d failed TokenRequests\n",
 		t.Namespace, s.Pods, report.Relative(s.Since, time.Now()), s.Requests, s.Unauthorized, 100*s.UnauthorizedRate(), s.NoResponse, s.TokensIssued, s.TokenErrors)

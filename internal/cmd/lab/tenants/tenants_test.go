@@ -14,6 +14,8 @@ import (
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/labtest"
 	"github.com/credwatch/credwatch/pkg/lab/tenant"
+
+	"github.com/credwatch/credwatch/pkg/report"
 )
 
 func TestConfigOptions(t *testing.T) {
@@ -75,7 +77,7 @@ func TestTalliesTable(t *testing.T) {
 		Members: []tenant.MemberTally{{Member: "apiserver-4", Requests: 5, Unauthorized: 4, TokensMinted: 1}},
 		Pairs:   []tenant.PairTally{{MintedBy: "apiserver-1", ServedBy: "apiserver-4", Requests: 4, Unauthorized: 4}}}}
 	var b bytes.Buffer
-	if err := tl.WriteTable(&b); err != nil {
+	if err := tl.WriteTable(&b, report.TableOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"10 requests, 4 401 (40.0%)", "apiserver-4  5       4    80%", "tokens minted by apiserver-1 rejected by apiserver-4: 4 of 4"} {

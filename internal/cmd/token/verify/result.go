@@ -52,7 +52,7 @@ func newResult(source string, t *token.Token, o token.VerifyOptions, d token.Ver
 	}
 }
 
-func (r result) WriteTable(w io.Writer) error {
+func (r result) WriteTable(w io.Writer, _ report.TableOptions) error {
 	tw := report.NewTabWriter(w)
 	row := func(k, v string) { report.Row(tw, k+":", v) }
 	verdict := strings.ToUpper(r.Verdict.Verdict)
