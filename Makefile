@@ -37,7 +37,7 @@ lint:
 	@out="$$(gofmt -l $$(git ls-files '*.go' | grep -v '^hack/labbin/'))"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags capture ./pkg/lab/scenario/
-	@if $(GO) list -deps ./pkg/check ./pkg/cloud | grep -E 'gonum|plot|html/template'; then echo "pkg/check or pkg/cloud links the HTML/plot stack above (classify log lines with pkg/logs/cause, not pkg/logs)"; exit 1; fi
+	@if $(GO) list -deps ./pkg/check ./pkg/cloud | grep -E '/pkg/(timechart|markup)$$|html/template'; then echo "pkg/check or pkg/cloud links the HTML/chart stack above (classify log lines with pkg/logs/cause, not pkg/logs)"; exit 1; fi
 	$(GO) run $(STATICCHECK) ./...
 
 unit:
