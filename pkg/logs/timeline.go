@@ -20,7 +20,7 @@ type timelineRow struct {
 // timeline is the per-minute chart: one row per host and cause (and per host and context
 // event), one mark per minute whose area grows with the count, coloured by the cause's
 // severity; causes are circles, context events triangles. It is nil when there is nothing to
-// plot; max is the largest count in a minute.
+// plot; maxCount is the largest count in a minute.
 func (r *Report) timeline() (chart *timechart.Chart, maxCount int) {
 	var rows []timelineRow
 	for _, g := range r.Failures {
