@@ -12,7 +12,7 @@ LDFLAGS := -X github.com/credwatch/credwatch/internal/cli.version=$(VERSION) -X 
 # The release binary: no symbol table or DWARF (-s -w), no build-machine paths (-trimpath).
 RELEASE_FLAGS := -trimpath -ldflags "-s -w $(LDFLAGS)"
 
-.PHONY: deps all build install image test test-under-load lint unit integration every-scenario lab-binaries bench bench-logs soak demo demo-offline fuzz clean \
+.PHONY: deps all build binsize install image test test-under-load lint unit integration every-scenario lab-binaries bench bench-logs soak demo demo-offline fuzz clean \
 	test-deploy docs runbook-capture krew-manifest release-check release-snapshot
 
 # Separate Go modules under hack/ that test what ships, with their heavy tools kept out of go.mod:
@@ -24,6 +24,10 @@ all: build
 
 build:
 	CGO_ENABLED=0 $(GO) build $(RELEASE_FLAGS) -o $(BIN) ./cmd/credwatch
+
+# The release binary stays at most 60 MB (issue 21) and links no template executor (pkg/markup).
+binsize: build
+	hack/binsize.sh $(BIN)
 
 # The OCI image (linux/amd64 + linux/arm64, from scratch + CA bundle, non-root) as an OCI layout
 # tarball; no container daemon; the same commit gives the same digest.
@@ -37,7 +41,7 @@ lint:
 	@out="$$(gofmt -l $$(git ls-files '*.go' | grep -v '^hack/labbin/'))"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags capture ./pkg/lab/scenario/
-	@if $(GO) list -deps ./pkg/check ./pkg/cloud | grep -E 'gonum|plot|html/template'; then echo "pkg/check or pkg/cloud links the HTML/plot stack above (classify log lines with pkg/logs/cause, not pkg/logs)"; exit 1; fi
+	@if $(GO) list -deps ./pkg/check ./pkg/cloud | grep -E '/pkg/(timechart|markup)$$|html/template'; then echo "pkg/check or pkg/cloud links the HTML/chart stack above (classify log lines with pkg/logs/cause, not pkg/logs)"; exit 1; fi
 	$(GO) run $(STATICCHECK) ./...
 
 unit:
@@ -47,8 +51,8 @@ unit:
 integration: every-scenario lab-binaries
 	$(GO) test -count=1 -timeout 25m -run '^TestIntegration' -p 1 $(GOTEST_FLAGS) ./...
 
-# lint + unit + integration. Builds the lab binaries first if they are missing.
-test: every-scenario deps lint lab-binaries
+# lint + binary size + unit + integration. Builds the lab binaries first if they are missing.
+test: every-scenario deps lint binsize lab-binaries
 	GO=$(GO) GOTEST_FLAGS="$(GOTEST_FLAGS)" hack/test.sh
 	$(MAKE) test-deploy
 

@@ -11,6 +11,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/credwatch/credwatch/internal/golden"
+	"github.com/credwatch/credwatch/pkg/markup"
+	"github.com/credwatch/credwatch/pkg/timechart"
 )
 
 // externalRef finds anything a browser would fetch: src/href attributes and CSS url() that are
@@ -45,6 +49,57 @@ func TestHTMLSelfContained(t *testing.T) {
 		if !bytes.Contains(b, []byte(want)) {
 			t.Errorf("page lacks %q", want)
 		}
+	}
+}
+
+// TestTimelineGolden: the per-minute chart of each golden input, as SVG (go test ./pkg/logs
+// -run TestTimelineGolden -args -update rewrites them).
+func TestTimelineGolden(t *testing.T) {
+	t.Parallel()
+	for name, year := range map[string]int{"seed-000": 2022, "mixed": 2026} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			chart, _ := analyzeFiles(t, Config{Year: year, Workers: 2}, filepath.Join("testdata", name+".log")).timeline()
+			if chart == nil {
+				t.Fatal("nothing to plot")
+			}
+			var b bytes.Buffer
+			w := markup.New(&b)
+			chart.WriteSVG(w)
+			if err := w.Err(); err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, filepath.Join("testdata", "golden", name+".timeline.svg"), b.Bytes(), *update)
+		})
+	}
+}
+
+// TestTimelineSeverityColours: every mark has the colour of its cause's severity (an error cause
+// such as signing-key-unknown was once drawn green), and the legend names each one drawn.
+func TestTimelineSeverityColours(t *testing.T) {
+	t.Parallel()
+	r := analyzeFiles(t, Config{Year: 2022}, "testdata/seed-000.log")
+	chart, _ := r.timeline()
+	sev := map[string]string{}
+	for _, g := range append(append([]Group(nil), r.Failures...), r.Context...) {
+		sev[g.Host+" · "+g.Cause] = timechart.SeverityColour(g.Severity)
+	}
+	legend := map[string]bool{}
+	for _, k := range chart.Legend {
+		legend[k.Colour] = true
+	}
+	for _, row := range chart.Rows {
+		for _, m := range row.Marks {
+			if m.Colour != sev[row.Label] {
+				t.Errorf("%s is drawn %s, want %s", row.Label, m.Colour, sev[row.Label])
+			}
+			if !legend[m.Colour] {
+				t.Errorf("%s: the legend has no key of colour %s", row.Label, m.Colour)
+			}
+		}
+	}
+	if got := sev["ip-10-0-252-80 · signing-key-unknown"]; got != timechart.ErrorColour {
+		t.Errorf("signing-key-unknown is %s, want the error colour", got)
 	}
 }
 
