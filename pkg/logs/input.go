@@ -34,8 +34,11 @@ type InputStatus struct {
 	Lines        int64    `json:"lines"`
 	MatchedLines int64    `json:"matchedLines"`
 	SkippedLines int64    `json:"skippedLines"`
-	Read         bool     `json:"read"`
-	Problems     []string `json:"problems,omitempty"`
+	// UnfilteredLines are matched lines --since kept because their time has no year or zone
+	// (klog, syslog) or there is none: filtering them on a guess could drop them all.
+	UnfilteredLines int64    `json:"unfilteredLines,omitempty"`
+	Read            bool     `json:"read"`
+	Problems        []string `json:"problems,omitempty"`
 }
 
 // FileInputs expands paths into inputs: files (plain or gzip, detected by content), directories

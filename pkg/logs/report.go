@@ -44,17 +44,20 @@ func (r *Report) JSONMembers() []report.Member {
 
 // Summary counts what was read.
 type Summary struct {
-	Inputs        int       `json:"inputs"`
-	InputsRead    int       `json:"inputsRead"`
-	Bytes         int64     `json:"bytes"`
-	Lines         int64     `json:"lines"`
-	SkippedLines  int64     `json:"skippedLines"`
-	AuthFailures  int       `json:"authFailures"`
-	ContextEvents int       `json:"contextEvents"`
-	UnknownLines  int       `json:"unknownLines"`
-	From          time.Time `json:"from,omitzero"`
-	To            time.Time `json:"to,omitzero"`
-	Hosts         []string  `json:"hosts"`
+	Inputs       int   `json:"inputs"`
+	InputsRead   int   `json:"inputsRead"`
+	Bytes        int64 `json:"bytes"`
+	Lines        int64 `json:"lines"`
+	SkippedLines int64 `json:"skippedLines"`
+	// UnfilteredLines are matched lines --since kept because their time has no year or zone
+	// (klog, syslog) or there is none (InputStatus.UnfilteredLines).
+	UnfilteredLines int64     `json:"unfilteredLines,omitempty"`
+	AuthFailures    int       `json:"authFailures"`
+	ContextEvents   int       `json:"contextEvents"`
+	UnknownLines    int       `json:"unknownLines"`
+	From            time.Time `json:"from,omitzero"`
+	To              time.Time `json:"to,omitzero"`
+	Hosts           []string  `json:"hosts"`
 }
 
 // Group is the aggregate of one host, component and cause (or context event).
@@ -128,6 +131,7 @@ func buildReport(cfg Config, agg *aggregator, inputs []InputStatus) *Report {
 		r.Summary.Bytes += in.Bytes
 		r.Summary.Lines += in.Lines
 		r.Summary.SkippedLines += in.SkippedLines
+		r.Summary.UnfilteredLines += in.UnfilteredLines
 	}
 	for h := range agg.hosts {
 		if h != "unknown" && h != "stdin" {

@@ -97,7 +97,7 @@ Exit codes: 0 read (whatever was found), 2 no input could be read or bad flags, 
 	fs.BoolVar(&o.cluster, "cluster", false, "read the kube-apiserver logs of every member through the API")
 	fs.BoolVar(&o.controllers, "controllers", false, "with --cluster: also read kube-controller-manager and cloud-controller-manager")
 	fs.BoolVar(&o.previous, "previous", false, "with --cluster: read the previous container instance's log")
-	fs.DurationVar(&o.since, "since", 0, "only lines newer than this (e.g. 2h); with --cluster also limits what is fetched")
+	fs.DurationVar(&o.since, "since", 0, "only lines newer than this (e.g. 2h); lines whose time has no year or zone (klog, syslog) or none are kept and counted, not filtered; with --cluster also limits what is fetched")
 	fs.StringVar(&o.host, "host", "", "host of lines that do not name one (default: from the file name)")
 	fs.IntVar(&o.year, "year", 0, "year of year-less timestamps (klog, syslog); default: from the file's modification time")
 	fs.StringVar(&o.html, "html", "", "also write a self-contained HTML page with a timeline per member and cause to this file")
@@ -155,7 +155,9 @@ func (o *options) validate() error {
 // config turns the options into the library's configuration.
 func (o *options) config(now time.Time) logs.Config {
 	cfg := logs.Config{Workers: o.workers, Evidence: o.evidence, Now: now, Year: o.year}
-	if o.since > 0 {
+	// With --cluster the kubelet sends only the lines of the window (SinceSeconds), by its own
+	// clock; the API's klog lines have no year or zone to filter on again.
+	if o.since > 0 && !o.cluster {
 		cfg.Since = now.Add(-o.since)
 	}
 	return cfg
@@ -216,6 +218,9 @@ func (o *options) run(ctx context.Context) error {
 		}
 		if rep.Summary.SkippedLines > 0 {
 			o.streams.Infof("logs: %d lines skipped (binary or too long)", rep.Summary.SkippedLines)
+		}
+		if n := rep.Summary.UnfilteredLines; n > 0 {
+			o.streams.Infof("logs: --since %s: %d lines had no usable time and were not filtered (klog and syslog timestamps have no year or zone)", o.since, n)
 		}
 	}
 	if rep.Summary.InputsRead == 0 {

@@ -38,6 +38,10 @@ func TestCommand(t *testing.T) {
 	}
 	dir := t.TempDir()
 	html := filepath.Join(dir, "page.html")
+	criLog := filepath.Join(dir, "cri.log")
+	if err := os.WriteFile(criLog, []byte(`2026-11-29T08:16:43.535948123Z stderr F E1129 08:16:43.535948       1 authentication.go:75] "Unable to authenticate the request" err="[invalid bearer token, service account token has expired]"`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name, stdin    string
 		args           []string
@@ -58,7 +62,10 @@ func TestCommand(t *testing.T) {
 		{name: "cluster and files", args: []string{"--cluster", seedLog}, code: cli.ExitUsage, stderr: "do not name files"},
 		{name: "bad output", args: []string{"-o", "xml", seedLog}, code: cli.ExitUsage, stderr: "output format"},
 		{name: "bad progress", args: []string{"--progress", "sometimes", seedLog}, code: cli.ExitUsage, stderr: "--progress"},
-		{name: "since drops old lines", args: []string{"--since", "1h", seedLog}, stdout: "no authentication failures found"},
+		// seed-000 is stern and journal lines: no year, no zone. --since keeps them and says so.
+		{name: "since keeps lines it cannot date", args: []string{"--since", "1h", seedLog}, stdout: "lines had no usable time (no year or zone) and were not filtered by --since",
+			stderr: "lines had no usable time and were not filtered"},
+		{name: "since drops old lines", args: []string{"--since", "1h", criLog}, stdout: "no authentication failures found"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,6 +78,9 @@ func TestCommand(t *testing.T) {
 			}
 			if !strings.Contains(stderr, tt.stderr) {
 				t.Errorf("stderr lacks %q:\n%s", tt.stderr, stderr)
+			}
+			if n := strings.Count(stderr, "no usable time"); n > 1 {
+				t.Errorf("the unfiltered lines are told %d times on stderr, want once:\n%s", n, stderr)
 			}
 			if tt.name == "quiet" && stderr != "" {
 				t.Errorf("--quiet printed diagnostics: %s", stderr)
