@@ -20,6 +20,7 @@ type Report struct {
 	Kind       string        `json:"kind"`
 	Summary    Summary       `json:"summary"`
 	Inputs     []InputStatus `json:"inputs"`
+	Skipped    []SkippedFile `json:"skippedFiles,omitempty"` // files below directory inputs not read (FileInputs)
 	Verdict    []Hypothesis  `json:"verdict"`
 	Failures   []Group       `json:"failures"`
 	Context    []Group       `json:"contextEvents"`
@@ -34,8 +35,12 @@ type Report struct {
 // that the document is the struct's encoding.
 func (r *Report) JSONMembers() []report.Member {
 	ms := []report.Member{{Name: "apiVersion", Value: &r.APIVersion}, {Name: "kind", Value: &r.Kind},
-		{Name: "summary", Value: &r.Summary}, {Name: "inputs", Value: &r.Inputs}, {Name: "verdict", Value: &r.Verdict},
-		{Name: "failures", Value: &r.Failures, Split: true}, {Name: "contextEvents", Value: &r.Context, Split: true}}
+		{Name: "summary", Value: &r.Summary}, {Name: "inputs", Value: &r.Inputs}}
+	if len(r.Skipped) > 0 {
+		ms = append(ms, report.Member{Name: "skippedFiles", Value: &r.Skipped})
+	}
+	ms = append(ms, report.Member{Name: "verdict", Value: &r.Verdict},
+		report.Member{Name: "failures", Value: &r.Failures, Split: true}, report.Member{Name: "contextEvents", Value: &r.Context, Split: true})
 	if len(r.Unknown) > 0 {
 		ms = append(ms, report.Member{Name: "unknown", Value: &r.Unknown})
 	}

@@ -66,11 +66,11 @@ func TestSinceWithoutFullTime(t *testing.T) {
 		for _, memo := range []bool{true, false} {
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				ins, bad := FileInputs(context.Background(), []string{tt.path}, nil, now)
-				if len(bad) > 0 {
-					t.Fatalf("inputs: %+v", bad)
+				files := FileInputs(context.Background(), []string{tt.path}, nil, now, FileSelect{})
+				if len(files.Bad) > 0 {
+					t.Fatalf("inputs: %+v", files.Bad)
 				}
-				r, err := Analyze(context.Background(), Config{Since: tt.since, Now: now, Workers: 1, noLineMemo: !memo}, ins)
+				r, err := Analyze(context.Background(), Config{Since: tt.since, Now: now, Workers: 1, noLineMemo: !memo}, files.Inputs)
 				if err != nil {
 					t.Fatal(err)
 				}
