@@ -36,7 +36,7 @@ func TestGolden(t *testing.T) {
 	for name, year := range map[string]int{"seed-000": 2022, "mixed": 2026, "field-mixed": 2026} {
 		t.Run(name, func(t *testing.T) {
 			r := analyzeFiles(t, Config{Year: year, Workers: 2}, filepath.Join("testdata", name+".log"))
-			for _, f := range []report.Format{report.Table, report.JSON} {
+			for _, f := range []report.Format{report.Table, report.JSON, report.SARIF} {
 				var b bytes.Buffer
 				if err := report.Print(&b, f, r); err != nil {
 					t.Fatal(err)

@@ -165,13 +165,16 @@ func readHead(file string) ([]byte, error) {
 // apiVersion of every JSON and YAML document (lab evidence.json, -o json|yaml), the partial
 // fingerprints of a SARIF log, the title of an HTML page (logs --html, watch --report), the
 // suite of a JUnit report, and the first keys of watch's JSON lines.
-var ownMarkers = []struct{ marker, what string }{
-	{`"apiVersion": "credwatch.dev/`, "a JSON document"},
-	{`"apiVersion":"credwatch.dev/`, "a JSON document"},
-	{"apiVersion: credwatch.dev/", "a YAML document"},
-	{`"credwatchFinding/`, "a SARIF log"},
-	{"<title>credwatch ", "an HTML page"},
-	{`<testsuite name="credwatch `, "a JUnit report"},
+var ownMarkers = []struct {
+	marker, what string
+	kind         bool // a document with a kind (kindOf)
+}{
+	{`"apiVersion": "credwatch.dev/`, "a JSON document", true},
+	{`"apiVersion":"credwatch.dev/`, "a JSON document", true},
+	{"apiVersion: credwatch.dev/", "a YAML document", true},
+	{`"credwatchFinding/`, "a SARIF log", false},
+	{"<title>credwatch ", "an HTML page", false},
+	{`<testsuite name="credwatch `, "a JUnit report", false},
 }
 
 // watchLine is the start of a line of credwatch watch -o json.
@@ -182,7 +185,7 @@ func ownOutput(head []byte) string {
 	for _, m := range ownMarkers {
 		if bytes.Contains(head, []byte(m.marker)) {
 			what := m.what
-			if k := kindOf(head); k != "" {
+			if k := kindOf(head); m.kind && k != "" {
 				what += " of kind " + k
 			}
 			return "credwatch's own output (" + what + "), not a log"

@@ -20,7 +20,7 @@ func ownOutputs(t *testing.T) map[string][]byte {
 	t.Helper()
 	r := analyzeFiles(t, Config{Year: 2022}, "testdata/seed-000.log")
 	out := map[string][]byte{}
-	for name, f := range map[string]report.Format{"report.json": report.JSON, "report.yaml": report.YAML} {
+	for name, f := range map[string]report.Format{"report.json": report.JSON, "report.yaml": report.YAML, "results.sarif": report.SARIF} {
 		var b bytes.Buffer
 		if err := report.Print(&b, f, r); err != nil {
 			t.Fatal(err)
@@ -110,6 +110,7 @@ func TestDirectoryInputs(t *testing.T) {
 			"archive/report.json.gz": "credwatch's own output",
 			"report.yaml":            "credwatch's own output (a YAML document",
 			"roll.html":              "credwatch's own output (an HTML page)",
+			"results.sarif":          "credwatch's own output (a SARIF log)",
 			"watch.jsonl":            "credwatch's own output (watch events)",
 			"notes.md":               "not a log: no line in a log format",
 			"kubeconfig.yaml":        "not a log",

@@ -27,7 +27,11 @@ type Report struct {
 	Unknown    []UnknownText `json:"unknown,omitempty"`
 	Events     []Event       `json:"events"`
 
+	// ToolVersion is credwatch's version, for SARIF's tool.driver.version (set by the command).
+	ToolVersion string `json:"-"`
+
 	hostComponents map[string]map[string]bool
+	catalogue      *catalogue.Catalogue // the causes' titles, meanings and remedies, for SARIF
 }
 
 // JSONMembers lists the report's members for report.Print, which encodes them concurrently
@@ -127,7 +131,7 @@ type UnknownText struct {
 }
 
 func buildReport(cfg Config, agg *aggregator, inputs []InputStatus) *Report {
-	r := &Report{APIVersion: report.APIVersion, Kind: Kind, Inputs: inputs, hostComponents: agg.hosts}
+	r := &Report{APIVersion: report.APIVersion, Kind: Kind, Inputs: inputs, hostComponents: agg.hosts, catalogue: cfg.Catalogue}
 	r.Summary.Inputs = len(inputs)
 	for _, in := range inputs {
 		if in.Read {

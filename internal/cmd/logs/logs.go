@@ -95,6 +95,9 @@ Exit codes: 0 read (whatever was found), 2 no input could be read or bad flags, 
   # a support bundle: the kubelet's and the apiserver's logs, not the old ones
   credwatch logs --include 'kubelet*' --include 'kube-apiserver*' --exclude old bundle/
 
+  # for code scanning: one result per evidence line, with its file and line
+  credwatch logs -o sarif /var/log/pods/ > logs.sarif
+
   # a stern capture on stdin
   stern -n kube-system kube-apiserver --since 1h | credwatch logs -`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -108,7 +111,7 @@ Exit codes: 0 read (whatever was found), 2 no input could be read or bad flags, 
 		},
 	}
 	fs := cmd.Flags()
-	o.output = cli.NewOutputFlag(fs)
+	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF)
 	fs.BoolVar(&o.cluster, "cluster", false, "read the kube-apiserver logs of every member through the API")
 	fs.BoolVar(&o.controllers, "controllers", false, "with --cluster: also read kube-controller-manager and cloud-controller-manager")
 	fs.BoolVar(&o.previous, "previous", false, "with --cluster: read the previous container instance's log")
@@ -252,6 +255,7 @@ func (o *options) run(ctx context.Context) error {
 	rep.Inputs = append(bad, rep.Inputs...)
 	rep.Summary.Inputs += len(bad)
 	rep.Skipped = skipped
+	rep.ToolVersion = cli.Build().Version
 	if !o.quiet {
 		for _, in := range rep.Inputs {
 			for _, p := range in.Problems {

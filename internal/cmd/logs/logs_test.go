@@ -63,6 +63,7 @@ func TestCommand(t *testing.T) {
 		{name: "file", args: []string{"--year", "2022", seedLog}, stdout: "host ip-10-0-252-80: token signed with a key"},
 		{name: "stdin", stdin: string(seed), args: []string{"--year", "2022", "-"}, stdout: "signing-key-unknown"},
 		{name: "json", args: []string{"--year", "2022", "-o", "json", seedLog}, stdout: `"kind": "LogReport"`},
+		{name: "sarif", args: []string{"--year", "2022", "-o", "sarif", seedLog}, stdout: `"physicalLocation": {`},
 		{name: "yaml", args: []string{"--year", "2022", "-o", "yaml", seedLog}, stdout: "kind: LogReport"},
 		{name: "html", args: []string{"--year", "2022", "--html", html, seedLog}, wantFile: html, stdout: "VERDICT"},
 		{name: "one bad input of two", args: []string{seedLog, filepath.Join(dir, "missing.log")}, stderr: "missing.log: cannot read: no such file or directory", stdout: "signing-key-unknown"},
