@@ -28,6 +28,14 @@ type Finding struct {
 	Explanation string             `json:"explanation"`
 	Remedy      string             `json:"remedy"`
 	Evidence    []Evidence         `json:"evidence,omitempty"`
+	// Location is the line of a file the finding was read from (logs), or nil.
+	Location *Location `json:"location,omitempty"`
+}
+
+// Location is a line of a file: SARIF's physicalLocation.
+type Location struct {
+	File string `json:"file"` // as the user named it: a path, "-" for stdin, or pod/container
+	Line int64  `json:"line"` // from 1; 0 when unknown
 }
 
 // New builds a finding from the catalogue entry id; message says what was seen here.

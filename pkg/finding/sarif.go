@@ -6,6 +6,10 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"net/url"
+	"path"
+	"path/filepath"
+	"strconv"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
 )
@@ -17,13 +21,15 @@ type Tool struct {
 }
 
 // fingerprintKey is the partialFingerprints key of a result: a hash of what identifies a finding
-// across runs (its ID, member and object), never of its message, which carries times and counts.
+// across runs (its ID, member and object, and the file and line it was read from), never of its
+// message, which carries times and counts.
 const fingerprintKey = "credwatchFinding/v1"
 
 // SARIF renders findings as a SARIF 2.1.0 log with one rule per catalogue ID used. The log
 // validates against the 2.1.0 schema (TestSARIFSchema): rules is [] when nothing was found, and
 // every result carries a partial fingerprint that is the same for the same finding on every run,
-// so that a code-scanning service tracks it instead of opening a new alert each time.
+// so that a code-scanning service tracks it instead of opening a new alert each time. A finding
+// with a Location gets a physicalLocation: the file as a URI reference and the line.
 func SARIF(tool Tool, fs []Finding) any {
 	type msg struct {
 		Text string `json:"text"`
@@ -35,8 +41,16 @@ func SARIF(tool Tool, fs []Finding) any {
 		FullDescription  msg    `json:"fullDescription"`
 		Help             msg    `json:"help"`
 	}
+	type region struct {
+		StartLine int64 `json:"startLine"`
+	}
+	type physical struct {
+		ArtifactLocation map[string]string `json:"artifactLocation"`
+		Region           *region           `json:"region,omitempty"`
+	}
 	type location struct {
-		LogicalLocations []map[string]string `json:"logicalLocations"`
+		PhysicalLocation *physical           `json:"physicalLocation,omitempty"`
+		LogicalLocations []map[string]string `json:"logicalLocations,omitempty"`
 	}
 	type result struct {
 		RuleID              string            `json:"ruleId"`
@@ -56,12 +70,22 @@ func SARIF(tool Tool, fs []Finding) any {
 		}
 		r := result{RuleID: f.ID, Level: sarifLevel(f.Severity), Message: msg{f.Message},
 			PartialFingerprints: map[string]string{fingerprintKey: fingerprint(f)}}
+		var loc location
 		if f.Member != "" || f.Object != "" {
 			name := f.Member
 			if f.Object != "" {
 				name = f.Object
 			}
-			r.Locations = []location{{LogicalLocations: []map[string]string{{"name": name, "kind": "resource"}}}}
+			loc.LogicalLocations = []map[string]string{{"name": name, "kind": "resource"}}
+		}
+		if l := f.Location; l != nil {
+			loc.PhysicalLocation = &physical{ArtifactLocation: map[string]string{"uri": fileURI(l.File)}}
+			if l.Line > 0 {
+				loc.PhysicalLocation.Region = &region{StartLine: l.Line}
+			}
+		}
+		if loc.PhysicalLocation != nil || loc.LogicalLocations != nil {
+			r.Locations = []location{loc}
 		}
 		results = append(results, r)
 	}
@@ -79,10 +103,24 @@ func SARIF(tool Tool, fs []Finding) any {
 	}
 }
 
-// fingerprint hashes a finding's identity: ID, member and object.
+// fingerprint hashes a finding's identity: ID, member and object, and its file and line.
 func fingerprint(f Finding) string {
-	sum := sha256.Sum256([]byte(f.ID + "\x00" + f.Member + "\x00" + f.Object))
+	id := f.ID + "\x00" + f.Member + "\x00" + f.Object
+	if l := f.Location; l != nil {
+		id += "\x00" + l.File + "\x00" + strconv.FormatInt(l.Line, 10)
+	}
+	sum := sha256.Sum256([]byte(id))
 	return hex.EncodeToString(sum[:16])
+}
+
+// fileURI is a file as SARIF's artifactLocation.uri, a URI reference: a relative path stays
+// relative (escaped), an absolute one is a file: URI.
+func fileURI(name string) string {
+	p := filepath.ToSlash(name)
+	if path.IsAbs(p) {
+		return (&url.URL{Scheme: "file", Path: p}).String()
+	}
+	return (&url.URL{Path: p}).String()
 }
 
 func sarifLevel(s catalogue.Severity) string {

@@ -21,12 +21,13 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 func analyzeFiles(t *testing.T, cfg Config, paths ...string) *Report {
 	t.Helper()
-	ins, bad := FileInputs(context.Background(), paths, strings.NewReader(""), time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
-	r, err := Analyze(context.Background(), cfg, ins)
+	files := FileInputs(context.Background(), paths, strings.NewReader(""), time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), FileSelect{})
+	r, err := Analyze(context.Background(), cfg, files.Inputs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Inputs = append(bad, r.Inputs...)
+	r.Inputs = append(files.Bad, r.Inputs...)
+	r.Skipped = files.Skipped
 	return r
 }
 
@@ -35,7 +36,7 @@ func TestGolden(t *testing.T) {
 	for name, year := range map[string]int{"seed-000": 2022, "mixed": 2026, "field-mixed": 2026} {
 		t.Run(name, func(t *testing.T) {
 			r := analyzeFiles(t, Config{Year: year, Workers: 2}, filepath.Join("testdata", name+".log"))
-			for _, f := range []report.Format{report.Table, report.JSON} {
+			for _, f := range []report.Format{report.Table, report.JSON, report.SARIF} {
 				var b bytes.Buffer
 				if err := report.Print(&b, f, r); err != nil {
 					t.Fatal(err)
@@ -82,7 +83,7 @@ func TestBadInputs(t *testing.T) {
 		"good.log":         seed,
 		"good.log.gz":      gz.Bytes(),
 		"truncated.log.gz": gz.Bytes()[:gz.Len()/2],
-		"garbage.bin":      append([]byte{0x7f, 'E', 'L', 'F', 0, 0, 1, 2, 0xff, 0xfe}, bytes.Repeat([]byte{0, 0x90, 0xc3}, 3000)...),
+		"garbage.log":      append([]byte{0x7f, 'E', 'L', 'F', 0, 0, 1, 2, 0xff, 0xfe}, bytes.Repeat([]byte{0, 0x90, 0xc3}, 3000)...),
 		"invalid-utf8.log": []byte("I1215 08:00:00.000000 1 x.go:1] \xff\xfe\xfd caf\xe9\n" + strings.Replace(authLine, "expired", "expired\xff", 1) + authLine),
 		"nul-lines.log":    []byte("ok line\nbinary \x00\x01 " + authLine + authLine),
 		"long-line.log":    append(append(bytes.Repeat([]byte("x"), 10<<20), '\n'), authLine...),
@@ -115,7 +116,7 @@ func TestBadInputs(t *testing.T) {
 		{"good.log", "", true, 19, 0},
 		{"good.log.gz", "", true, 19 * 200, 0},
 		{"truncated.log.gz", "truncated gzip stream after", true, -1, 0},
-		{"garbage.bin", "binary data, not a text log: skipped", false, 0, 0},
+		{"garbage.log", "binary data, not a text log: skipped", false, 0, 0},
 		{"invalid-utf8.log", "", true, 2, 0},
 		{"nul-lines.log", "", true, 1, 1},
 		{"long-line.log", "longer than", true, 1, 1},

@@ -35,6 +35,8 @@ type Event struct {
 	Truncated  bool       `json:"truncated,omitempty"`
 	Audit      *AuditInfo `json:"audit,omitempty"`
 
+	partialTime bool // Time has no year or zone of its own (Record.PartialTime)
+
 	in   *inputState // with seq: LineNumber is relative to block seq of in until fixLineNumbers
 	seq  int
 	lent bool // Line and Audit borrow a block's bytes (worker.line) until own
@@ -81,7 +83,7 @@ func (c *Classifier) match(r *Record) (cause.Match, bool) {
 
 // fill is classify given match's answer m, ok for r.
 func (c *Classifier) fill(r *Record, ev *Event, m cause.Match, ok bool) bool {
-	*ev = Event{Host: r.Host, Component: r.Component, Time: r.Time, Format: r.Format, Truncated: r.Truncated}
+	*ev = Event{Host: r.Host, Component: r.Component, Time: r.Time, Format: r.Format, Truncated: r.Truncated, partialTime: r.PartialTime}
 	if !ok {
 		return false
 	}

@@ -91,6 +91,10 @@ func parseSyslog(line string, ref time.Time) (rest string, t time.Time, host, pr
 	return s[colon+2:], t, host, prog, true
 }
 
+// syslogYearless reports a line parseSyslog reads whose date has no year and no zone ("Dec 16
+// 09:25:01", not the ISO form).
+func syslogYearless(line string) bool { return len(line) > 0 && !isDigits(line[:1]) }
+
 // withYear builds a time from a year-less timestamp: the year of ref, or the one before when
 // that would put the time more than a day after ref.
 func withYear(m time.Month, day, hh, mm, ss, ns int, ref time.Time) time.Time {

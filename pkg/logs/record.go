@@ -10,17 +10,21 @@ import (
 // Record is one log line unwrapped from its envelopes (kubectl prefix, CRI, Docker, syslog) down
 // to the component's own message.
 type Record struct {
-	Time      time.Time
-	Host      string
-	Component string
-	Format    string // envelopes outermost first, joined by "+": "kubectl+klog", "cri+klog-json"
-	Severity  string // I, W, E, F (klog) or the JSON level
-	Source    string // klog file:line
-	Msg       string // the message (klog msg, JSON msg, or the whole text)
-	Err       string // the structured err value, if any
-	Truncated bool   // the line ended inside a quoted value or JSON document
-	Logger    string // the structured logger name ("logger" of zap/logr JSON lines)
-	Audit     *AuditInfo
+	Time time.Time
+	// PartialTime says Time was read from a timestamp without a year or a zone (klog's header,
+	// a syslog date) and completed from the input's reference time: a guess, which --since
+	// does not filter on.
+	PartialTime bool
+	Host        string
+	Component   string
+	Format      string // envelopes outermost first, joined by "+": "kubectl+klog", "cri+klog-json"
+	Severity    string // I, W, E, F (klog) or the JSON level
+	Source      string // klog file:line
+	Msg         string // the message (klog msg, JSON msg, or the whole text)
+	Err         string // the structured err value, if any
+	Truncated   bool   // the line ended inside a quoted value or JSON document
+	Logger      string // the structured logger name ("logger" of zap/logr JSON lines)
+	Audit       *AuditInfo
 
 	// body is a klog line's message not yet read (Msg, Err, Truncated and Audit unset) when
 	// lazy: parseRecord leaves it to worker.classifyBody if lineContext.lazyBody.
@@ -88,6 +92,7 @@ func parseRecord(line string, lc lineContext) Record {
 		line = stripANSI(line)
 	}
 	var envTime time.Time
+	partial := false // envTime came from a timestamp without a year or zone
 	for depth := 0; depth < 6; depth++ {
 		for len(line) > 0 && (line[len(line)-1] == '\n' || line[len(line)-1] == '\r') {
 			line = line[:len(line)-1] // strings.TrimRight(line, "\r\n") without building its set
@@ -109,7 +114,7 @@ func parseRecord(line string, lc lineContext) Record {
 				envTime = t
 			}
 			if done {
-				r.finishTime(envTime, lc)
+				r.finishTime(envTime, partial)
 				if flat && ts[0] >= 0 && lc.flat.store(line, ts, &r) {
 					lc.tokens.add(flatTs, line[ts[0]:])
 				} else {
@@ -128,14 +133,14 @@ func parseRecord(line string, lc lineContext) Record {
 			r.Severity = line[:1] // I, W, E or F (parseKlogHeader)
 			r.Source = h.source
 			if envTime.IsZero() {
-				envTime = lc.clock.klog(h, lc.ref)
+				envTime, partial = lc.clock.klog(h, lc.ref), true
 			}
 			if lc.lazyBody && r.Msg == "" && r.Err == "" && !r.Truncated && r.Logger == "" && r.Audit == nil {
 				r.body, r.lazy = h.body, true
 			} else {
 				readKlogBody(h.body, &r)
 			}
-			r.finishTime(envTime, lc)
+			r.finishTime(envTime, partial)
 			return r
 		}
 		if rest, t, ok := parseCRI(line, lc.clock); ok {
@@ -147,7 +152,9 @@ func parseRecord(line string, lc lineContext) Record {
 		}
 		if rest, t, host, prog, ok := parseSyslog(line, lc.ref); ok {
 			r.addFormat("syslog")
-			envTime = firstTime(envTime, t)
+			if envTime.IsZero() {
+				envTime, partial = t, syslogYearless(line)
+			}
 			r.Host = shortHost(host)
 			r.Component = normalizeComponent(prog)
 			line = rest
@@ -190,13 +197,15 @@ func parseRecord(line string, lc lineContext) Record {
 		r.Format = "plain"
 	}
 	r.Msg = line
-	r.finishTime(envTime, lc)
+	r.finishTime(envTime, partial)
 	return r
 }
 
-func (r *Record) finishTime(t time.Time, _ lineContext) {
+// finishTime gives r the time of its envelopes, t (partial: without a year or zone), unless
+// the component's own record had one.
+func (r *Record) finishTime(t time.Time, partial bool) {
 	if r.Time.IsZero() {
-		r.Time = t
+		r.Time, r.PartialTime = t, partial && !t.IsZero()
 	}
 	if !r.Time.IsZero() {
 		r.Time = r.Time.UTC()

@@ -20,13 +20,18 @@ type Report struct {
 	Kind       string        `json:"kind"`
 	Summary    Summary       `json:"summary"`
 	Inputs     []InputStatus `json:"inputs"`
+	Skipped    []SkippedFile `json:"skippedFiles,omitempty"` // files below directory inputs not read (FileInputs)
 	Verdict    []Hypothesis  `json:"verdict"`
 	Failures   []Group       `json:"failures"`
 	Context    []Group       `json:"contextEvents"`
 	Unknown    []UnknownText `json:"unknown,omitempty"`
 	Events     []Event       `json:"events"`
 
+	// ToolVersion is credwatch's version, for SARIF's tool.driver.version (set by the command).
+	ToolVersion string `json:"-"`
+
 	hostComponents map[string]map[string]bool
+	catalogue      *catalogue.Catalogue // the causes' titles, meanings and remedies, for SARIF
 }
 
 // JSONMembers lists the report's members for report.Print, which encodes them concurrently
@@ -34,8 +39,12 @@ type Report struct {
 // that the document is the struct's encoding.
 func (r *Report) JSONMembers() []report.Member {
 	ms := []report.Member{{Name: "apiVersion", Value: &r.APIVersion}, {Name: "kind", Value: &r.Kind},
-		{Name: "summary", Value: &r.Summary}, {Name: "inputs", Value: &r.Inputs}, {Name: "verdict", Value: &r.Verdict},
-		{Name: "failures", Value: &r.Failures, Split: true}, {Name: "contextEvents", Value: &r.Context, Split: true}}
+		{Name: "summary", Value: &r.Summary}, {Name: "inputs", Value: &r.Inputs}}
+	if len(r.Skipped) > 0 {
+		ms = append(ms, report.Member{Name: "skippedFiles", Value: &r.Skipped})
+	}
+	ms = append(ms, report.Member{Name: "verdict", Value: &r.Verdict},
+		report.Member{Name: "failures", Value: &r.Failures, Split: true}, report.Member{Name: "contextEvents", Value: &r.Context, Split: true})
 	if len(r.Unknown) > 0 {
 		ms = append(ms, report.Member{Name: "unknown", Value: &r.Unknown})
 	}
@@ -44,17 +53,20 @@ func (r *Report) JSONMembers() []report.Member {
 
 // Summary counts what was read.
 type Summary struct {
-	Inputs        int       `json:"inputs"`
-	InputsRead    int       `json:"inputsRead"`
-	Bytes         int64     `json:"bytes"`
-	Lines         int64     `json:"lines"`
-	SkippedLines  int64     `json:"skippedLines"`
-	AuthFailures  int       `json:"authFailures"`
-	ContextEvents int       `json:"contextEvents"`
-	UnknownLines  int       `json:"unknownLines"`
-	From          time.Time `json:"from,omitzero"`
-	To            time.Time `json:"to,omitzero"`
-	Hosts         []string  `json:"hosts"`
+	Inputs       int   `json:"inputs"`
+	InputsRead   int   `json:"inputsRead"`
+	Bytes        int64 `json:"bytes"`
+	Lines        int64 `json:"lines"`
+	SkippedLines int64 `json:"skippedLines"`
+	// UnfilteredLines are matched lines --since kept because their time has no year or zone
+	// (klog, syslog) or there is none (InputStatus.UnfilteredLines).
+	UnfilteredLines int64     `json:"unfilteredLines,omitempty"`
+	AuthFailures    int       `json:"authFailures"`
+	ContextEvents   int       `json:"contextEvents"`
+	UnknownLines    int       `json:"unknownLines"`
+	From            time.Time `json:"from,omitzero"`
+	To              time.Time `json:"to,omitzero"`
+	Hosts           []string  `json:"hosts"`
 }
 
 // Group is the aggregate of one host, component and cause (or context event).
@@ -119,7 +131,7 @@ type UnknownText struct {
 }
 
 func buildReport(cfg Config, agg *aggregator, inputs []InputStatus) *Report {
-	r := &Report{APIVersion: report.APIVersion, Kind: Kind, Inputs: inputs, hostComponents: agg.hosts}
+	r := &Report{APIVersion: report.APIVersion, Kind: Kind, Inputs: inputs, hostComponents: agg.hosts, catalogue: cfg.Catalogue}
 	r.Summary.Inputs = len(inputs)
 	for _, in := range inputs {
 		if in.Read {
@@ -128,6 +140,7 @@ func buildReport(cfg Config, agg *aggregator, inputs []InputStatus) *Report {
 		r.Summary.Bytes += in.Bytes
 		r.Summary.Lines += in.Lines
 		r.Summary.SkippedLines += in.SkippedLines
+		r.Summary.UnfilteredLines += in.UnfilteredLines
 	}
 	for h := range agg.hosts {
 		if h != "unknown" && h != "stdin" {

@@ -28,7 +28,7 @@ type Config struct {
 	MaxLineBytes   int              // longer lines are skipped; default 1 MiB
 	Evidence       int              // evidence lines kept per host/component/cause; default 6
 	BurstPerMinute int              // a burst is consecutive minutes with at least this many lines; default 10
-	Since          time.Time        // ignore events before this time (events without a time are kept)
+	Since          time.Time        // ignore events before this time (events without a full time are kept: Summary.UnfilteredLines)
 	Now            time.Time        // "now", for year-less timestamps read from stdin; default time.Now
 	Year           int              // force the year of year-less timestamps
 	Progress       func(read int64) // called with the bytes read so far, from any goroutine
@@ -73,11 +73,12 @@ type chunk struct {
 
 type inputState struct {
 	Input
-	lc       lineContext
-	matched  atomic.Int64
-	skipped  atomic.Int64
-	formats  sync.Map
-	ownHosts atomic.Bool // some line named its own host, so the input's host is only a fallback
+	lc         lineContext
+	matched    atomic.Int64
+	skipped    atomic.Int64
+	unfiltered atomic.Int64 // matched lines Since could not filter
+	formats    sync.Map
+	ownHosts   atomic.Bool // some line named its own host, so the input's host is only a fallback
 
 	mu     sync.Mutex
 	counts []int64 // lines per block, by seq (workers count them)
@@ -180,6 +181,7 @@ func Analyze(ctx context.Context, cfg Config, inputs []Input) (*Report, error) {
 	for i, st := range states {
 		_, statuses[i].Lines = st.firstLines()
 		statuses[i].MatchedLines = st.matched.Load()
+		statuses[i].UnfilteredLines = st.unfiltered.Load()
 		statuses[i].SkippedLines += st.skipped.Load()
 		st.formats.Range(func(k, _ any) bool {
 			statuses[i].Formats = append(statuses[i].Formats, k.(string))

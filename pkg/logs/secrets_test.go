@@ -3,6 +3,7 @@ package logs
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
@@ -21,7 +22,8 @@ var secretLines = []string{
 	`2026-11-29T08:00:04.918Z stderr F E1129 08:00:04.918000       1 authentication.go:53] Unable to authenticate the request due to an error: [invalid bearer token, context deadline exceeded]`,
 }
 
-// renderAll is every output of `credwatch logs` for data: table, JSON, YAML and the HTML page.
+// renderAll is every output of `credwatch logs` for data: table, JSON, YAML, SARIF and the HTML
+// page.
 func renderAll(t *testing.T, data string) string {
 	t.Helper()
 	in := Input{Name: "kube-apiserver.log", Host: "cp-1", Open: func() (io.ReadCloser, error) {
@@ -32,11 +34,18 @@ func renderAll(t *testing.T, data string) string {
 		return err.Error()
 	}
 	var b bytes.Buffer
-	for _, f := range []report.Format{report.Table, report.JSON, report.YAML} {
+	for _, f := range []report.Format{report.Table, report.JSON, report.YAML, report.SARIF} {
 		if err := report.Print(&b, f, r); err != nil {
 			t.Fatal(err)
 		}
 	}
+	// The SARIF log as it is, before report.Print's redacting writer: its messages are
+	// redacted themselves.
+	sarif, err := json.Marshal(r.SARIF())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Write(sarif)
 	if err := r.WriteHTML(&b); err != nil {
 		t.Fatal(err)
 	}

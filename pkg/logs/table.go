@@ -25,6 +25,9 @@ func (r *Report) WriteTable(w io.Writer, _ report.TableOptions) error {
 	if !r.Summary.From.IsZero() {
 		fmt.Fprintf(w, "Time range (UTC): %s to %s\n", r.Summary.From.Format("2006-01-02 15:04:05"), r.Summary.To.Format("2006-01-02 15:04:05"))
 	}
+	if n := r.Summary.UnfilteredLines; n > 0 {
+		fmt.Fprintf(w, "%s of these lines had no usable time (no year or zone) and were not filtered by --since.\n", thousands(int(n)))
+	}
 	fmt.Fprintln(w)
 	if len(r.Verdict) == 0 {
 		fmt.Fprintln(w, "VERDICT: no authentication failures found.")

@@ -46,6 +46,8 @@ type worker struct {
 	// done: an atomic add per line on memory the other workers add to too moved its cache line
 	// between CPUs line after line.
 	matched int64
+	// unfiltered counts the block's matched lines --since kept for want of a usable time.
+	unfiltered int64
 }
 
 func (w *worker) process(ch chunk) {
@@ -80,6 +82,10 @@ func (w *worker) process(ch chunk) {
 	// evidence still lent from them gets its own copy.
 	st.matched.Add(w.matched)
 	w.matched = 0
+	if w.unfiltered > 0 {
+		st.unfiltered.Add(w.unfiltered)
+		w.unfiltered = 0
+	}
 	w.agg.settle(data)
 	w.scratch.Reset()
 	w.flat.reset() // its lines borrow the block
@@ -159,10 +165,16 @@ func (w *worker) see(st *inputState, format, host, component string, ownHost boo
 	}
 }
 
-// emit adds the event of a line to the aggregate, unless it is before --since.
+// emit adds the event of a line to the aggregate, unless it is before --since. A line with no
+// time, or one without a year or zone (completed from a guess), is kept and counted: dropping
+// it on a guess is how a whole klog file once vanished with "0 failures".
 func (w *worker) emit(st *inputState, ev *Event, text string, lineNo int64, seq int) {
-	if !w.since.IsZero() && !ev.Time.IsZero() && ev.Time.Before(w.since) {
-		return
+	if !w.since.IsZero() {
+		if ev.Time.IsZero() || ev.partialTime {
+			w.unfiltered++
+		} else if ev.Time.Before(w.since) {
+			return
+		}
 	}
 	w.matched++
 	ev.Input, ev.LineNumber, ev.in, ev.seq = st.Name, lineNo, st, seq

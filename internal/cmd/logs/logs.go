@@ -45,6 +45,10 @@ type options struct {
 	workers     int
 	quiet       bool
 	progress    string
+	include     []string
+	exclude     []string
+
+	sel logs.FileSelect // --include and --exclude, parsed by complete
 
 	now   func() time.Time
 	procs int // GOMAXPROCS, which bounds --workers
@@ -71,6 +75,14 @@ or gzip; files, directories, stdin), name the cause of every authentication fail
 catalogue, aggregate per host, component, cause and minute, collect the context events that explain
 a control-plane roll, and rank hypotheses with evidence and the remedy.
 
+In a directory, read the files named like logs (*.log, *.txt, *.out, *.jsonl, *.ndjson, rotated
+as .1, -20261202 or .20261202-140305, and .gz) and the files whose first lines are in a log
+format; --include replaces that choice and --exclude skips files and folders. Files credwatch
+wrote (reports, evidence.json, SARIF, HTML pages) are never read.
+
+--since filters lines that have a full time (RFC 3339 with a zone); klog and syslog times have no
+year or zone, so their lines are kept and counted rather than dropped on a guess.
+
 With --cluster, read the kube-apiserver logs of every member through the API instead.
 
 Exit codes: 0 read (whatever was found), 2 no input could be read or bad flags, 3 cluster unreachable.`),
@@ -79,6 +91,12 @@ Exit codes: 0 read (whatever was found), 2 no input could be read or bad flags, 
 
   # straight from the cluster, the last two hours, with a timeline page
   credwatch logs --cluster --since 2h --html roll.html
+
+  # a support bundle: the kubelet's and the apiserver's logs, not the old ones
+  credwatch logs --include 'kubelet*' --include 'kube-apiserver*' --exclude old bundle/
+
+  # for code scanning: one result per evidence line, with its file and line
+  credwatch logs -o sarif /var/log/pods/ > logs.sarif
 
   # a stern capture on stdin
   stern -n kube-system kube-apiserver --since 1h | credwatch logs -`,
@@ -93,11 +111,11 @@ Exit codes: 0 read (whatever was found), 2 no input could be read or bad flags, 
 		},
 	}
 	fs := cmd.Flags()
-	o.output = cli.NewOutputFlag(fs)
+	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF)
 	fs.BoolVar(&o.cluster, "cluster", false, "read the kube-apiserver logs of every member through the API")
 	fs.BoolVar(&o.controllers, "controllers", false, "with --cluster: also read kube-controller-manager and cloud-controller-manager")
 	fs.BoolVar(&o.previous, "previous", false, "with --cluster: read the previous container instance's log")
-	fs.DurationVar(&o.since, "since", 0, "only lines newer than this (e.g. 2h); with --cluster also limits what is fetched")
+	fs.DurationVar(&o.since, "since", 0, "only lines newer than this (e.g. 2h); lines whose time has no year or zone (klog, syslog), or none, are kept and counted; with --cluster the kubelet applies it")
 	fs.StringVar(&o.host, "host", "", "host of lines that do not name one (default: from the file name)")
 	fs.IntVar(&o.year, "year", 0, "year of year-less timestamps (klog, syslog); default: from the file's modification time")
 	fs.StringVar(&o.html, "html", "", "also write a self-contained HTML page with a timeline per member and cause to this file")
@@ -105,6 +123,8 @@ Exit codes: 0 read (whatever was found), 2 no input could be read or bad flags, 
 	fs.IntVar(&o.workers, "workers", 0, "parallel workers (default: number of CPUs; at most 4 per CPU and 256)")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no diagnostics on stderr")
 	fs.StringVar(&o.progress, "progress", "auto", "progress bar on stderr: auto (terminal and large input), always, never")
+	fs.StringArrayVar(&o.include, "include", nil, "in directories, read only the files whose path below the directory or base name matches `GLOB` (repeatable; replaces the default: files named like logs and files whose first lines are in a log format)")
+	fs.StringArrayVar(&o.exclude, "exclude", nil, "in directories, skip the files and folders whose path below the directory or base name matches `GLOB` (repeatable; wins over --include)")
 	// kubectl's hidden --cluster (kubeconfig cluster name) would clash with ours: leave it out.
 	kfs := pflag.NewFlagSet("kube", pflag.ContinueOnError)
 	o.kube = cli.NewKubeFlags(kfs, o.streams.Known)
@@ -124,7 +144,27 @@ func (o *options) complete(args []string) error {
 		}
 		o.paths = []string{"-"}
 	}
+	var err error
+	if o.sel.Include, err = parseGlobs("--include", o.include); err != nil {
+		return err
+	}
+	if o.sel.Exclude, err = parseGlobs("--exclude", o.exclude); err != nil {
+		return err
+	}
 	return o.output.Complete()
+}
+
+// parseGlobs checks the patterns of a glob flag.
+func parseGlobs(flag string, patterns []string) ([]logs.Glob, error) {
+	var gs []logs.Glob
+	for _, p := range patterns {
+		g, err := logs.ParseGlob(p)
+		if err != nil {
+			return nil, cli.Usage(fmt.Errorf("logs %s: %w", flag, err))
+		}
+		gs = append(gs, g)
+	}
+	return gs, nil
 }
 
 func (o *options) validate() error {
@@ -133,6 +173,8 @@ func (o *options) validate() error {
 		return cli.Usagef("logs: --cluster reads from the API; do not name files as well")
 	case (o.controllers || o.previous) && !o.cluster:
 		return cli.Usagef("logs: --controllers and --previous need --cluster")
+	case o.cluster && (len(o.include) > 0 || len(o.exclude) > 0):
+		return cli.Usagef("logs: --include and --exclude choose files in directories; --cluster reads none")
 	case o.since < 0:
 		return cli.Usagef("logs: --since %s: must not be negative", o.since)
 	case o.evidence < 1 || o.evidence > 1000:
@@ -155,7 +197,9 @@ func (o *options) validate() error {
 // config turns the options into the library's configuration.
 func (o *options) config(now time.Time) logs.Config {
 	cfg := logs.Config{Workers: o.workers, Evidence: o.evidence, Now: now, Year: o.year}
-	if o.since > 0 {
+	// With --cluster the kubelet sends only the lines of the window (SinceSeconds), by its own
+	// clock; the API's klog lines have no year or zone to filter on again.
+	if o.since > 0 && !o.cluster {
 		cfg.Since = now.Add(-o.since)
 	}
 	return cfg
@@ -166,6 +210,7 @@ func (o *options) run(ctx context.Context) error {
 	cfg := o.config(now)
 	var inputs []logs.Input
 	var bad []logs.InputStatus
+	var skipped []logs.SkippedFile
 	if o.cluster {
 		_, cs, err := o.kube.Clientset()
 		if err != nil {
@@ -183,7 +228,8 @@ func (o *options) run(ctx context.Context) error {
 			return cli.Unreachable(fmt.Errorf("logs --cluster: no kube-apiserver pods in kube-system (is this a managed control plane? read its logs from the provider instead)"))
 		}
 	} else {
-		inputs, bad = logs.FileInputs(ctx, o.paths, o.streams.In, now)
+		files := logs.FileInputs(ctx, o.paths, o.streams.In, now, o.sel)
+		inputs, bad, skipped = files.Inputs, files.Bad, files.Skipped
 	}
 	if o.host != "" {
 		for i := range inputs {
@@ -208,14 +254,26 @@ func (o *options) run(ctx context.Context) error {
 	}
 	rep.Inputs = append(bad, rep.Inputs...)
 	rep.Summary.Inputs += len(bad)
+	rep.Skipped = skipped
+	rep.ToolVersion = cli.Build().Version
 	if !o.quiet {
 		for _, in := range rep.Inputs {
 			for _, p := range in.Problems {
 				o.streams.Infof("logs: %s: %s", in.Name, p)
 			}
 		}
+		if n := len(rep.Skipped); n > 0 && rep.Summary.InputsRead > 0 {
+			files := "files"
+			if n == 1 {
+				files = "file"
+			}
+			o.streams.Infof("logs: %d %s in directories not read: %s (all in -o json's skippedFiles)", n, files, logs.SkippedSummary(rep.Skipped, 3))
+		}
 		if rep.Summary.SkippedLines > 0 {
 			o.streams.Infof("logs: %d lines skipped (binary or too long)", rep.Summary.SkippedLines)
+		}
+		if n := rep.Summary.UnfilteredLines; n > 0 {
+			o.streams.Infof("logs: --since %s: %d lines had no usable time and were not filtered (klog and syslog timestamps have no year or zone)", o.since, n)
 		}
 	}
 	if rep.Summary.InputsRead == 0 {

@@ -38,6 +38,20 @@ func TestCommand(t *testing.T) {
 	}
 	dir := t.TempDir()
 	html := filepath.Join(dir, "page.html")
+	capture := filepath.Join(dir, "capture")
+	if err := os.Mkdir(capture, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{"apiserver-1.log": string(seed),
+		"evidence.json": "{\n  \"apiVersion\": \"credwatch.dev/v1alpha1\",\n  \"kind\": \"ScenarioEvidence\"\n}\n"} {
+		if err := os.WriteFile(filepath.Join(capture, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	criLog := filepath.Join(dir, "cri.log")
+	if err := os.WriteFile(criLog, []byte(`2026-11-29T08:16:43.535948123Z stderr F E1129 08:16:43.535948       1 authentication.go:75] "Unable to authenticate the request" err="[invalid bearer token, service account token has expired]"`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name, stdin    string
 		args           []string
@@ -49,6 +63,7 @@ func TestCommand(t *testing.T) {
 		{name: "file", args: []string{"--year", "2022", seedLog}, stdout: "host ip-10-0-252-80: token signed with a key"},
 		{name: "stdin", stdin: string(seed), args: []string{"--year", "2022", "-"}, stdout: "signing-key-unknown"},
 		{name: "json", args: []string{"--year", "2022", "-o", "json", seedLog}, stdout: `"kind": "LogReport"`},
+		{name: "sarif", args: []string{"--year", "2022", "-o", "sarif", seedLog}, stdout: `"physicalLocation": {`},
 		{name: "yaml", args: []string{"--year", "2022", "-o", "yaml", seedLog}, stdout: "kind: LogReport"},
 		{name: "html", args: []string{"--year", "2022", "--html", html, seedLog}, wantFile: html, stdout: "VERDICT"},
 		{name: "one bad input of two", args: []string{seedLog, filepath.Join(dir, "missing.log")}, stderr: "missing.log: cannot read: no such file or directory", stdout: "signing-key-unknown"},
@@ -58,7 +73,15 @@ func TestCommand(t *testing.T) {
 		{name: "cluster and files", args: []string{"--cluster", seedLog}, code: cli.ExitUsage, stderr: "do not name files"},
 		{name: "bad output", args: []string{"-o", "xml", seedLog}, code: cli.ExitUsage, stderr: "output format"},
 		{name: "bad progress", args: []string{"--progress", "sometimes", seedLog}, code: cli.ExitUsage, stderr: "--progress"},
-		{name: "since drops old lines", args: []string{"--since", "1h", seedLog}, stdout: "no authentication failures found"},
+		// seed-000 is stern and journal lines: no year, no zone. --since keeps them and says so.
+		{name: "since keeps lines it cannot date", args: []string{"--since", "1h", seedLog}, stdout: "lines had no usable time (no year or zone) and were not filtered by --since",
+			stderr: "lines had no usable time and were not filtered"},
+		{name: "own outputs in a folder", args: []string{"--year", "2022", "-o", "json", capture}, stdout: `"reason": "credwatch's own output (a JSON document of kind ScenarioEvidence), not a log"`,
+			stderr: "1 file in directories not read: " + filepath.Join(capture, "evidence.json") + ": credwatch's own output", notStdout: `"host": "evidence"`},
+		{name: "include", args: []string{"--include", "*.json", capture}, code: cli.ExitUsage, stderr: "no log files (2 files not read"},
+		{name: "bad glob", args: []string{"--exclude", "[", capture}, code: cli.ExitUsage, stderr: `logs --exclude: glob "[": syntax error in pattern`},
+		{name: "globs and cluster", args: []string{"--cluster", "--include", "*.log"}, code: cli.ExitUsage, stderr: "--cluster reads none"},
+		{name: "since drops old lines", args: []string{"--since", "1h", criLog}, stdout: "no authentication failures found"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,8 +92,14 @@ func TestCommand(t *testing.T) {
 			if !strings.Contains(stdout, tt.stdout) {
 				t.Errorf("stdout lacks %q:\n%s", tt.stdout, stdout)
 			}
+			if tt.notStdout != "" && strings.Contains(stdout, tt.notStdout) {
+				t.Errorf("stdout has %q:\n%s", tt.notStdout, stdout)
+			}
 			if !strings.Contains(stderr, tt.stderr) {
 				t.Errorf("stderr lacks %q:\n%s", tt.stderr, stderr)
+			}
+			if n := strings.Count(stderr, "no usable time"); n > 1 {
+				t.Errorf("the unfiltered lines are told %d times on stderr, want once:\n%s", n, stderr)
 			}
 			if tt.name == "quiet" && stderr != "" {
 				t.Errorf("--quiet printed diagnostics: %s", stderr)
