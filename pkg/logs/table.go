@@ -11,7 +11,7 @@ import (
 
 // WriteTable writes the report for people: verdict, failures, context events, unknown texts,
 // input problems.
-func (r *Report) WriteTable(w io.Writer, _ report.TableOptions) error {
+func (r *Report) WriteTable(w io.Writer, o report.TableOptions) error {
 	oneDay := r.Summary.From.IsZero() || r.Summary.From.Truncate(24*time.Hour).Equal(r.Summary.To.Truncate(24*time.Hour))
 	ts := func(t time.Time) string {
 		if t.IsZero() {
@@ -34,50 +34,59 @@ func (r *Report) WriteTable(w io.Writer, _ report.TableOptions) error {
 	} else {
 		fmt.Fprintln(w, "VERDICT")
 		for _, h := range r.Verdict {
-			fmt.Fprintf(w, "%2d. [%s] %s\n", h.Rank, h.Severity, h.Statement)
-			fmt.Fprintf(w, "    remedy: %s\n", h.Remedy)
+			lines := []string{fmt.Sprintf("[%s] %s", h.Severity, h.Statement), "remedy: " + h.Remedy}
 			for i, ev := range h.Evidence {
 				if i == 2 {
 					break
 				}
-				fmt.Fprintf(w, "    evidence: %s:%d: %s\n", ev.Input, ev.LineNumber, clip(ev.Line, 200))
+				lines = append(lines, fmt.Sprintf("evidence: %s:%d: %s", ev.Input, ev.LineNumber, clip(ev.Line, 200)))
+			}
+			for i, l := range lines {
+				first := "    "
+				if i == 0 {
+					first = fmt.Sprintf("%2d. ", h.Rank)
+				}
+				if err := report.Hang(w, first, "      ", l); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	if len(r.Failures) > 0 {
 		fmt.Fprintln(w, "\nAUTHENTICATION FAILURES")
-		tw := report.NewTabWriter(w)
-		report.Row(tw, "HOST", "COMPONENT", "CAUSE", "COUNT", "FIRST", "LAST", "BURSTS")
-		for _, g := range r.Failures {
-			report.Row(tw, g.Host, g.Component, causeLabel(g), thousands(g.Count), ts(g.First), ts(g.Last), bursts(g.Bursts, oneDay))
+		// Host, component and cause say whose failure it is and are never cut; the bursts are -o wide's.
+		g := report.NewGrid("", report.Col{Name: "HOST"}, report.Col{Name: "COMPONENT"}, report.Col{Name: "CAUSE"},
+			report.Col{Name: "COUNT"}, report.Col{Name: "FIRST"}, report.Col{Name: "LAST"}, report.Col{Name: "BURSTS", Wide: true})
+		for _, f := range r.Failures {
+			g.Row(f.Host, f.Component, causeLabel(f), thousands(f.Count), ts(f.First), ts(f.Last), bursts(f.Bursts, oneDay))
 		}
-		if err := tw.Flush(); err != nil {
+		if err := g.Write(w, o); err != nil {
 			return err
 		}
 	}
 	if len(r.Context) > 0 {
 		fmt.Fprintln(w, "\nCONTEXT EVENTS")
-		tw := report.NewTabWriter(w)
-		report.Row(tw, "HOST", "COMPONENT", "EVENT", "COUNT", "FIRST", "LAST")
-		for _, g := range r.Context {
-			report.Row(tw, g.Host, g.Component, g.Cause, thousands(g.Count), ts(g.First), ts(g.Last))
+		g := report.NewGrid("", report.Col{Name: "HOST", Flex: true}, report.Col{Name: "COMPONENT"}, report.Col{Name: "EVENT"},
+			report.Col{Name: "COUNT"}, report.Col{Name: "FIRST"}, report.Col{Name: "LAST"})
+		for _, c := range r.Context {
+			g.Row(c.Host, c.Component, c.Cause, thousands(c.Count), ts(c.First), ts(c.Last))
 		}
-		if err := tw.Flush(); err != nil {
+		if err := g.Write(w, o); err != nil {
 			return err
 		}
 	}
 	if len(r.Unknown) > 0 {
 		fmt.Fprintln(w, "\nUNKNOWN AUTHENTICATION ERRORS (no catalogue spelling matched)")
-		tw := report.NewTabWriter(w)
-		report.Row(tw, "HOST", "COMPONENT", "COUNT", "TEXT")
+		g := report.NewGrid("", report.Col{Name: "HOST", Flex: true}, report.Col{Name: "COMPONENT"}, report.Col{Name: "COUNT"},
+			report.Col{Name: "TEXT", Flex: true})
 		for i, u := range r.Unknown {
 			if i == 20 {
-				report.Row(tw, "…", "", "", fmt.Sprintf("%d more", len(r.Unknown)-20))
+				g.Row("…", "", "", fmt.Sprintf("%d more", len(r.Unknown)-20))
 				break
 			}
-			report.Row(tw, u.Host, u.Component, thousands(u.Count), clip(u.Text, 160))
+			g.Row(u.Host, u.Component, thousands(u.Count), clip(u.Text, 160))
 		}
-		if err := tw.Flush(); err != nil {
+		if err := g.Write(w, o); err != nil {
 			return err
 		}
 	}
@@ -92,7 +101,11 @@ func (r *Report) WriteTable(w io.Writer, _ report.TableOptions) error {
 	}
 	if len(problems) > 0 {
 		fmt.Fprintln(w, "\nINPUT PROBLEMS")
-		fmt.Fprintln(w, "  "+strings.Join(problems, "\n  "))
+		for _, p := range problems {
+			if err := report.Hang(w, "  ", "      ", p); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

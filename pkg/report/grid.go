@@ -147,7 +147,12 @@ func Hang(w io.Writer, first, rest, text string) error {
 	}
 	var b strings.Builder
 	n := 0
-	for _, word := range strings.Fields(text) {
+	// Only spaces part words: a carriage return or another control character stays in its word,
+	// for the table's escaping to show it.
+	for word := range strings.SplitSeq(text, " ") {
+		if word == "" {
+			continue
+		}
 		wl := utf8.RuneCountInString(word)
 		switch {
 		case b.Len() == 0:
