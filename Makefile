@@ -12,7 +12,7 @@ LDFLAGS := -X github.com/credwatch/credwatch/internal/cli.version=$(VERSION) -X 
 # The release binary: no symbol table or DWARF (-s -w), no build-machine paths (-trimpath).
 RELEASE_FLAGS := -trimpath -ldflags "-s -w $(LDFLAGS)"
 
-.PHONY: deps all build binsize install image test test-under-load lint unit integration every-scenario lab-binaries bench bench-logs soak demo demo-offline fuzz clean \
+.PHONY: deps all build binsize install image image-push test test-under-load lint unit integration every-scenario lab-binaries bench bench-logs soak demo demo-offline fuzz clean \
 	test-deploy docs runbook-capture krew-manifest release-check release-snapshot
 
 # Separate Go modules under hack/ that test what ships, with their heavy tools kept out of go.mod:
@@ -33,6 +33,13 @@ binsize: build
 # tarball; no container daemon; the same commit gives the same digest.
 image:
 	GO=$(GO) VERSION=$(VERSION) COMMIT=$(COMMIT) hack/image.sh bin/credwatch-image.tar
+
+# Push that image to REGISTRY (host:port[/path]) as REGISTRY/credwatch:<the chart's appVersion>, the
+# tag the chart pulls by default (a release VERSION must equal it). Credentials: the Docker config.
+image-push:
+	@if [ -z "$(REGISTRY)" ]; then echo "make image-push: set REGISTRY=host:port[/path]" >&2; exit 2; fi
+	$(MAKE) image
+	$(GO) run ./hack/imagepush -image bin/credwatch-image.tar -chart deploy/helm/credwatch -version $(VERSION) $(REGISTRY)
 
 install:
 	CGO_ENABLED=0 $(GO) install $(RELEASE_FLAGS) ./cmd/credwatch

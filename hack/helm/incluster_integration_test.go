@@ -17,7 +17,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/credwatch/credwatch/pkg/lab"
-	labimage "github.com/credwatch/credwatch/pkg/lab/image"
 	"github.com/credwatch/credwatch/pkg/lab/labtest"
 )
 
@@ -25,16 +24,25 @@ import (
 // intervals" is a few seconds.
 const interval = 2 * time.Second
 
-// TestIntegrationChartInCluster installs the chart for real with the Helm SDK on a lab with a node:
-// the watcher pod (the lab's credwatch image, imported into the node's containerd) runs on the
-// node, is Running and ready, finds the members through the kubernetes EndpointSlice and its
+// TestIntegrationChartInCluster installs the chart for real with the Helm SDK on a lab with a node,
+// pulling the image from a registry as a cluster would: `make image-push` pushes the multi-arch
+// image to distribution's registry (startRegistry) on the machine's loopback, the lab's node
+// reaches it through Options.Registries, and the chart names only the repository (the tag is its
+// appVersion). The watcher pod runs the pushed index's image on the node, is Running and ready, finds the members through the kubernetes EndpointSlice and its
 // metrics, read through the apiserver's service proxy, show every member up and the trust matrix
 // whole. A member added with its own SA key (`lab add-member --sa-key new`) shows as broken pairs
 // and a Warning Event naming it within 2 intervals; removing it clears both.
 // Then (same lab) `credwatch logs --cluster --controllers` reads real pod logs (see podlogs).
 func TestIntegrationChartInCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("lab test: skipped under -short")
+	}
 	t0 := time.Now()
-	l := labtest.Start(t, lab.Options{Members: 2, Nodes: 1})
+	reg := startRegistry(t)
+	ref, digest := imagePush(t, reg)
+	t.Logf("make image-push REGISTRY=%s: %s@%s in %s", reg, ref, digest, time.Since(t0).Round(time.Millisecond))
+	t0 = time.Now()
+	l := labtest.Start(t, lab.Options{Members: 2, Nodes: 1, Registries: []string{reg}})
 	t.Logf("lab up --members 2 --nodes 1: %s", time.Since(t0).Round(time.Millisecond))
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
@@ -42,9 +50,10 @@ func TestIntegrationChartInCluster(t *testing.T) {
 	const ns, release = "credwatch", "credwatch"
 
 	t1 := time.Now()
-	helmInstall(t, l, ns, release)
+	helmInstall(t, l, ns, release, reg+"/credwatch")
 	pod := waitPodReady(ctx, t, cs, ns, "app.kubernetes.io/instance="+release)
 	t.Logf("helm install → pod %s Running and ready on %s in %s", pod.Name, pod.Spec.NodeName, time.Since(t1).Round(time.Millisecond))
+	checkPulled(t, pod, ref, digest)
 	sc := scraper{cs: cs, ns: ns, svc: release + ":9090"}
 
 	members := memberNames(l)
@@ -127,21 +136,20 @@ func TestIntegrationChartInCluster(t *testing.T) {
 	t.Logf("both parts done %s after the start; the rest is the lab's teardown", time.Since(t0).Round(time.Millisecond))
 }
 
-// helmInstall installs the chart with the Helm SDK, as `helm install --wait` would, with the lab's
-// credwatch image (never pulled) and a short interval.
-func helmInstall(t *testing.T, l *lab.Lab, ns, release string) {
+// helmInstall installs the chart with the Helm SDK, as `helm install --wait` would, with the image
+// from repository at the chart's default tag and a short interval.
+func helmInstall(t *testing.T, l *lab.Lab, ns, release, repository string) {
 	t.Helper()
 	cfg := actionConfig(t, l, ns)
 	ch, err := loader.Load(chartDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo, tag, _ := strings.Cut(labimage.CredwatchRef, ":")
 	in := action.NewInstall(cfg)
 	in.ReleaseName, in.Namespace, in.CreateNamespace = release, ns, true
 	in.Wait, in.Timeout = true, 3*time.Minute
 	vals := map[string]any{
-		"image": map[string]any{"repository": repo, "tag": tag, "pullPolicy": "Never"},
+		"image": map[string]any{"repository": repository},
 		"watch": map[string]any{"interval": interval.String()},
 		// Probe every second: readiness follows the first interval.
 		"readinessProbe": map[string]any{"httpGet": map[string]any{"path": "/readyz", "port": "metrics"}, "periodSeconds": 1},
@@ -151,6 +159,21 @@ func helmInstall(t *testing.T, l *lab.Lab, ns, release string) {
 		t.Fatalf("helm install: %v", err)
 	}
 	t.Logf("helm install: release %s revision %d %s", rel.Name, rel.Version, rel.Info.Status)
+}
+
+// checkPulled asserts that the watcher container runs ref (the chart's default tag is the tag
+// make image-push gave the image) and that the kubelet reports the pushed index's digest.
+func checkPulled(t *testing.T, pod corev1.Pod, ref, digest string) {
+	t.Helper()
+	if got := pod.Spec.Containers[0].Image; got != ref {
+		t.Errorf("the chart's image is %s, make image-push pushed %s", got, ref)
+	}
+	for _, st := range pod.Status.ContainerStatuses {
+		if !strings.HasSuffix(st.ImageID, "@"+digest) {
+			t.Errorf("container %s runs %s (%s), want the pushed index %s", st.Name, st.Image, st.ImageID, digest)
+		}
+		t.Logf("container %s: %s, pulled as %s", st.Name, st.Image, st.ImageID)
+	}
 }
 
 // helmUninstall uninstalls the release as `helm uninstall` does.

@@ -50,6 +50,9 @@ type Lab struct {
 	nodes  []*nodeProc
 	nNode  int    // last node index used
 	images string // the lab images tarball (labs with nodes)
+	// registries maps each of Options.Registries to its forwarder's URL (labs with nodes).
+	registries   map[string]string
+	registryFwds []*loadBalancer
 
 	kubeletArgsOnce sync.Once
 	kubeletArgs     []string
@@ -179,6 +182,7 @@ func (l *Lab) Down(ctx context.Context) error {
 	l.down = true
 	l.mu.Unlock()
 	nodeErr := l.stopNodes(ctx)
+	l.closeRegistries()
 	var procs []*proc.Proc
 	for _, m := range mems {
 		procs = append(procs, m.proc)

@@ -186,3 +186,21 @@ func TestLoadBalancerModes(t *testing.T) {
 		}
 	}
 }
+
+func TestValidateRegistries(t *testing.T) {
+	for _, tt := range []struct {
+		regs []string
+		want string
+	}{
+		{[]string{"127.0.0.1:5000", "localhost:5001", "127.0.3.9:80"}, ""},
+		{[]string{"127.0.0.1"}, "want host:port"},
+		{[]string{"127.0.0.1:0"}, "want 1..65535"},
+		{[]string{"10.0.0.5:5000"}, "loopback"},
+		{[]string{"registry.example:5000"}, "loopback"},
+	} {
+		err := validateRegistries(tt.regs)
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%v: %v, want %q", tt.regs, err, tt.want)
+		}
+	}
+}

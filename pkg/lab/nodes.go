@@ -57,13 +57,16 @@ func (l *Lab) startNodes(ctx context.Context) error {
 		return err
 	}
 	images := l.o.Images
+	var err error
 	if images == "" {
-		var err error
 		if images, err = labimage.BuildLabImages(ctx, filepath.Join(filepath.Dir(l.o.BinDir), "images")); err != nil {
 			return fmt.Errorf("lab images: %w", err)
 		}
 	}
 	l.images = images
+	if l.registries, err = l.openRegistries(); err != nil {
+		return err
+	}
 	errs := make([]error, l.o.Nodes)
 	var wg sync.WaitGroup
 	for i := range l.o.Nodes {
@@ -127,7 +130,7 @@ func (l *Lab) addNode(ctx context.Context) (NodeStatus, error) {
 	n, err := node.Start(ctx, node.Config{
 		Name: name, Dir: st.Dir, Host: host, PodCIDR: podCIDR, ClusterCIDR: node.ClusterCIDR,
 		APIServer: "https://" + l.LBAddress(), CAPEM: l.CA(), Issue: l.IssueCertificate,
-		Kubelet: kubelet, KubeProxy: proxy, KubeletArgs: l.o.Cloud.kubeletArgs(name), Images: append([]string{l.images}, l.o.ExtraImages...), CgroupRoot: st.CgroupRoot,
+		Kubelet: kubelet, KubeProxy: proxy, KubeletArgs: l.o.Cloud.kubeletArgs(name), Images: append([]string{l.images}, l.o.ExtraImages...), Registries: l.registries, CgroupRoot: st.CgroupRoot,
 		StopGrace: stopGrace, Log: l.o.Log,
 	})
 	if err != nil {

@@ -73,6 +73,12 @@ type Options struct {
 	Images string `json:"images,omitempty"`
 	// Cloud runs the controller manager and the kubelets with a cloud provider (nil: none).
 	Cloud *CloudOptions `json:"cloud,omitempty"`
+	// Registries are plain-http image registries on this machine's loopback (host:port, e.g. a
+	// test's registry on 127.0.0.1:5000) that the nodes pull from under the same name: the lab
+	// forwards a port of its network's gateway to each and writes a containerd hosts.toml per
+	// registry in every node, so a pod's `image: 127.0.0.1:5000/credwatch:0.1.0` is what was
+	// pushed there. Both go with the lab.
+	Registries []string `json:"registries,omitempty"`
 	// ExtraImages are more image tarballs imported into every node (e.g. a cloud controller
 	// manager's).
 	ExtraImages []string      `json:"extraImages,omitempty"`
@@ -162,6 +168,9 @@ func (o *Options) complete() error {
 			return fmt.Errorf("nodes need the hosts network (network %q)", o.Network)
 		}
 		o.WithControllerManager = true
+	}
+	if err := validateRegistries(o.Registries); err != nil {
+		return err
 	}
 	if err := o.Cloud.validate(); err != nil {
 		return err

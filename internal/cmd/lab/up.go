@@ -53,6 +53,7 @@ func newUp(s cli.Streams) *cobra.Command {
 	f.BoolVar(&o.opts.WithControllerManager, "with-controller-manager", false, "also run a kube-controller-manager against the load balancer")
 	f.StringVar(&o.lbMode, "lb-mode", string(lab.LBReady), "load balancer: ready (skip members whose /readyz fails) or all")
 	f.IntVar(&o.opts.Nodes, "nodes", 0, "worker nodes (real kubelet, containerd, kube-proxy; needs --network hosts; brings kube-scheduler and the controller manager)")
+	f.StringArrayVar(&o.opts.Registries, "registry", nil, "a plain-http registry on this machine's loopback (127.0.0.1:PORT) the nodes pull from under the same name, repeatable")
 	f.StringVar(&o.network, "network", string(lab.NetworkHosts), "hosts (each member in its own network namespace on 10.200.x.0/24; needs root) or loopback (127.0.x.y)")
 	f.DurationVar(&o.opts.Wait, "wait", 90*time.Second, "how long each member may take to become ready")
 	return cmd

@@ -80,6 +80,11 @@ type Config struct {
 	// Images are image tarballs (docker save or OCI layout) imported into containerd's k8s.io
 	// namespace before the kubelet starts.
 	Images []string
+	// Registries maps a registry host, as image references name it (host:port), to the plain-http
+	// URL the node's containerd pulls it from, e.g. "127.0.0.1:5000" → "http://10.200.7.1:5000":
+	// one hosts.toml each under the node's containerd/certs.d (containerd's config_path), removed
+	// with the node directory.
+	Registries map[string]string
 	// CgroupRoot is the kubelet's cgroup root, e.g. "/credwatch-node-1-1a2b3c4d"; default derived
 	// from Name and Dir so that two labs never share one.
 	CgroupRoot string
@@ -134,6 +139,9 @@ func (c *Config) complete() error {
 	if c.Kubelet == "" || c.KubeProxy == "" {
 		return fmt.Errorf("node %s: the kubelet and kube-proxy binaries are required", c.Name)
 	}
+	if err := c.validateRegistries(); err != nil {
+		return err
+	}
 	setDefault(&c.Containerd, DefaultContainerd)
 	setDefault(&c.Ctr, DefaultCtr)
 	setDefault(&c.Runc, DefaultRunc)
@@ -175,4 +183,5 @@ func (c *Config) socket() string          { return c.path("containerd", "contain
 func (c *Config) kubeletRoot() string     { return c.path("kubelet") }
 func (c *Config) podLogsDir() string      { return c.path("pod-logs") }
 func (c *Config) cniConfDir() string      { return c.path("cni", "net.d") }
+func (c *Config) certsDir() string        { return c.path("containerd", "certs.d") }
 func (c *Config) logFile(n string) string { return c.path("logs", n+".log") }

@@ -57,6 +57,9 @@ func TestConfigComplete(t *testing.T) {
 		{"no issuer", func(c *Config) { c.Issue = nil }, "issuer"},
 		{"no kubelet", func(c *Config) { c.Kubelet = "" }, "binaries"},
 		{"cgroup root /", func(c *Config) { c.CgroupRoot = "/" }, "cgroup root"},
+		{"registry without port", func(c *Config) { c.Registries = map[string]string{"127.0.0.1": "http://10.200.7.1:5000"} }, "want host:port"},
+		{"registry over https", func(c *Config) { c.Registries = map[string]string{"127.0.0.1:5000": "https://10.200.7.1:5000"} }, "want http://"},
+		{"registry server with path", func(c *Config) { c.Registries = map[string]string{"127.0.0.1:5000": "http://10.200.7.1:5000/v2"} }, "want http://"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := testConfig()
@@ -112,6 +115,7 @@ func TestGenerated(t *testing.T) {
 		"holder.sh":       []byte(c.holderScript()),
 		"kubelet.args":    []byte(strings.Join(c.kubeletArgs(), "\n") + "\n"),
 		"kube-proxy.args": []byte(strings.Join(c.kubeProxyArgs(), "\n") + "\n"),
+		"hosts.toml":      []byte(hostsTOML("http://10.200.7.1:5000")),
 	} {
 		golden := filepath.Join("testdata", name)
 		if *update {

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -17,7 +19,8 @@ import (
 // containerdConfig is containerd 1.6's config (version 2) with the recipe's CRI settings: root,
 // state, socket and runc root under the node directory; restrict_oom_score_adj because the
 // bounding set lacks CAP_SYS_RESOURCE; pod network namespaces under the state directory; no
-// AppArmor profile loaded into the machine's kernel; the opt plugin's directory in the node.
+// AppArmor profile loaded into the machine's kernel; the opt plugin's directory in the node;
+// registry hosts from the node's certs.d (hostsTOML).
 func (c *Config) containerdConfig() string {
 	q := strconv.Quote
 	return `version = 2
@@ -56,11 +59,53 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
         BinaryName = ` + q(c.Runc) + `
         Root = ` + q(c.path("runc")) + `
 
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = ` + q(c.certsDir()) + `
+
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = ` + q(c.CNIBinDir) + `
     conf_dir = ` + q(c.cniConfDir()) + `
     max_conf_num = 1
 `
+}
+
+// validateRegistries checks Registries: host:port keys, http URLs with a host as values.
+func (c *Config) validateRegistries() error {
+	for host, server := range c.Registries {
+		if _, _, err := net.SplitHostPort(host); err != nil || strings.ContainsAny(host, "/ ") {
+			return fmt.Errorf("node %s: registry %q: want host:port", c.Name, host)
+		}
+		u, err := url.Parse(server)
+		if err != nil || u.Scheme != "http" || u.Host == "" || strings.Trim(u.Path, "/") != "" {
+			return fmt.Errorf("node %s: registry %s: server %q: want http://host:port", c.Name, host, server)
+		}
+	}
+	return nil
+}
+
+// hostsTOML is containerd's registry host configuration for one registry pulled over plain http
+// from server (certs.d/HOST/hosts.toml).
+func hostsTOML(server string) string {
+	q := strconv.Quote
+	return `server = ` + q(server) + `
+
+[host.` + q(server) + `]
+  capabilities = ["pull", "resolve"]
+`
+}
+
+// writeRegistries writes one hosts.toml per registry under the node's certs.d.
+func (c *Config) writeRegistries() error {
+	for host, server := range c.Registries {
+		dir := filepath.Join(c.certsDir(), host)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("node %s: registry %s: %w", c.Name, host, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "hosts.toml"), []byte(hostsTOML(server)), 0o644); err != nil {
+			return fmt.Errorf("node %s: registry %s: %w", c.Name, host, err)
+		}
+	}
+	return nil
 }
 
 // cniConflist is the pod network: a bridge that is the pods' gateway and masquerades their

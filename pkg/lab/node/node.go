@@ -62,7 +62,7 @@ func (n *Node) prepare() error {
 	if err := os.RemoveAll(c.Dir); err != nil {
 		return fmt.Errorf("node %s: empty directory: %w", c.Name, err)
 	}
-	dirs := []string{"pki", "logs", "sysctl", "containerd", "cni/net.d", "cni/ipam", "kubelet", "pod-logs",
+	dirs := []string{"pki", "logs", "sysctl", "containerd", "containerd/certs.d", "cni/net.d", "cni/ipam", "kubelet", "pod-logs",
 		"tmp", "runc", "kubelet-plugins"}
 	for _, d := range hiddenDirs {
 		dirs = append(dirs, c.hostDir(d))
@@ -99,6 +99,9 @@ func (n *Node) prepare() error {
 		if err := os.WriteFile(file, data, 0o644); err != nil {
 			return fmt.Errorf("node %s: write %s: %w", c.Name, file, err)
 		}
+	}
+	if err := c.writeRegistries(); err != nil {
+		return err
 	}
 	return createCgroups(c.CgroupRoot)
 }
