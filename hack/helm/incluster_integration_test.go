@@ -67,18 +67,19 @@ func TestIntegrationChartInCluster(t *testing.T) {
 		}
 		labtest.WaitEndpointSlice(t, l, len(members)+1)
 		listed := time.Now()
-		// Intervals are counted as the watcher ran them: credwatch_interval numbers time slots, and
-		// a slot whose whole span passed while the previous interval overran is skipped.
-		start := sc.get(ctx, t).interval
-		ran := map[int]bool{}
+		// Intervals are counted as the watcher ran them: each one that finished has its own
+		// credwatch_last_check_timestamp_seconds (a time slot that passed while the previous
+		// interval overran has none).
+		start := sc.get(ctx, t).lastCheck
+		ran := map[float64]bool{}
 		m := sc.waitFor(ctx, t, 30*time.Second, "broken pairs of "+nm.Name, func(m metrics) string {
-			if m.interval > start {
-				ran[m.interval] = true
+			if m.lastCheck > start {
+				ran[m.lastCheck] = true
 			}
 			return m.broken(nm.Name, members)
 		})
 		took := time.Since(listed)
-		t.Logf("broken pairs of %s in the metrics %s after it was in the EndpointSlice (interval %d, then %v): %s",
+		t.Logf("broken pairs of %s in the metrics %s after it was in the EndpointSlice (last check at %.3f, then %v): %s",
 			nm.Name, took.Round(time.Millisecond), start, slices.Sorted(maps.Keys(ran)), m)
 		if len(ran) > 2 {
 			t.Errorf("the broken pairs took %d intervals after the member was listed, want ≤ 2", len(ran))

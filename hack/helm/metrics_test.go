@@ -16,10 +16,10 @@ import (
 
 // metrics is what the test reads from one scrape of the watcher's /metrics.
 type metrics struct {
-	interval int
-	up       map[string]float64    // credwatch_member_up by member
-	trust    map[[2]string]float64 // credwatch_trust by (signer, verifier)
-	findings []string              // credwatch_finding as id/member
+	lastCheck float64               // credwatch_last_check_timestamp_seconds: one value per interval
+	up        map[string]float64    // credwatch_member_up by member
+	trust     map[[2]string]float64 // credwatch_trust by (signer, verifier)
+	findings  []string              // credwatch_finding as id/member
 }
 
 // scraper reads the watcher's metrics through the apiserver's service proxy
@@ -54,8 +54,8 @@ func parseMetrics(raw []byte) (metrics, error) {
 			}
 			v := s.GetGauge().GetValue()
 			switch name {
-			case "credwatch_interval":
-				m.interval = int(v)
+			case "credwatch_last_check_timestamp_seconds":
+				m.lastCheck = v
 			case "credwatch_member_up":
 				m.up[label(ls, "member")] = v
 			case "credwatch_trust":
@@ -116,7 +116,7 @@ func (m metrics) String() string {
 	}
 	slices.Sort(parts)
 	slices.Sort(m.findings)
-	return fmt.Sprintf("interval %d: %s; findings %v", m.interval, strings.Join(parts, " "), m.findings)
+	return fmt.Sprintf("interval of %.3f: %s; findings %v", m.lastCheck, strings.Join(parts, " "), m.findings)
 }
 
 // absent says which series still name member.

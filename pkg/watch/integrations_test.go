@@ -14,15 +14,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/credwatch/credwatch/pkg/catalogue"
 )
 
 var driftScript = [][]fakeMember{healthy, with(healthy, fakeMember{name: "apiserver-4", kid: "k2"}), with(healthy, fakeMember{name: "apiserver-4", kid: "k2"}), healthy}
 
 func TestMetricsHandler(t *testing.T) {
 	t.Parallel()
-	m := NewMetrics()
+	m := NewMetrics(BuildInfo{Version: "v0.9.0", Revision: "abc123", GoVersion: "go1.26.8"})
 	srv := httptest.NewServer(m.Handler())
 	defer srv.Close()
 	get := func(path string) (int, string) {
@@ -40,12 +44,17 @@ func TestMetricsHandler(t *testing.T) {
 	if code, _ := get("/healthz"); code != http.StatusOK {
 		t.Errorf("/healthz: %d", code)
 	}
+	if _, text := get("/metrics"); !strings.Contains(text, `credwatch_build_info{goversion="go1.26.8",revision="abc123",version="v0.9.0"} 1`) {
+		t.Errorf("no credwatch_build_info before the first interval:\n%s", text)
+	}
 	rec, _ := runScript(t, 2, driftScript...)
 	for i, evs := range rec.events {
 		m.Observe(rec.states[i], evs)
 	}
 	last := *rec.states[len(rec.states)-1]
 	last.LogCauses = []LogCause{{Member: "apiserver-4", ID: "signing-key-unknown", Lines: 3}}
+	last.LogTotals = []LogTotal{{Member: "apiserver-4", ID: "signing-key-unknown", Lines: 5}}
+	last.Time, last.Took = time.Unix(1700000000, 0), 1500*time.Millisecond
 	m.Observe(&last, nil)
 	if code, _ := get("/readyz"); code != http.StatusOK {
 		t.Errorf("/readyz after an interval: %d", code)
@@ -58,14 +67,55 @@ func TestMetricsHandler(t *testing.T) {
 		`credwatch_trust{signer="apiserver-1",verifier="apiserver-2"} 1`,
 		`credwatch_held_token_trust{signer="apiserver-1",verifier="apiserver-4"} 0`,
 		`credwatch_finding{id="member-key-drift",member="apiserver-4",severity="error"} 1`,
-		`credwatch_auth_failures_total{cause="failure",member="apiserver-1"} 0`,
+		`credwatch_member_auth_failures_total{member="apiserver-1",result="failure"} 0`,
+		`credwatch_auth_failures_total{cause="signing-key-unknown",member="apiserver-4"} 5`,
 		`credwatch_log_cause_lines{id="signing-key-unknown",member="apiserver-4"} 3`,
+		`credwatch_member_info{issuer="https://issuer",kid="k2",member="apiserver-4",version="v1.36.3"} 1`,
+		`credwatch_last_check_timestamp_seconds 1.7000000015e+09`,
 		`credwatch_probe_duration_seconds_count 3`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("metrics lack %s", want)
 		}
 	}
+	if strings.Contains(text, "credwatch_interval") {
+		t.Error("metrics still carry credwatch_interval")
+	}
+	// The naming guide, as client_golang's linter reads it (units, _total, _info, no camel case).
+	problems, err := promlint.New(strings.NewReader(text)).Lint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		if strings.HasPrefix(p.Metric, "credwatch_") {
+			t.Errorf("promlint: %s: %s", p.Metric, p.Text)
+		}
+	}
+}
+
+// TestAuthFailureCauses: the cause label of credwatch_auth_failures_total is always a catalogue
+// ID, whatever the members' log lines say.
+func TestAuthFailureCauses(t *testing.T) {
+	t.Parallel()
+	lc := newLogCauses(nil, time.Minute)
+	now := time.Unix(1700000000, 0)
+	lc.feed("apiserver-2", "kube-apiserver.log", []string{
+		`E1202 10:00:00.000000       1 authentication.go:73] "Unable to authenticate the request" err="[invalid bearer token, square/go-jose: error in cryptographic primitive]"`,
+		`E1202 10:00:01.000000       1 authentication.go:73] "Unable to authenticate the request" err="[invalid bearer token, service account token has expired]"`,
+		`E1202 10:00:02.000000       1 authentication.go:73] "Unable to authenticate the request" err="[invalid bearer token, something no catalogue entry knows yet]"`,
+		`I1202 10:00:03.000000       1 main.go:1] "ordinary line"`,
+	}, now)
+	lc.current(now.Add(2 * time.Minute)) // every cause quiet: the totals stay
+	got := lc.counts()
+	if len(got) == 0 {
+		t.Fatal("no totals")
+	}
+	for _, c := range got {
+		if _, ok := catalogue.Default().Get(c.ID); !ok {
+			t.Errorf("cause %q is not a catalogue ID", c.ID)
+		}
+	}
+	t.Logf("totals %+v", got)
 }
 
 func TestKubeEventsOnFindings(t *testing.T) {
@@ -182,5 +232,29 @@ func TestTimelineInChromium(t *testing.T) {
 	}
 	if n := strings.Count(dom, "<rect"); n < 8 {
 		t.Errorf("rendered DOM has %d rects", n)
+	}
+}
+
+// TestMetricsDocumented: docs/metrics.md lists every metric the registry describes.
+func TestMetricsDocumented(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../docs/metrics.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan *prometheus.Desc)
+	go func() {
+		NewMetrics(BuildInfo{}).reg.Describe(ch)
+		close(ch)
+	}()
+	name := regexp.MustCompile(`fqName: "([^"]+)"`)
+	for d := range ch {
+		n := name.FindStringSubmatch(d.String())
+		if n == nil {
+			t.Fatalf("no name in %s", d)
+		}
+		if strings.HasPrefix(n[1], "credwatch_") && !bytes.Contains(doc, []byte("| `"+n[1]+"` |")) {
+			t.Errorf("docs/metrics.md has no row for %s", n[1])
+		}
 	}
 }

@@ -42,6 +42,14 @@ type LogCause struct {
 	Source string `json:"source"`
 }
 
+// LogTotal is how many lines of a member's own log named a cause since watch began: unlike a
+// LogCause's, the count never restarts (it is the counter credwatch_auth_failures_total).
+type LogTotal struct {
+	Member string `json:"member"`
+	ID     string `json:"id"` // the catalogue ID
+	Lines  int    `json:"lines"`
+}
+
 // LogBehind is a followed log file that grows faster than watch reads it (at most 8 MiB an
 // interval): the causes its newer lines name come late, and a rotation may lose them.
 type LogBehind struct {
@@ -61,12 +69,13 @@ type logCauses struct {
 	cl     *logs.Classifier
 	quiet  time.Duration
 	active map[string]*LogCause // by member and ID
+	totals map[string]*LogTotal // by member and ID, never dropped
 	errs   map[string]string    // the last error following each file ("log-file PATH"), or the pods ("pod-logs")
 }
 
 func newLogCauses(files []LogFile, quiet time.Duration) *logCauses {
 	lc := &logCauses{files: files, cl: logs.NewClassifier(catalogue.Default()), quiet: quiet,
-		active: map[string]*LogCause{}, errs: map[string]string{}}
+		active: map[string]*LogCause{}, totals: map[string]*LogTotal{}, errs: map[string]string{}}
 	for _, f := range files {
 		lc.tails = append(lc.tails, newTailer(f.Path))
 	}
@@ -106,6 +115,12 @@ func (lc *logCauses) feed(host, source string, lines []string, now time.Time) {
 		}
 		c.Last, c.Source = now, source
 		c.Lines++
+		n := lc.totals[k]
+		if n == nil {
+			n = &LogTotal{Member: host, ID: ev.Cause}
+			lc.totals[k] = n
+		}
+		n.Lines++
 		c.Line = clip(redact.Text(line), maxCauseLine)
 	}
 }
@@ -121,6 +136,18 @@ func (lc *logCauses) current(now time.Time) []LogCause {
 		out = append(out, *c)
 	}
 	slices.SortFunc(out, func(a, b LogCause) int {
+		return cmp.Or(strings.Compare(a.Member, b.Member), strings.Compare(a.ID, b.ID))
+	})
+	return out
+}
+
+// counts returns the totals, sorted.
+func (lc *logCauses) counts() []LogTotal {
+	out := make([]LogTotal, 0, len(lc.totals))
+	for _, n := range lc.totals {
+		out = append(out, *n)
+	}
+	slices.SortFunc(out, func(a, b LogTotal) int {
 		return cmp.Or(strings.Compare(a.Member, b.Member), strings.Compare(a.ID, b.ID))
 	})
 	return out

@@ -12,6 +12,9 @@ import (
 )
 
 // Metrics exports the last interval's state to Prometheus and serves /healthz and /readyz.
+// Names follow the Prometheus naming guide and kube-state-metrics' habits: counters end in
+// _total, facts about a thing are an _info gauge of 1, times are _timestamp_seconds, and cause
+// labels are catalogue IDs (credwatch explain ID).
 type Metrics struct {
 	reg      *prometheus.Registry
 	duration prometheus.Histogram
@@ -20,25 +23,54 @@ type Metrics struct {
 	last *State
 }
 
+// BuildInfo is what credwatch_build_info says of the running binary.
+type BuildInfo struct {
+	Version   string
+	Revision  string
+	GoVersion string
+}
+
 var (
-	descUp       = prometheus.NewDesc("credwatch_member_up", "1 when the member answered directly in the last interval.", []string{"member"}, nil)
-	descReady    = prometheus.NewDesc("credwatch_member_ready", "1 when the member's /readyz passed in the last interval.", []string{"member"}, nil)
-	descTrust    = prometheus.NewDesc("credwatch_trust", "1 when verifier accepted the probe token minted through signer in the last interval, 0 when it rejected it (absent: unknown).", []string{"signer", "verifier"}, nil)
-	descHeld     = prometheus.NewDesc("credwatch_held_token_trust", "1 when verifier accepted the token held since signer first appeared, 0 when it rejected it.", []string{"signer", "verifier"}, nil)
-	descAuth     = prometheus.NewDesc("credwatch_auth_failures_total", "The member's apiserver_authentication_attempts other than success, by result.", []string{"member", "cause"}, nil)
-	descFinding  = prometheus.NewDesc("credwatch_finding", "1 for each finding of the last interval.", []string{"id", "severity", "member"}, nil)
-	descLogCause = prometheus.NewDesc("credwatch_log_cause_lines", "Lines of the member's own log naming the cause id since it appeared (absent: not named lately).", []string{"member", "id"}, nil)
-	descInterval = prometheus.NewDesc("credwatch_interval", "The number of the last interval watched.", nil, nil)
+	descBuild      = prometheus.NewDesc("credwatch_build_info", "1, labelled with the watcher's version, VCS revision and Go version.", []string{"version", "revision", "goversion"}, nil)
+	descLastCheck  = prometheus.NewDesc("credwatch_last_check_timestamp_seconds", "When the last interval's checks finished, in seconds since the Unix epoch.", nil, nil)
+	descMemberInfo = prometheus.NewDesc("credwatch_member_info", "1 for each API server member of the last interval, labelled with its Kubernetes version, the key id it signs with and its issuer (empty: not read).", []string{"member", "version", "kid", "issuer"}, nil)
+	descUp         = prometheus.NewDesc("credwatch_member_up", "1 when the member answered directly in the last interval.", []string{"member"}, nil)
+	descReady      = prometheus.NewDesc("credwatch_member_ready", "1 when the member's /readyz passed in the last interval.", []string{"member"}, nil)
+	descTrust      = prometheus.NewDesc("credwatch_trust", "1 when verifier accepted the probe token minted through signer in the last interval, 0 when it rejected it (absent: unknown).", []string{"signer", "verifier"}, nil)
+	descHeld       = prometheus.NewDesc("credwatch_held_token_trust", "1 when verifier accepted the token held since signer first appeared, 0 when it rejected it.", []string{"signer", "verifier"}, nil)
+	descAuth       = prometheus.NewDesc("credwatch_auth_failures_total", "Credential failures the member's own log lines reported since the watcher started (--log-file, --pod-logs), by the catalogue ID of the cause they name.", []string{"member", "cause"}, nil)
+	descMemberAuth = prometheus.NewDesc("credwatch_member_auth_failures_total", "The member's own apiserver_authentication_attempts counter other than success, by its result label (error, failure).", []string{"member", "result"}, nil)
+	descFinding    = prometheus.NewDesc("credwatch_finding", "1 for each finding of the last interval.", []string{"id", "severity", "member"}, nil)
+	descLogCause   = prometheus.NewDesc("credwatch_log_cause_lines", "Lines of the member's own log naming the cause id since it appeared (absent: not named lately).", []string{"member", "id"}, nil)
 )
 
-// NewMetrics returns the exporter with its own registry (plus Go and process collectors).
-func NewMetrics() *Metrics {
+// NewMetrics returns the exporter of the binary b with its own registry (plus Go and process
+// collectors).
+func NewMetrics(b BuildInfo) *Metrics {
 	m := &Metrics{reg: prometheus.NewRegistry(),
 		duration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "credwatch_probe_duration_seconds",
 			Help:    "How long one interval's probes (discovery, member endpoints, trust matrix, held tokens) took.",
 			Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}})}
-	m.reg.MustRegister(m, m.duration, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	build := prometheus.MustNewConstMetric(descBuild, prometheus.GaugeValue, 1, b.Version, b.Revision, b.GoVersion)
+	m.reg.MustRegister(m, m.duration, constCollector{build},
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// constCollector collects metrics that never change (credwatch_build_info): they are served
+// before the first interval finishes too.
+type constCollector []prometheus.Metric
+
+func (c constCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, m := range c {
+		ch <- m.Desc()
+	}
+}
+
+func (c constCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, m := range c {
+		ch <- m
+	}
 }
 
 // Observe keeps the state.
@@ -51,7 +83,7 @@ func (m *Metrics) Observe(s *State, _ []Event) {
 
 // Describe implements prometheus.Collector.
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descUp, descReady, descTrust, descHeld, descAuth, descFinding, descLogCause, descInterval} {
+	for _, d := range []*prometheus.Desc{descLastCheck, descMemberInfo, descUp, descReady, descTrust, descHeld, descAuth, descMemberAuth, descFinding, descLogCause} {
 		ch <- d
 	}
 }
@@ -69,13 +101,20 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, redactLabels(labels)...)
 	}
-	gauge(descInterval, float64(s.Interval))
+	counter := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, redactLabels(labels)...)
+	}
+	gauge(descLastCheck, float64(s.Time.Add(s.Took).UnixNano())/1e9)
 	for _, mem := range s.Members {
+		gauge(descMemberInfo, 1, mem.Name, mem.Version, mem.SigningKID, mem.Issuer)
 		gauge(descUp, b2f(mem.Up), mem.Name)
 		gauge(descReady, b2f(mem.Ready), mem.Name)
-		for _, cause := range sortedKeys(mem.AuthFailures) {
-			ch <- prometheus.MustNewConstMetric(descAuth, prometheus.CounterValue, mem.AuthFailures[cause], redactLabels([]string{mem.Name, cause})...)
+		for _, res := range sortedKeys(mem.AuthFailures) {
+			counter(descMemberAuth, mem.AuthFailures[res], mem.Name, res)
 		}
+	}
+	for _, c := range s.LogTotals {
+		counter(descAuth, float64(c.Lines), c.Member, c.ID)
 	}
 	for _, c := range s.Trust {
 		if !c.unknown() {

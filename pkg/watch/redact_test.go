@@ -58,7 +58,7 @@ func TestEventsAndMetricsRedacted(t *testing.T) {
 	}
 	leaks("the Event", events)
 
-	m := NewMetrics()
+	m := NewMetrics(BuildInfo{})
 	m.Observe(state, nil)
 	srv := httptest.NewServer(m.Handler())
 	defer srv.Close()

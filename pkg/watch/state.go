@@ -22,6 +22,8 @@ type State struct {
 	Sources  map[string]string `json:"unavailable,omitempty"`
 	// LogCauses are the causes the members' own log lines name (--log-file).
 	LogCauses []LogCause `json:"logCauses,omitempty"`
+	// LogTotals count the lines naming each cause since watch began, quiet causes included.
+	LogTotals []LogTotal `json:"logTotals,omitempty"`
 	// LogBehind are the followed files this interval did not read to their end (--log-file).
 	LogBehind []LogBehind `json:"logBehind,omitempty"`
 

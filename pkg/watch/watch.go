@@ -259,6 +259,7 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 	cur := newState(n, began, w.c.Clock.Now().Sub(began), snap, r, w.checks, prev)
 	if w.logs != nil {
 		cur.LogCauses = w.logs.poll(w.c.Clock.Now(), podLines())
+		cur.LogTotals = w.logs.counts()
 		cur.LogBehind = w.logs.behind()
 		maps.Copy(cur.sources(), w.logs.errs)
 	}

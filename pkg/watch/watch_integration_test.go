@@ -27,7 +27,7 @@ func testWatch(t *testing.T, version string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	rec := &log{}
-	metrics := watch.NewMetrics()
+	metrics := watch.NewMetrics(watch.BuildInfo{})
 	srv := httptest.NewServer(metrics.Handler())
 	defer srv.Close()
 	cs, err := kubernetes.NewForConfig(l.RESTConfig())

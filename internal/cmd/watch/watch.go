@@ -279,7 +279,8 @@ func (o *options) integrations(ctx context.Context) (func(), error) {
 		}
 	}
 	if o.listen != "" {
-		m := watch.NewMetrics()
+		b := cli.Build()
+		m := watch.NewMetrics(watch.BuildInfo{Version: b.Version, Revision: b.Commit, GoVersion: b.GoVersion})
 		o.cfg.Observers = append(o.cfg.Observers, m)
 		ln, err := net.Listen("tcp", o.listen)
 		if err != nil {
