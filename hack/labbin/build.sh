@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # build.sh OUTDIR: build the lab's binaries into OUTDIR/<version>/<name>, skipping any already there.
-#   OUTDIR/v1.36.3/{kube-apiserver,kube-controller-manager,kube-scheduler,kubelet,kube-proxy}, OUTDIR/v1.30.14/kube-apiserver,
+#   OUTDIR/v1.36.3/{kube-apiserver,kube-controller-manager,kube-scheduler,kubelet,kube-proxy,kubectl}, OUTDIR/v1.30.14/kube-apiserver,
 #   OUTDIR/v1.29.15/{kube-apiserver,kube-controller-manager,kube-scheduler,kubelet,kube-proxy} (the in-tree vSphere era),
 #   OUTDIR/v1.36.3/vsphere-cloud-controller-manager (the external era), OUTDIR/etcd-v3.6.16/etcd
 # Each comes from its own module under hack/labbin, so the tool's go.mod stays light.
@@ -41,6 +41,8 @@ build k8s-v1.36.3 v1.36.3 k8s.io/kubernetes/cmd/kube-controller-manager kube-con
 build k8s-v1.36.3 v1.36.3 k8s.io/kubernetes/cmd/kube-scheduler kube-scheduler
 build k8s-v1.36.3 v1.36.3 k8s.io/kubernetes/cmd/kubelet kubelet
 build k8s-v1.36.3 v1.36.3 k8s.io/kubernetes/cmd/kube-proxy kube-proxy
+# kubectl: hack/krew installs the plugin with krew and runs `kubectl credwatch` through it.
+build k8s-v1.36.3 v1.36.3 k8s.io/kubernetes/cmd/kubectl kubectl
 # The in-tree cloud-provider era (lab cloud-password-rotated): v1.29 is the last line that compiles
 # k8s.io/legacy-cloud-providers/vsphere.
 build k8s-v1.29.15 v1.29.15 k8s.io/kubernetes/cmd/kube-controller-manager kube-controller-manager
