@@ -17,7 +17,7 @@ func TestReleaseDeps(t *testing.T) {
 	for _, p := range strings.Fields(string(out)) {
 		for _, banned := range []string{"go.etcd.io/", "google.golang.org/grpc", "go.uber.org/zap", "gonum.org/", "codeberg.org/go-fonts/"} {
 			if strings.HasPrefix(p, banned) {
-				t.Errorf("credwatch links %s (banned prefix %s): see README, Release binary", p, banned)
+				t.Errorf("credwatch links %s (banned prefix %s): see docs/dev/binary-size.md", p, banned)
 			}
 		}
 	}
