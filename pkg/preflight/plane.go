@@ -70,6 +70,7 @@ type Plane struct {
 // Member is one control-plane member.
 type Member struct {
 	Name    string `json:"name"`
+	Config  string `json:"config"` // current or planned
 	Created string `json:"-"`
 	Version string `json:"-"`
 	Infra   string `json:"-"`

@@ -16,12 +16,19 @@ type Step struct {
 	Config  string `json:"config"` // current, planned (init or join)
 	// Creds of the machine added or updated; empty for remove.
 	Creds *Creds `json:"creds,omitempty"`
-	// Members after the step, and which minters each accepts tokens from. "pre-roll" stands for
-	// the tokens pods hold, minted by the current control plane.
-	Members []string            `json:"members"`
-	Accepts map[string][]string `json:"accepts"`
-	Rejects []string            `json:"rejects,omitempty"`
-	Note    string              `json:"note,omitempty"`
+	// Groups are the members after the step, grouped by the credentials they run, with the
+	// groups whose tokens each accepts: the predicted trust matrix. "pre-roll" stands for the
+	// tokens pods hold, minted by the current control plane.
+	Groups  []Group  `json:"groups"`
+	Rejects []string `json:"rejects,omitempty"`
+}
+
+// Group is members running the same credentials.
+type Group struct {
+	Name    string   `json:"name"`
+	Members []string `json:"members"`
+	Accepts []string `json:"accepts"`
+	creds   Creds
 }
 
 // PreRoll names the tokens minted before the roll in a trust matrix.
@@ -53,6 +60,9 @@ func planRoll(cur, pl *Plane) roll {
 		rolled = cur.Members
 	}
 	members := slices.Clone(cur.Members)
+	for i := range members {
+		members[i].Config = "current"
+	}
 	pre := cur.Creds
 	add := func(m Member, cfg string) {
 		members = append(members, m)
@@ -66,7 +76,7 @@ func planRoll(cur, pl *Plane) roll {
 		r.Rolled = append(r.Rolled, old.Name)
 		switch {
 		case cur.KCP != nil:
-			nm := Member{Name: pl.KCP.Name + "-new-" + itoa(i+1), Creds: pl.JoinCreds}
+			nm := Member{Name: pl.KCP.Name + "-new-" + itoa(i+1), Config: "planned", Creds: pl.JoinCreds}
 			if pl.KCP.MaxSurge == 0 {
 				remove(old.Name)
 				add(nm, "planned (join)")
@@ -82,7 +92,7 @@ func planRoll(cur, pl *Plane) roll {
 				}
 			}
 			j := slices.IndexFunc(members, func(m Member) bool { return m.Name == old.Name })
-			members[j].Creds = c
+			members[j].Creds, members[j].Config = c, "planned"
 			r.Steps = append(r.Steps, step(len(r.Steps)+1, "update", old.Name, "planned", &c, members, pre))
 		}
 	}
@@ -90,23 +100,34 @@ func planRoll(cur, pl *Plane) roll {
 }
 
 func step(n int, action, machine, cfg string, c *Creds, members []Member, pre Creds) Step {
-	s := Step{N: n, Action: action, Machine: machine, Config: cfg, Creds: c, Accepts: map[string][]string{}}
-	for _, v := range members {
-		s.Members = append(s.Members, v.Name)
-		acc := []string{}
-		if v.Creds.accepts(pre) {
-			acc = append(acc, PreRoll)
+	s := Step{N: n, Action: action, Machine: machine, Config: cfg, Creds: c}
+	for _, m := range members {
+		i := slices.IndexFunc(s.Groups, func(g Group) bool { return g.creds.equal(m.Creds) })
+		if i < 0 {
+			name := m.Config
+			for k := 2; slices.ContainsFunc(s.Groups, func(g Group) bool { return g.Name == name }); k++ {
+				name = m.Config + "#" + itoa(k)
+			}
+			s.Groups = append(s.Groups, Group{Name: name, creds: m.Creds})
+			i = len(s.Groups) - 1
+		}
+		s.Groups[i].Members = append(s.Groups[i].Members, m.Name)
+	}
+	for i := range s.Groups {
+		v := &s.Groups[i]
+		v.Accepts = []string{}
+		if v.creds.accepts(pre) {
+			v.Accepts = append(v.Accepts, PreRoll)
 		} else {
 			s.Rejects = append(s.Rejects, v.Name+" rejects "+PreRoll)
 		}
-		for _, m := range members {
-			if v.Creds.accepts(m.Creds) {
-				acc = append(acc, m.Name)
+		for _, m := range s.Groups {
+			if v.creds.accepts(m.creds) {
+				v.Accepts = append(v.Accepts, m.Name)
 			} else {
 				s.Rejects = append(s.Rejects, v.Name+" rejects "+m.Name)
 			}
 		}
-		s.Accepts[v.Name] = acc
 	}
 	return s
 }
@@ -150,4 +171,13 @@ func trustCell(s Step) string {
 		return "all accept all"
 	}
 	return strings.Join(s.Rejects, "; ")
+}
+
+// membersCell counts a step's members by group: "current 2, planned 1".
+func membersCell(s Step) string {
+	var out []string
+	for _, g := range s.Groups {
+		out = append(out, g.Name+" "+itoa(len(g.Members)))
+	}
+	return strings.Join(out, ", ")
 }

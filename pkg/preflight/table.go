@@ -31,13 +31,13 @@ func (r *Report) WriteTable(w io.Writer, o report.TableOptions) error {
 		fmt.Fprintln(w)
 		g := report.NewGrid("", report.Col{Name: "STEP"}, report.Col{Name: "ACTION"}, report.Col{Name: "MACHINE"},
 			report.Col{Name: "CONFIG", Wide: true}, report.Col{Name: "ISSUER", Flex: true}, report.Col{Name: "KEY", Wide: true},
-			report.Col{Name: "AUDIENCES", Wide: true}, report.Col{Name: "MEMBERS", Wide: true}, report.Col{Name: "TRUST AFTER THE STEP", Flex: true})
+			report.Col{Name: "AUDIENCES", Wide: true}, report.Col{Name: "MEMBERS"}, report.Col{Name: "TRUST AFTER THE STEP", Flex: true})
 		for _, s := range r.Steps {
 			iss, key, aud := "-", "-", "-"
 			if s.Creds != nil {
 				iss, key, aud = s.Creds.primary(), s.Creds.Signing, strings.Join(s.Creds.Audiences, ",")
 			}
-			g.Row(fmt.Sprint(s.N), s.Action, s.Machine, s.Config, iss, key, aud, strings.Join(s.Members, ","), trustCell(s))
+			g.Row(fmt.Sprint(s.N), s.Action, s.Machine, s.Config, iss, key, aud, membersCell(s), trustCell(s))
 		}
 		if err := g.Write(w, o); err != nil {
 			return err
