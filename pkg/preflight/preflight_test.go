@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/credwatch/credwatch/internal/golden"
 	"github.com/credwatch/credwatch/pkg/finding"
 	"github.com/credwatch/credwatch/pkg/preflight"
 	"github.com/credwatch/credwatch/pkg/preflight/input"
@@ -63,7 +64,7 @@ func TestCorpus(t *testing.T) {
 		// one master: no overlap of old and new members, so no issuer-switch finding.
 		"kops-irsa-enable-drops-old": {"issuer-change-drops-old"},
 		// step 4 of the migration: the new primary was already accepted.
-		"kops-sai-migration-keeps-old":          nil,
+		"kops-sai-migration-keeps-old":         nil,
 		"kubeadm-v1beta3-to-v1beta4-deckhouse": {"no-change"},
 		"static-pod-sa-key-rotation":           {"sa-key-change"},
 	}
@@ -102,28 +103,8 @@ func TestCases(t *testing.T) {
 			if err := report.Print(&b, report.Wide, r); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, filepath.Join("testdata", "golden", c.dir+".txt"), b.Bytes())
+			golden.Check(t, filepath.Join("testdata", "golden", c.dir+".txt"), b.Bytes(), *update)
 		})
-	}
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run %s -args -update)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (go test -args -update rewrites it):\n%s", path, got)
 	}
 }
 
