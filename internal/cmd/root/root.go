@@ -14,6 +14,7 @@ import (
 	"github.com/credwatch/credwatch/internal/cmd/keys"
 	"github.com/credwatch/credwatch/internal/cmd/lab"
 	"github.com/credwatch/credwatch/internal/cmd/logs"
+	"github.com/credwatch/credwatch/internal/cmd/preflight"
 	"github.com/credwatch/credwatch/internal/cmd/token"
 	"github.com/credwatch/credwatch/internal/cmd/version"
 	"github.com/credwatch/credwatch/internal/cmd/watch"
@@ -29,6 +30,7 @@ func commands(s cli.Streams) []*cobra.Command {
 		keys.NewCommand(s),
 		token.NewCommand(s),
 		logs.NewCommand(s),
+		preflight.NewCommand(s),
 		version.NewCommand(s),
 		watch.NewCommand(s),
 	}

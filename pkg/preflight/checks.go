@@ -1,0 +1,261 @@
+package preflight
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/finding"
+	"github.com/credwatch/credwatch/pkg/preflight/input"
+)
+
+// facts is what the checks read: both planes, the roll and the inputs.
+type facts struct {
+	cur, pl       *Plane
+	curSet, plSet *input.Set
+	roll          roll
+	capiVersion   string
+	notes         []string
+}
+
+// check is one prediction: a pure function of the facts.
+type check func(f *facts) []finding.Finding
+
+// checks is the ordered list of predictions; no-change runs last, over the others' findings.
+func checks() []check {
+	return []check{rolloutPlanned, issuerDropsOld, issuerSwitch, issuerPlaceholder, issuerJoinDiffers,
+		saKeyChange, audienceDropsOld, etcdBeforeDrain, lbNotReadyAware, legacyTokens}
+}
+
+func removes(f *facts) bool {
+	return slices.ContainsFunc(f.roll.Steps, func(s Step) bool { return s.Action == "remove" })
+}
+
+func rolloutPlanned(f *facts) []finding.Finding {
+	if f.cur.KCP == nil || len(f.roll.Rolled) == 0 {
+		return nil
+	}
+	order := "adds a machine before it removes one (maxSurge 1)"
+	if f.pl.KCP.MaxSurge == 0 {
+		order = "removes a machine before it adds one (maxSurge 0)"
+	}
+	msg := fmt.Sprintf("%d of %d control-plane machines roll (%s); KubeadmControlPlane %s. Order: %s.",
+		len(f.roll.Rolled), len(f.cur.Members), strings.Join(f.roll.Reasons, ", "), order, strings.Join(f.roll.Rolled, ", "))
+	return []finding.Finding{finding.New("rollout-planned", msg).On("", "KubeadmControlPlane/"+f.pl.KCP.Name)}
+}
+
+func issuerDropsOld(f *facts) []finding.Finding {
+	old, planned := f.cur.Creds.primary(), f.pl.Creds
+	if slices.Contains(planned.Issuers, old) {
+		return nil
+	}
+	msg := fmt.Sprintf("The planned primary issuer %s replaces %s, which the planned members do not keep: tokens pods hold are rejected until the kubelet refreshes them (about 0.8 × their lifetime, 48 min for 3607 s).",
+		planned.primary(), old)
+	return []finding.Finding{finding.New("issuer-change-drops-old", msg,
+		finding.Evidence{Key: "current issuers", Value: strings.Join(f.cur.Creds.Issuers, ", ")},
+		finding.Evidence{Key: "planned issuers", Value: strings.Join(planned.Issuers, ", ")})}
+}
+
+func issuerSwitch(f *facts) []finding.Finding {
+	iss := f.pl.Creds.primary()
+	if slices.Contains(f.cur.Creds.Issuers, iss) || f.pl.Rewrite != nil && f.cur.Rewrite != nil {
+		return nil
+	}
+	if f.cur.MembersKnown && len(f.cur.Members) < 2 {
+		return nil
+	}
+	msg := fmt.Sprintf("The new issuer %s becomes primary in the roll that first adds it; the current members accept only %s, so they reject tokens minted through a new member until they are replaced.",
+		iss, strings.Join(f.cur.Creds.Issuers, ", "))
+	if !f.cur.MembersKnown {
+		msg += " (The input does not say how many members run; with one member there is no overlap.)"
+	}
+	return []finding.Finding{finding.New("issuer-switch-before-all-accept", msg)}
+}
+
+func issuerPlaceholder(f *facts) []finding.Finding {
+	rw := f.pl.Rewrite
+	if rw == nil {
+		iss := f.pl.Creds.primary()
+		if strings.HasPrefix(iss, "https://") {
+			return nil
+		}
+		return []finding.Finding{finding.New("issuer-placeholder", fmt.Sprintf("The planned issuer %q is not an https URL: OIDC discovery and external verifiers cannot use it.", iss)).WithSeverity(catalogue.Warning)}
+	}
+	switch {
+	case rw.InitOnly:
+		return []finding.Finding{finding.New("issuer-placeholder", fmt.Sprintf(
+			"The issuer %q is rewritten at boot by %q, which edits /run/kubeadm/kubeadm.yaml only: machines that join (every machine a roll adds) render from kubeadm-config and keep the placeholder.",
+			rw.Raw, rw.Command))}
+	default:
+		return []finding.Finding{finding.New("issuer-placeholder", fmt.Sprintf(
+			"The issuer %q is rewritten by %q after kubeadm starts the API server: until the kubelet restarts it with the rewritten manifest, the new member signs and accepts the placeholder.",
+			rw.Raw, rw.Command)).WithSeverity(catalogue.Warning)}
+	}
+}
+
+func issuerJoinDiffers(f *facts) []finding.Finding {
+	pl := f.pl
+	if pl.Source == "kubeadm" && pl.HasJoinConfig && !f.cur.Creds.equal(pl.Creds) {
+		return []finding.Finding{finding.New("issuer-join-differs",
+			"The planned ClusterConfiguration changes issuers, keys or audiences, but kubeadm join renders from the cluster's kubeadm-config ConfigMap (still the current values) unless kubeadm upgrade apply --config uploads the planned file first.").WithSeverity(catalogue.Warning)}
+	}
+	if pl.Creds.equal(pl.JoinCreds) {
+		return nil
+	}
+	return []finding.Finding{finding.New("issuer-join-differs", fmt.Sprintf(
+		"The init machine runs issuer %s, machines that join run %s (kubeadm join renders from kubeadm-config, which KubeadmControlPlane fills from the spec).",
+		pl.Creds.primary(), pl.JoinCreds.primary()))}
+}
+
+func saKeyChange(f *facts) []finding.Finding {
+	sign := f.pl.JoinCreds.Signing
+	if slices.Contains(f.cur.Creds.Verify, sign) {
+		return nil
+	}
+	msg := fmt.Sprintf("The planned members sign with %s, which the current members do not verify (they verify %s): members not yet updated, and external verifiers of the JWKS, reject tokens minted through updated ones.",
+		sign, strings.Join(f.cur.Creds.Verify, ", "))
+	return []finding.Finding{finding.New("sa-key-change", msg)}
+}
+
+func audienceDropsOld(f *facts) []finding.Finding {
+	cur, pl := f.cur.Creds.Audiences, f.pl.JoinCreds.Audiences
+	var dropped []string
+	for _, a := range cur {
+		if !slices.Contains(pl, a) {
+			dropped = append(dropped, a)
+		}
+	}
+	if len(dropped) == 0 {
+		return nil
+	}
+	keep := slices.ContainsFunc(cur, func(a string) bool { return slices.Contains(pl, a) })
+	msg := fmt.Sprintf("The planned API audiences %s drop %s.", strings.Join(pl, ", "), strings.Join(dropped, ", "))
+	out := finding.New("audience-change-drops-old", msg+" No current audience is kept: every token minted before is rejected until refreshed.")
+	if keep {
+		out = finding.New("audience-change-drops-old", msg+" Tokens requested for a dropped audience are rejected.").WithSeverity(catalogue.Warning)
+	}
+	return []finding.Finding{out}
+}
+
+// fixedEtcdOrder: Cluster API removes the etcd member after drain from v1.8.2 (#11136) and v1.9.0 (#11137).
+func fixedEtcdOrder(v string) (fixed, ok bool) {
+	pv, err := parseSemver(v)
+	if err != nil {
+		return false, false
+	}
+	return !pv.less(1, 8, 2), true
+}
+
+func etcdBeforeDrain(f *facts) []finding.Finding {
+	if f.cur.KCP == nil || !removes(f) || f.pl.ExternalEtcd {
+		return nil
+	}
+	if f.capiVersion == "" {
+		f.notes = append(f.notes, "Cluster API version unknown: etcd-removed-before-drain not judged (give a clusterctl Provider list or --capi-version)")
+		return nil
+	}
+	fixed, ok := fixedEtcdOrder(f.capiVersion)
+	if !ok {
+		f.notes = append(f.notes, "Cluster API version "+f.capiVersion+" not understood: etcd-removed-before-drain not judged")
+		return nil
+	}
+	if fixed {
+		return nil
+	}
+	return []finding.Finding{finding.New("etcd-removed-before-drain", fmt.Sprintf(
+		"Cluster API %s removes each old machine's etcd member before draining it; its kube-apiserver (local etcd only) keeps serving without storage during the drain of: %s.",
+		f.capiVersion, strings.Join(f.roll.Rolled, ", ")))}
+}
+
+func lbNotReadyAware(f *facts) []finding.Finding {
+	if !removes(f) {
+		return nil
+	}
+	lbs := f.plSet.LBChecks
+	if len(lbs) == 0 {
+		lbs = f.curSet.LBChecks
+	}
+	for _, lb := range lbs {
+		desc, bad := lbVerdict(lb, providerVersion(f, "InfrastructureProvider"))
+		if desc == "" {
+			f.notes = append(f.notes, lb.Kind+" "+lb.Name+": health check not stated and provider version unknown: lb-check-not-ready-aware not judged")
+			continue
+		}
+		if bad {
+			return []finding.Finding{finding.New("lb-check-not-ready-aware", fmt.Sprintf(
+				"The control-plane load balancer of %s %s checks members with %s, not HTTPS /readyz: a member without etcd or shutting down stays in rotation during the roll.", lb.Kind, lb.Name, desc)).
+				On("", lb.Kind+"/"+lb.Name)}
+		}
+	}
+	return nil
+}
+
+// lbVerdict describes a health check and says whether it ignores readiness; "" when unknown.
+func lbVerdict(lb input.LBCheck, capa string) (string, bool) {
+	switch {
+	case lb.Target != "":
+		return lb.Target, !(lb.Protocol == "HTTPS" || lb.Protocol == "HTTP") || lb.Path != "/readyz"
+	case lb.Protocol == "TCP" || lb.Protocol == "SSL":
+		return lb.Protocol, true
+	case lb.Protocol == "HTTP" || lb.Protocol == "HTTPS":
+		p := lb.Path
+		if p == "" {
+			p = "/readyz" // CAPA's path for HTTP(S) checks since v2.4.0
+		}
+		return lb.Protocol + " " + p, p != "/readyz"
+	case strings.HasSuffix(lb.APIVersion, "/v1beta1") && lb.Kind == "AWSCluster":
+		return "the CAPA v1.x default (classic ELB, no /readyz)", true
+	case lb.Kind == "AWSCluster" && capa != "":
+		v, err := parseSemver(capa)
+		if err == nil && v.less(2, 4, 0) {
+			return "the CAPA " + capa + " default (classic ELB SSL)", true
+		}
+		return "HTTPS /readyz (CAPA " + capa + " default)", false
+	}
+	return "", false
+}
+
+func legacyTokens(f *facts) []finding.Finding {
+	var names []string
+	for _, o := range append(slices.Clone(f.curSet.LegacyToken), f.plSet.LegacyToken...) {
+		names = append(names, o.Name)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	msg := fmt.Sprintf("%d kubernetes.io/service-account-token Secret(s) hold tokens that never refresh: %s.", len(names), strings.Join(names, ", "))
+	out := finding.New("legacy-token-secrets", msg)
+	if slices.Contains(f.pl.Creds.Verify, f.cur.Creds.Signing) {
+		return []finding.Finding{out.WithSeverity(catalogue.Info)}
+	}
+	return []finding.Finding{finding.New("legacy-token-secrets", msg+" The planned members no longer verify the current signing key: they break for good.")}
+}
+
+// noChange says so when no prediction above warns, with what was compared.
+func noChange(f *facts, fs []finding.Finding) []finding.Finding {
+	if slices.ContainsFunc(fs, func(x finding.Finding) bool { return x.Severity.AtLeast(catalogue.Warning) }) ||
+		!f.cur.Creds.equal(f.pl.Creds) {
+		return nil
+	}
+	c := f.pl.Creds
+	msg := fmt.Sprintf("Compared issuers (%s), API audiences (%s), signing key (%s), verify keys (%s)",
+		strings.Join(c.Issuers, ", "), strings.Join(c.Audiences, ", "), c.Signing, strings.Join(c.Verify, ", "))
+	if f.cur.KCP != nil {
+		msg += ", the roll's etcd order and load-balancer check"
+	}
+	return []finding.Finding{finding.New("no-change", msg+": nothing that decides which tokens are accepted changes.")}
+}
+
+func providerVersion(f *facts, typ string) string {
+	for _, s := range []*input.Set{f.plSet, f.curSet} {
+		for _, p := range s.Providers {
+			if p.Type == typ {
+				return p.Version
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,303 @@
+package input
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/credwatch/credwatch/pkg/keys"
+)
+
+// Cluster is a Cluster API Cluster.
+type Cluster struct {
+	Object
+	ControlPlaneRef   Ref `json:"controlPlaneRef"`
+	InfrastructureRef Ref `json:"infrastructureRef"`
+}
+
+// Ref is an object reference.
+type Ref struct {
+	APIVersion string `json:"apiVersion,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+	Name       string `json:"name,omitempty"`
+}
+
+func parseCluster(s *Set, obj Object, _ header, doc []byte) error {
+	var c struct {
+		Spec struct {
+			ControlPlaneRef   Ref `json:"controlPlaneRef"`
+			InfrastructureRef Ref `json:"infrastructureRef"`
+		} `json:"spec"`
+	}
+	if err := unmarshal(doc, &c); err != nil {
+		return err
+	}
+	s.Clusters = append(s.Clusters, Cluster{Object: obj, ControlPlaneRef: c.Spec.ControlPlaneRef, InfrastructureRef: c.Spec.InfrastructureRef})
+	return nil
+}
+
+// KCP is a KubeadmControlPlane.
+type KCP struct {
+	Object
+	Labels   map[string]string
+	Replicas int
+	Version  string
+	// MaxSurge is rolloutStrategy.rollingUpdate.maxSurge (default 1).
+	MaxSurge         int
+	RolloutAfter     string
+	InfraTemplate    string
+	TemplateMetadata json.RawMessage
+	Spec             KubeadmConfigSpec
+	// SpecJSON is kubeadmConfigSpec as read, for "any difference" (filters.go).
+	SpecJSON json.RawMessage
+}
+
+// KubeadmConfigSpec is the part of a KubeadmConfigSpec the predictions read.
+type KubeadmConfigSpec struct {
+	ClusterConfiguration *ClusterConfiguration `json:"clusterConfiguration,omitempty"`
+	Files                []File                `json:"files,omitempty"`
+	PreKubeadmCommands   []string              `json:"preKubeadmCommands,omitempty"`
+	PostKubeadmCommands  []string              `json:"postKubeadmCommands,omitempty"`
+}
+
+// File is one entry of KubeadmConfigSpec.files.
+type File struct {
+	Path     string `json:"path"`
+	Encoding string `json:"encoding,omitempty"`
+	Content  string `json:"content,omitempty"`
+}
+
+// Text is the file's content, decoded.
+func (f File) Text() string {
+	if strings.HasPrefix(f.Encoding, "base64") {
+		if b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(f.Content)); err == nil {
+			return string(b)
+		}
+	}
+	return f.Content
+}
+
+// ErrNoKubeadmConfigSpec is a KubeadmControlPlane without spec.kubeadmConfigSpec.
+var ErrNoKubeadmConfigSpec = errors.New("no spec.kubeadmConfigSpec")
+
+func parseKCP(s *Set, obj Object, h header, doc []byte) error {
+	var k struct {
+		Spec struct {
+			Replicas          *int            `json:"replicas"`
+			Version           string          `json:"version"`
+			RolloutAfter      string          `json:"rolloutAfter"`
+			KubeadmConfigSpec json.RawMessage `json:"kubeadmConfigSpec"`
+			MachineTemplate   struct {
+				Metadata          json.RawMessage `json:"metadata"`
+				InfrastructureRef Ref             `json:"infrastructureRef"`
+			} `json:"machineTemplate"`
+			RolloutStrategy struct {
+				RollingUpdate struct {
+					MaxSurge *json.RawMessage `json:"maxSurge"`
+				} `json:"rollingUpdate"`
+			} `json:"rolloutStrategy"`
+		} `json:"spec"`
+	}
+	if err := unmarshal(doc, &k); err != nil {
+		return err
+	}
+	if len(k.Spec.KubeadmConfigSpec) == 0 || string(k.Spec.KubeadmConfigSpec) == "null" {
+		return ErrNoKubeadmConfigSpec
+	}
+	out := KCP{Object: obj, Labels: h.Metadata.Labels, Replicas: 1, Version: k.Spec.Version, MaxSurge: 1,
+		RolloutAfter: k.Spec.RolloutAfter, InfraTemplate: k.Spec.MachineTemplate.InfrastructureRef.Name,
+		TemplateMetadata: k.Spec.MachineTemplate.Metadata, SpecJSON: k.Spec.KubeadmConfigSpec}
+	if k.Spec.Replicas != nil {
+		out.Replicas = *k.Spec.Replicas
+	}
+	if ms := k.Spec.RolloutStrategy.RollingUpdate.MaxSurge; ms != nil {
+		var n int
+		if json.Unmarshal(*ms, &n) == nil && n == 0 {
+			out.MaxSurge = 0
+		} else if strings.Trim(string(*ms), `"`) == "0%" || strings.Trim(string(*ms), `"`) == "0" {
+			out.MaxSurge = 0
+		}
+	}
+	if err := unmarshal(k.Spec.KubeadmConfigSpec, &out.Spec); err != nil {
+		return err
+	}
+	s.KCPs = append(s.KCPs, out)
+	return nil
+}
+
+// KubeadmConfig is a KubeadmConfig or the template of a KubeadmConfigTemplate.
+type KubeadmConfig struct {
+	Object
+	Spec KubeadmConfigSpec
+}
+
+func parseKubeadmConfig(s *Set, obj Object, _ header, doc []byte) error {
+	var k struct {
+		Spec KubeadmConfigSpec `json:"spec"`
+	}
+	if err := unmarshal(doc, &k); err != nil {
+		return err
+	}
+	s.Configs = append(s.Configs, KubeadmConfig{Object: obj, Spec: k.Spec})
+	return nil
+}
+
+func parseKubeadmConfigTemplate(s *Set, obj Object, _ header, doc []byte) error {
+	var k struct {
+		Spec struct {
+			Template struct {
+				Spec KubeadmConfigSpec `json:"spec"`
+			} `json:"template"`
+		} `json:"spec"`
+	}
+	if err := unmarshal(doc, &k); err != nil {
+		return err
+	}
+	s.Configs = append(s.Configs, KubeadmConfig{Object: obj, Spec: k.Spec.Template.Spec})
+	return nil
+}
+
+// Machine is a Cluster API Machine.
+type Machine struct {
+	Object
+	ControlPlane  bool
+	Version       string
+	InfraTemplate string // the cloned-from-name annotation of the machine's infrastructure
+	Created       string
+}
+
+func parseMachine(s *Set, obj Object, h header, doc []byte) error {
+	var m struct {
+		Spec struct {
+			Version string `json:"version"`
+		} `json:"spec"`
+	}
+	if err := unmarshal(doc, &m); err != nil {
+		return err
+	}
+	_, cp := h.Metadata.Labels["cluster.x-k8s.io/control-plane"]
+	s.Machines = append(s.Machines, Machine{Object: obj, ControlPlane: cp, Version: m.Spec.Version,
+		InfraTemplate: h.Metadata.Annotations["cluster.x-k8s.io/cloned-from-name"], Created: h.Metadata.CreationTimestamp})
+	return nil
+}
+
+// Provider is a clusterctl inventory Provider.
+type Provider struct {
+	Object
+	Type    string
+	Name    string
+	Version string
+}
+
+func parseProvider(s *Set, obj Object, _ header, doc []byte) error {
+	var p struct {
+		ProviderName string `json:"providerName"`
+		Type         string `json:"type"`
+		Version      string `json:"version"`
+	}
+	if err := unmarshal(doc, &p); err != nil {
+		return err
+	}
+	s.Providers = append(s.Providers, Provider{Object: obj, Type: p.Type, Name: p.ProviderName, Version: p.Version})
+	return nil
+}
+
+// SASecret is a <cluster>-sa Secret: only the kid of its key is kept, never the key.
+type SASecret struct {
+	Object
+	KeyID string
+	// HasPrivate records that the Secret carried a private key (never its bytes).
+	HasPrivate bool
+}
+
+func parseSecret(s *Set, obj Object, _ header, doc []byte) error {
+	var sec struct {
+		Type string            `json:"type"`
+		Data map[string][]byte `json:"data"`
+	}
+	if err := unmarshal(doc, &sec); err != nil {
+		return err
+	}
+	switch {
+	case sec.Type == "kubernetes.io/service-account-token":
+		s.LegacyToken = append(s.LegacyToken, obj)
+	case strings.HasSuffix(obj.Name, "-sa"):
+		out := SASecret{Object: obj}
+		for _, k := range []string{"tls.crt", "tls.key"} {
+			if len(sec.Data[k]) == 0 {
+				continue
+			}
+			ks, err := keys.ParsePEM(sec.Data[k], obj.Name+" "+k)
+			if err != nil {
+				return errors.New("data." + k + " holds no RSA or ECDSA key")
+			}
+			out.HasPrivate = out.HasPrivate || ks[0].Private != nil
+			if out.KeyID == "" {
+				out.KeyID = ks[0].KeyID
+			}
+		}
+		s.SASecrets = append(s.SASecrets, out)
+	default:
+		s.Ignored = append(s.Ignored, obj)
+	}
+	return nil
+}
+
+// LBCheck is a provider cluster's control-plane load-balancer health check.
+type LBCheck struct {
+	Object
+	APIVersion string
+	Protocol   string // TCP, SSL, HTTP, HTTPS; "" when the object does not say
+	Path       string
+	Target     string // as the provider wrote it in status (CAPA classic: "SSL:6443")
+}
+
+func parseLBCheck(s *Set, obj Object, h header, doc []byte) error {
+	var c struct {
+		Spec struct {
+			ControlPlaneLoadBalancer *struct {
+				HealthCheckProtocol string `json:"healthCheckProtocol"`
+				HealthCheck         *struct {
+					Protocol string `json:"protocol"`
+					Path     string `json:"path"`
+				} `json:"healthCheck"`
+			} `json:"controlPlaneLoadBalancer"`
+		} `json:"spec"`
+		Status struct {
+			Network struct {
+				APIServerELB struct {
+					HealthChecks struct {
+						Target string `json:"target"`
+					} `json:"healthChecks"`
+				} `json:"apiServerElb"`
+			} `json:"network"`
+		} `json:"status"`
+	}
+	if err := unmarshal(doc, &c); err != nil {
+		return err
+	}
+	lb := c.Spec.ControlPlaneLoadBalancer
+	if lb == nil && c.Status.Network.APIServerELB.HealthChecks.Target == "" {
+		s.Ignored = append(s.Ignored, obj)
+		return nil
+	}
+	out := LBCheck{Object: obj, APIVersion: h.APIVersion, Target: c.Status.Network.APIServerELB.HealthChecks.Target}
+	if lb != nil {
+		out.Protocol = strings.ToUpper(lb.HealthCheckProtocol)
+		if lb.HealthCheck != nil {
+			out.Protocol, out.Path = strings.ToUpper(lb.HealthCheck.Protocol), lb.HealthCheck.Path
+		}
+	}
+	if out.Target != "" {
+		proto, rest, _ := strings.Cut(out.Target, ":")
+		out.Protocol = strings.ToUpper(proto)
+		if _, path, ok := strings.Cut(rest, "/"); ok {
+			out.Path = "/" + path
+		} else {
+			out.Path = ""
+		}
+	}
+	s.LBChecks = append(s.LBChecks, out)
+	return nil
+}

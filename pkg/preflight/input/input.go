@@ -1,0 +1,241 @@
+// Package input reads the control-plane objects credwatch preflight compares: Cluster API
+// objects, kubeadm configuration files, kube-apiserver static-pod manifests and kops Cluster
+// specs, from multi-document YAML files or directories of them. It keeps only the fields the
+// predictions need; a kind it does not know is listed as ignored, never an error.
+package input
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/credwatch/credwatch/pkg/limits"
+)
+
+// Set is everything read from one side (current or planned).
+type Set struct {
+	Files       []string
+	Clusters    []Cluster
+	KCPs        []KCP
+	Configs     []KubeadmConfig
+	Machines    []Machine
+	SASecrets   []SASecret
+	LegacyToken []Object // kubernetes.io/service-account-token Secrets
+	LBChecks    []LBCheck
+	Providers   []Provider
+	Kubeadm     []KubeadmFile
+	StaticPods  []StaticPod
+	Kops        []KopsCluster
+	KopsGroups  []KopsGroup
+	Ignored     []Object
+}
+
+// Object names one document: its file, kind and name.
+type Object struct {
+	File string `json:"file"`
+	Kind string `json:"kind"`
+	Name string `json:"name,omitempty"`
+}
+
+func (o Object) String() string {
+	if o.Name == "" {
+		return o.Kind + " in " + o.File
+	}
+	return o.Kind + " " + o.Name + " in " + o.File
+}
+
+// Meta is the part of metadata the predictions read.
+type Meta struct {
+	Name              string            `json:"name"`
+	Namespace         string            `json:"namespace,omitempty"`
+	Labels            map[string]string `json:"labels,omitempty"`
+	Annotations       map[string]string `json:"annotations,omitempty"`
+	CreationTimestamp string            `json:"creationTimestamp,omitempty"`
+}
+
+type header struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   Meta   `json:"metadata"`
+}
+
+// InputError is bad input: the file and what is wrong with it.
+type InputError struct {
+	File string
+	Err  error
+}
+
+func (e *InputError) Error() string { return e.File + ": " + e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Load reads path, a file or a directory (its *.yaml, *.yml and *.json files, recursively, in
+// lexical order).
+func Load(path string) (*Set, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, &InputError{File: path, Err: errors.Unwrap(err)}
+	}
+	files := []string{path}
+	if st.IsDir() {
+		files = nil
+		err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			switch strings.ToLower(filepath.Ext(p)) {
+			case ".yaml", ".yml", ".json":
+				if !d.IsDir() {
+					files = append(files, p)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, &InputError{File: path, Err: err}
+		}
+		if len(files) == 0 {
+			return nil, &InputError{File: path, Err: errors.New("no .yaml, .yml or .json file in the directory")}
+		}
+	}
+	s := &Set{}
+	for _, f := range files {
+		b, err := limits.ReadFile(f, limits.File)
+		if err != nil {
+			return nil, &InputError{File: f, Err: err}
+		}
+		if err := s.Add(f, b); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Add parses data, a multi-document YAML stream named file, into s.
+func (s *Set) Add(file string, data []byte) error {
+	s.Files = append(s.Files, file)
+	for i, doc := range Documents(data) {
+		if err := s.addDoc(file, doc); err != nil {
+			return &InputError{File: file, Err: fmt.Errorf("document %d: %w", i+1, err)}
+		}
+	}
+	return nil
+}
+
+// Documents splits a YAML stream at its "---" lines, dropping empty documents.
+func Documents(data []byte) [][]byte {
+	var out [][]byte
+	var cur []byte
+	flush := func() {
+		if len(bytes.TrimSpace(stripComments(cur))) > 0 {
+			out = append(out, cur)
+		}
+		cur = nil
+	}
+	for line := range bytes.Lines(data) {
+		t := bytes.TrimRight(line, " \t\r\n")
+		if bytes.Equal(t, []byte("---")) || bytes.HasPrefix(t, []byte("--- ")) {
+			flush()
+			continue
+		}
+		cur = append(cur, line...)
+	}
+	flush()
+	return out
+}
+
+func stripComments(b []byte) []byte {
+	var out []byte
+	for line := range bytes.Lines(b) {
+		if !bytes.HasPrefix(bytes.TrimSpace(line), []byte("#")) {
+			out = append(out, line...)
+		}
+	}
+	return out
+}
+
+func (s *Set) addDoc(file string, doc []byte) error {
+	var h header
+	if err := yaml.Unmarshal(doc, &h); err != nil {
+		return fmt.Errorf("malformed YAML: %w", err)
+	}
+	obj := Object{File: file, Kind: h.Kind, Name: h.Metadata.Name}
+	group, _, _ := strings.Cut(h.APIVersion, "/")
+	parse, ok := parsers[kindKey{group, h.Kind}]
+	if !ok && strings.HasPrefix(group, "infrastructure.cluster.x-k8s.io") && strings.HasSuffix(h.Kind, "Cluster") {
+		parse, ok = parseLBCheck, true
+	}
+	if !ok {
+		if h.Kind == "" {
+			return errors.New("no kind")
+		}
+		s.Ignored = append(s.Ignored, obj)
+		return nil
+	}
+	if err := parse(s, obj, h, doc); err != nil {
+		return fmt.Errorf("%s %s: %w", h.Kind, h.Metadata.Name, err)
+	}
+	return nil
+}
+
+type kindKey struct{ group, kind string }
+
+type parseFunc func(s *Set, obj Object, h header, doc []byte) error
+
+var parsers = map[kindKey]parseFunc{
+	{"cluster.x-k8s.io", "Cluster"}:                          parseCluster,
+	{"cluster.x-k8s.io", "Machine"}:                          parseMachine,
+	{"controlplane.cluster.x-k8s.io", "KubeadmControlPlane"}: parseKCP,
+	{"bootstrap.cluster.x-k8s.io", "KubeadmConfig"}:          parseKubeadmConfig,
+	{"bootstrap.cluster.x-k8s.io", "KubeadmConfigTemplate"}:  parseKubeadmConfigTemplate,
+	{"clusterctl.cluster.x-k8s.io", "Provider"}:              parseProvider,
+	{"v1", "Secret"}: parseSecret,
+	{"v1", "Pod"}:    parseStaticPod,
+	{"kubeadm.k8s.io", "ClusterConfiguration"}: parseKubeadm,
+	{"kubeadm.k8s.io", "InitConfiguration"}:    parseKubeadm,
+	{"kubeadm.k8s.io", "JoinConfiguration"}:    parseKubeadm,
+	{"kops.k8s.io", "Cluster"}:                 parseKops,
+	{"kops.k8s.io", "InstanceGroup"}:           parseKopsGroup,
+}
+
+// unmarshal decodes doc into v, naming what failed.
+func unmarshal(doc []byte, v any) error {
+	if err := yaml.Unmarshal(doc, v); err != nil {
+		return fmt.Errorf("malformed: %w", err)
+	}
+	return nil
+}
+
+// Cluster names a Cluster API cluster of s, or "" when s has none. KCPs and Secrets count too.
+func (s *Set) ClusterName() string {
+	for _, c := range s.Clusters {
+		return c.Name
+	}
+	for _, k := range s.KCPs {
+		if n := k.Labels["cluster.x-k8s.io/cluster-name"]; n != "" {
+			return n
+		}
+	}
+	for _, k := range s.Kops {
+		return k.Name
+	}
+	return ""
+}
+
+// Empty reports whether s has nothing preflight can compare.
+func (s *Set) Empty() bool {
+	return len(s.KCPs) == 0 && len(s.Kubeadm) == 0 && len(s.StaticPods) == 0 && len(s.Kops) == 0
+}
+
+// SortedIgnored lists the ignored documents, each once.
+func (s *Set) SortedIgnored() []Object {
+	out := slices.Clone(s.Ignored)
+	slices.SortFunc(out, func(a, b Object) int { return strings.Compare(a.String(), b.String()) })
+	return slices.Compact(out)
+}

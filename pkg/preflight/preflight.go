@@ -1,0 +1,108 @@
+// Package preflight predicts, before a control-plane roll starts, what it will break: it
+// compares the current and the planned control plane (Cluster API, kubeadm, static pods, kops),
+// models the roll machine by machine with a trust matrix per step, and reports findings from the
+// shared catalogue. It reads only what it is given and writes nothing.
+package preflight
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/finding"
+	"github.com/credwatch/credwatch/pkg/preflight/input"
+)
+
+// Config is one preflight run.
+type Config struct {
+	Current, Planned *input.Set
+	// CAPIVersion overrides the Cluster API version read from clusterctl Provider objects.
+	CAPIVersion string
+}
+
+// ErrNothingToCompare is a side with no control-plane object preflight reads.
+var ErrNothingToCompare = errors.New("no KubeadmControlPlane, kubeadm ClusterConfiguration, kube-apiserver static pod or kops Cluster")
+
+// Run predicts the roll from current to planned.
+func Run(cfg Config) (*Report, error) {
+	for _, side := range []struct {
+		name string
+		s    *input.Set
+	}{{"current", cfg.Current}, {"planned", cfg.Planned}} {
+		if side.s == nil || side.s.Empty() {
+			return nil, fmt.Errorf("%s: %w", side.name, ErrNothingToCompare)
+		}
+	}
+	if c, p := cfg.Current.ClusterName(), cfg.Planned.ClusterName(); c != "" && p != "" && c != p {
+		return nil, fmt.Errorf("planned files are for cluster %q, current for %q", p, c)
+	}
+	cur, pl := newPlane(cfg.Current), newPlane(cfg.Planned)
+	if cur.Source != pl.Source {
+		return nil, fmt.Errorf("current is a %s control plane, planned a %s one: preflight compares like with like", cur.Source, pl.Source)
+	}
+	f := &facts{cur: cur, pl: pl, curSet: cfg.Current, plSet: cfg.Planned, capiVersion: cfg.CAPIVersion}
+	if f.capiVersion == "" {
+		f.capiVersion = providerVersion(f, "ControlPlaneProvider")
+	}
+	if f.capiVersion == "" {
+		f.capiVersion = providerVersion(f, "CoreProvider")
+	}
+	f.roll = planRoll(cur, pl)
+	var fs []finding.Finding
+	for _, c := range checks() {
+		fs = append(fs, c(f)...)
+	}
+	fs = append(fs, noChange(f, fs)...)
+	finding.Sort(fs)
+	r := &Report{APIVersion: APIVersion, Kind: "PreflightReport", Cluster: cur.Cluster, Source: cur.Source,
+		Current: summary(cur, cfg.Current), Planned: summary(pl, cfg.Planned), CAPIVersion: f.capiVersion,
+		Steps: f.roll.Steps, Findings: fs, Notes: f.notes}
+	r.Ignored = append(cfg.Current.SortedIgnored(), cfg.Planned.SortedIgnored()...)
+	if r.Steps == nil {
+		r.Steps = []Step{}
+	}
+	return r, nil
+}
+
+// APIVersion of the report document.
+const APIVersion = "credwatch.dev/v1alpha1"
+
+// Report is the prediction.
+type Report struct {
+	APIVersion  string             `json:"apiVersion"`
+	Kind        string             `json:"kind"`
+	Cluster     string             `json:"cluster,omitempty"`
+	Source      string             `json:"source"`
+	Current     Side               `json:"current"`
+	Planned     Side               `json:"planned"`
+	CAPIVersion string             `json:"capiVersion,omitempty"`
+	Steps       []Step             `json:"steps"`
+	Findings    []finding.Finding  `json:"findings"`
+	Notes       []string           `json:"notes,omitempty"`
+	Ignored     []input.Object     `json:"ignored,omitempty"`
+	FailOn      catalogue.Severity `json:"failOn,omitempty"`
+	ToolVersion string             `json:"-"`
+}
+
+// Side summarises one side's inputs and credentials.
+type Side struct {
+	Files   []string `json:"files"`
+	Members []string `json:"members"`
+	Creds   Creds    `json:"creds"`
+	// JoinCreds is set when machines that join would run other credentials than the init machine.
+	JoinCreds *Creds `json:"joinCreds,omitempty"`
+	Version   string `json:"version,omitempty"`
+}
+
+func summary(p *Plane, s *input.Set) Side {
+	out := Side{Files: slices.Clone(s.Files), Creds: p.Creds, Version: p.Version}
+	for _, m := range p.Members {
+		out.Members = append(out.Members, m.Name)
+	}
+	if !p.Creds.equal(p.JoinCreds) {
+		jc := p.JoinCreds
+		out.JoinCreds = &jc
+	}
+	return out
+}

@@ -1,0 +1,65 @@
+package preflight
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/credwatch/credwatch/pkg/preflight/input"
+)
+
+// findRewrite finds a pre- or postKubeadmCommand that rewrites issuer with sed, directly or
+// through a script from files.
+func findRewrite(spec input.KubeadmConfigSpec, issuer string) *Rewrite {
+	if issuer == "" {
+		return nil
+	}
+	scripts := map[string]string{}
+	for _, f := range spec.Files {
+		scripts[f.Path] = f.Text()
+	}
+	check := func(cmd string, post bool) *Rewrite {
+		text := cmd
+		for p, body := range scripts {
+			if strings.Contains(cmd, p) {
+				text += "\n" + body
+			}
+		}
+		if !strings.Contains(text, "sed") || !strings.Contains(text, issuer) {
+			return nil
+		}
+		rw := &Rewrite{Raw: issuer, Command: strings.TrimSpace(cmd), Value: replacement(text, issuer)}
+		switch {
+		case strings.Contains(text, "/etc/kubernetes/manifests"):
+			rw.AfterStart = true
+		case strings.Contains(text, "/run/kubeadm/kubeadm.yaml") && !strings.Contains(text, "kubeadm-join-config"):
+			rw.InitOnly = true
+		case post:
+			rw.AfterStart = true
+		}
+		return rw
+	}
+	for _, c := range spec.PreKubeadmCommands {
+		if rw := check(c, false); rw != nil {
+			return rw
+		}
+	}
+	for _, c := range spec.PostKubeadmCommands {
+		if rw := check(c, true); rw != nil {
+			return rw
+		}
+	}
+	return nil
+}
+
+// replacement names what sed puts in place of issuer ("s|RAW|$DOMAIN|g" gives "$DOMAIN"), so
+// that the same rewrite in current and planned compares equal whatever command runs it.
+func replacement(text, issuer string) string {
+	for _, sep := range []string{"|", "/", "#", ","} {
+		q := regexp.QuoteMeta(sep)
+		re := regexp.MustCompile("s" + q + regexp.QuoteMeta(issuer) + q + "([^" + q + "]*)" + q)
+		if m := re.FindStringSubmatch(text); m != nil {
+			return m[1]
+		}
+	}
+	return "?"
+}

@@ -1,0 +1,83 @@
+package preflight
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/credwatch/credwatch/pkg/finding"
+	"github.com/credwatch/credwatch/pkg/report"
+)
+
+// WriteTable prints what was compared, the steps with their trust matrix, then the findings
+// with their remedy and the notes.
+func (r *Report) WriteTable(w io.Writer, o report.TableOptions) error {
+	fmt.Fprintf(w, "Preflight of %s (%s): current %s, planned %s.\n", report.OrDash(r.Cluster), r.Source,
+		strings.Join(r.Current.Files, ", "), strings.Join(r.Planned.Files, ", "))
+	for _, s := range []struct {
+		name string
+		side Side
+	}{{"current", r.Current}, {"planned", r.Planned}} {
+		c := s.side.Creds
+		fmt.Fprintf(w, "  %-8s issuers %s; audiences %s; signs with %s\n", s.name, strings.Join(c.Issuers, ", "),
+			strings.Join(c.Audiences, ", "), c.Signing)
+		if jc := s.side.JoinCreds; jc != nil {
+			fmt.Fprintf(w, "  %-8s joined machines: issuers %s; signs with %s\n", "", strings.Join(jc.Issuers, ", "), jc.Signing)
+		}
+	}
+	if len(r.Steps) == 0 {
+		fmt.Fprintln(w, "\nNo machine rolls.")
+	} else {
+		fmt.Fprintln(w)
+		g := report.NewGrid("", report.Col{Name: "STEP"}, report.Col{Name: "ACTION"}, report.Col{Name: "MACHINE"},
+			report.Col{Name: "CONFIG", Wide: true}, report.Col{Name: "ISSUER", Flex: true}, report.Col{Name: "KEY", Wide: true},
+			report.Col{Name: "AUDIENCES", Wide: true}, report.Col{Name: "MEMBERS"}, report.Col{Name: "TRUST AFTER THE STEP", Flex: true})
+		for _, s := range r.Steps {
+			iss, key, aud := "-", "-", "-"
+			if s.Creds != nil {
+				iss, key, aud = s.Creds.primary(), s.Creds.Signing, strings.Join(s.Creds.Audiences, ",")
+			}
+			g.Row(fmt.Sprint(s.N), s.Action, s.Machine, s.Config, iss, key, aud, membersCell(s), trustCell(s))
+		}
+		if err := g.Write(w, o); err != nil {
+			return err
+		}
+	}
+	if err := writeFindings(w, r.Findings); err != nil {
+		return err
+	}
+	for _, n := range r.Notes {
+		if err := report.Hang(w, "note: ", "    ", n); err != nil {
+			return err
+		}
+	}
+	for _, ig := range r.Ignored {
+		if err := report.Hang(w, "ignored: ", "    ", ig.String()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeFindings(w io.Writer, fs []finding.Finding) error {
+	if len(fs) == 0 {
+		fmt.Fprintln(w, "\nNo findings.")
+		return nil
+	}
+	fmt.Fprintln(w, "\nFindings:")
+	for _, f := range fs {
+		fmt.Fprintf(w, "  %-8s %s\n", strings.ToUpper(string(f.Severity)), f.ID)
+		if err := report.Wrap(w, "           ", f.Message); err != nil {
+			return err
+		}
+		if err := report.Wrap(w, "           ", "remedy: "+f.Remedy); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SARIF renders the findings as SARIF 2.1.0.
+func (r *Report) SARIF() any {
+	return finding.SARIF(finding.Tool{Name: "credwatch preflight", Version: r.ToolVersion}, r.Findings)
+}
