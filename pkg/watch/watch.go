@@ -16,9 +16,22 @@ import (
 	"github.com/credwatch/credwatch/pkg/finding"
 )
 
-// Checks are the checks of package check that watch runs every interval: the ones that read
-// only the members, the trust matrix and the public issuer.
-var Checks = []string{"members", "readiness", "lb-routing", "key-drift", "issuer-drift", "audience-drift", "public-issuer"}
+// watchedSources are the sources a members-only fetch reads: watch runs every check that needs
+// nothing else.
+func watchedSources() []string {
+	return []string{check.SrcMembers, check.SrcMatrix, check.SrcPublicIssuer}
+}
+
+// watchedChecks are the checks of the registry whose Needs a members-only fetch serves.
+func watchedChecks() []check.Check {
+	var out []check.Check
+	for _, ch := range check.Registry() {
+		if !slices.ContainsFunc(ch.Needs, func(src string) bool { return !slices.Contains(watchedSources(), src) }) {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
 
 // Config says what to watch and how often.
 type Config struct {
@@ -167,11 +180,7 @@ func New(c Config) (*Watcher, error) {
 		}
 		w.pods = newPodLogs(cs.CoreV1().Pods("kube-system"))
 	}
-	for _, ch := range check.Registry() {
-		if slices.Contains(Checks, ch.Name) {
-			w.checks = append(w.checks, ch)
-		}
-	}
+	w.checks = watchedChecks()
 	return w, nil
 }
 
