@@ -61,9 +61,6 @@ type Config struct {
 	// of client-go's shared pool: a connection to a member that hung (SIGSTOP) can stay wedged
 	// in the pool after the member resumes, until HTTP/2 health checks drop it (about 45 s).
 	FreshConnections bool
-	// OnMint, when set, is called with every probe token minted and the member it was minted
-	// through. It must not print the token.
-	OnMint func(member, token string)
 }
 
 // NamedToken is a token and where it came from (a file path); the token is never printed.

@@ -34,9 +34,10 @@ func fakeSnapshot(cfg check.Config, ms []fakeMember) *check.Snapshot {
 			if !cfg.SkipMetrics {
 				cm.Metrics = &check.Metrics{AuthAttempts: map[string]float64{"success": 10, "failure": m.authFail}}
 			}
-			if cfg.OnMint != nil {
-				cfg.OnMint(m.name, "token-of-"+m.name+"#"+m.kid)
+			if s.Minted == nil {
+				s.Minted = map[string]string{}
 			}
+			s.Minted[m.name] = "token-of-" + m.name + "#" + m.kid
 		} else {
 			cm.Error = "GET /version: connection refused"
 		}

@@ -36,7 +36,7 @@ func watchedChecks() []check.Check {
 // Config says what to watch and how often.
 type Config struct {
 	// Check is the configuration of every interval's fetch: REST, endpoints, probe account,
-	// --token-file tokens, per-call Timeout. Watch sets MembersOnly, Names and OnMint.
+	// --token-file tokens, per-call Timeout. Watch sets MembersOnly and Names.
 	Check check.Config
 	// Interval between the starts of two intervals (default 5 s).
 	Interval time.Duration
@@ -243,7 +243,6 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 	cfg.MembersOnly = true
 	cfg.FreshConnections = true // a connection wedged on a member that hung must not outlive the interval
 	cfg.SkipMetrics = (n-1)%w.c.MetricsEvery != 0
-	cfg.OnMint = w.held.minted
 	cfg.Tokens = append(slices.Clone(cfg.Tokens), w.held.tokens()...)
 	if w.c.Endpoints != nil {
 		cfg.Endpoints = append(slices.Clone(cfg.Endpoints), w.c.Endpoints()...)
@@ -262,6 +261,9 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 	}
 	if parent.Err() != nil {
 		return false
+	}
+	for via, tok := range snap.Minted {
+		w.held.minted(via, tok)
 	}
 	w.held.settle(began)
 	r := check.Run(snap, w.checks)
