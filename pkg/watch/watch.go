@@ -36,7 +36,7 @@ func watchedChecks() []check.Check {
 // Config says what to watch and how often.
 type Config struct {
 	// Check is the configuration of every interval's fetch: REST, endpoints, probe account,
-	// --token-file tokens, per-call Timeout. Watch sets MembersOnly and Names.
+	// --token-file tokens, per-call Timeout. Watch fetches members only (check.FetchMembers), naming them as before.
 	Check check.Config
 	// Interval between the starts of two intervals (default 5 s).
 	Interval time.Duration
@@ -48,8 +48,8 @@ type Config struct {
 	// Endpoints, when set, is asked every interval for member URLs to add to the discovered ones
 	// (tests hand in the lab's current members).
 	Endpoints func() []string
-	// Fetch replaces check.Fetch (tests).
-	Fetch func(context.Context, check.Config) (*check.Snapshot, error)
+	// Fetch replaces check.FetchMembers (tests).
+	Fetch func(context.Context, check.MembersConfig) (*check.Snapshot, error)
 	// Observers receive every interval's state and events, in order.
 	Observers []Observer
 	// LogFiles are members' log files followed every interval (--log-file): the causes their
@@ -156,7 +156,7 @@ func New(c Config) (*Watcher, error) {
 		if c.Check.REST == nil {
 			return nil, fmt.Errorf("watch: no client configuration")
 		}
-		c.Fetch = check.Fetch
+		c.Fetch = check.FetchMembers
 	}
 	if c.Check.Now == nil {
 		c.Check.Now = time.Now
@@ -239,19 +239,18 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 	ctx, cancel := context.WithTimeout(parent, at.Add(w.c.Interval+w.c.Check.Timeout).Sub(began))
 	defer cancel()
 
-	cfg := w.c.Check
-	cfg.MembersOnly = true
-	cfg.FreshConnections = true // a connection wedged on a member that hung must not outlive the interval
-	cfg.SkipMetrics = (n-1)%w.c.MetricsEvery != 0
+	cfg := check.MembersConfig{Config: w.c.Check,
+		FreshConnections: true, // a connection wedged on a member that hung must not outlive the interval
+		SkipMetrics:      (n-1)%w.c.MetricsEvery != 0}
 	cfg.Tokens = append(slices.Clone(cfg.Tokens), w.held.tokens()...)
 	if w.c.Endpoints != nil {
 		cfg.Endpoints = append(slices.Clone(cfg.Endpoints), w.c.Endpoints()...)
 	}
 	prev := w.Last()
 	if prev != nil {
-		cfg.Names = map[string]string{}
+		cfg.PriorNames = map[string]string{}
 		for _, m := range prev.Members {
-			cfg.Names[m.URL] = m.Name
+			cfg.PriorNames[m.URL] = m.Name
 		}
 	}
 	podLines := w.followPods(ctx, prev, began)
