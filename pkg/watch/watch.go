@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -132,6 +131,7 @@ func (s Summary) NeverReached() bool { return s.Reached == 0 }
 type Watcher struct {
 	c      Config
 	held   *heldTokens
+	seen   memberMemory
 	checks []check.Check
 	logs   *logCauses // nil without LogFiles and PodLogs
 	pods   *podLogs   // nil without PodLogs
@@ -273,12 +273,7 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 		cur.LogBehind = w.logs.behind()
 		maps.Copy(cur.sources(), w.logs.errs)
 	}
-	if prev != nil && cfg.SkipMetrics {
-		carryMetrics(prev, cur)
-	}
-	if prev != nil && (snap.Missing(check.SrcEndpointSlices) != "" || snap.Missing(check.SrcStaticPods) != "") {
-		carryMembers(prev, cur)
-	}
+	w.seen.complete(cur, !cfg.SkipMetrics, snap.Missing(check.SrcEndpointSlices) == "" && snap.Missing(check.SrcStaticPods) == "")
 	events := Diff(prev, cur)
 
 	w.mu.Lock()
@@ -335,25 +330,4 @@ func unreached(s *State, fetchErr error) (string, bool) {
 		why = "no member answered"
 	}
 	return why, true
-}
-
-// carryMetrics keeps the last counters on intervals that did not read /metrics, so they neither
-// vanish nor count as new.
-func carryMetrics(prev, cur *State) {
-	for i := range cur.Members {
-		if p, ok := prev.Member(cur.Members[i].Name); ok && cur.Members[i].AuthFailures == nil {
-			cur.Members[i].AuthFailures = p.AuthFailures
-		}
-	}
-}
-
-// carryMembers keeps the members of prev that this interval did not list when discovery failed
-// (the EndpointSlice list timed out through the load balancer): not listed is not left.
-func carryMembers(prev, cur *State) {
-	for _, m := range prev.Members {
-		if _, ok := cur.Member(m.Name); !ok {
-			cur.Members = append(cur.Members, m)
-		}
-	}
-	slices.SortFunc(cur.Members, func(a, b MemberState) int { return strings.Compare(a.Name, b.Name) })
 }
