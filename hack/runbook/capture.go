@@ -92,8 +92,8 @@ type recorder struct {
 	snaps []*check.Snapshot
 }
 
-func (r *recorder) fetch(ctx context.Context, cfg check.Config) (*check.Snapshot, error) {
-	s, err := check.Fetch(ctx, cfg)
+func (r *recorder) fetch(ctx context.Context, cfg check.MembersConfig) (*check.Snapshot, error) {
+	s, err := check.FetchMembers(ctx, cfg)
 	if err == nil {
 		r.mu.Lock()
 		r.snaps = append(r.snaps, s)

@@ -38,7 +38,7 @@ func (r *renderer) watch(name, cmdline string) (string, error) {
 		defer mu.Unlock()
 		return snaps[min(next, len(snaps)-1)].Now
 	}
-	fetch := func(context.Context, check.Config) (*check.Snapshot, error) {
+	fetch := func(context.Context, check.MembersConfig) (*check.Snapshot, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if next >= len(snaps) {

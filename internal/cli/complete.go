@@ -7,8 +7,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/tools/clientcmd"
-
-	"github.com/credwatch/credwatch/pkg/catalogue"
 )
 
 // valuesAnnotation marks a flag whose values are a fixed list (-o's formats): Completions offers
@@ -21,11 +19,10 @@ func FlagValues(fs *pflag.FlagSet, name string, values ...string) {
 }
 
 // Completions registers the dynamic shell completion of every flag in the tree under root that
-// takes one of a known set of values: -o (the command's formats), --fail-on (the severities) and
+// takes one of a known set of values: -o (the command's formats), --fail-on (the severities, FailOn) and
 // --context (the kubeconfig's contexts). Arguments complete through each command's own
 // ValidArgsFunction (explain: catalogue IDs; lab scenario: scenario names).
 func Completions(root *cobra.Command) {
-	severities := []string{string(catalogue.Info), string(catalogue.Warning), string(catalogue.Error), string(catalogue.Critical)}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		c.LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) {
@@ -33,8 +30,6 @@ func Completions(root *cobra.Command) {
 			switch {
 			case len(f.Annotations[valuesAnnotation]) > 0:
 				fn = fixed(f.Annotations[valuesAnnotation])
-			case f.Name == "fail-on":
-				fn = fixed(severities)
 			case f.Name == "context" || f.Name == "contexts":
 				fn = contexts
 			default:

@@ -46,24 +46,6 @@ type Config struct {
 	Parallel int
 	// Now is the clock (default time.Now).
 	Now func() time.Time
-
-	// What follows serves credwatch watch, which runs Fetch every interval.
-
-	// MembersOnly fetches only the members, the trust matrix and the public issuer: no pods,
-	// service accounts, secrets, leases, nodes or cloud credentials.
-	MembersOnly bool
-	// SkipMetrics leaves out each member's /metrics (the largest document a member serves).
-	SkipMetrics bool
-	// Names maps a member URL to the name it had before; a member that cannot say its own name
-	// (unreachable, no static pod) keeps it instead of becoming host:port.
-	Names map[string]string
-	// FreshConnections gives this fetch its own connections and closes them at its end, instead
-	// of client-go's shared pool: a connection to a member that hung (SIGSTOP) can stay wedged
-	// in the pool after the member resumes, until HTTP/2 health checks drop it (about 45 s).
-	FreshConnections bool
-	// OnMint, when set, is called with every probe token minted and the member it was minted
-	// through. It must not print the token.
-	OnMint func(member, token string)
 }
 
 // NamedToken is a token and where it came from (a file path); the token is never printed.

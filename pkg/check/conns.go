@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// conns are the HTTP clients of one Fetch when Config.FreshConnections is set: each has its own
+// conns are the HTTP clients of one Fetch when MembersConfig.FreshConnections is set: each has its own
 // transport (not client-go's shared one), and all their connections are closed when the fetch
 // ends, so a connection wedged on a member that hung is never reused.
 type conns struct {

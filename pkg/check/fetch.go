@@ -16,6 +16,7 @@ import (
 
 type fetcher struct {
 	c    *Config
+	sc   scope
 	cn   *conns
 	cs   kubernetes.Interface // JSON, through the cluster endpoint
 	pcs  kubernetes.Interface // protobuf, for the big lists
@@ -34,10 +35,14 @@ func (f *fetcher) miss(source string, err error) {
 // Fetch does all the I/O of a check once. It returns an error only for a configuration it cannot
 // use; everything that fails on the cluster is recorded in Snapshot.Sources or on the member.
 func Fetch(ctx context.Context, c Config) (*Snapshot, error) {
+	return fetch(ctx, c, scope{})
+}
+
+func fetch(ctx context.Context, c Config, sc scope) (*Snapshot, error) {
 	if err := c.defaults(); err != nil {
 		return nil, err
 	}
-	cn := &conns{fresh: c.FreshConnections}
+	cn := &conns{fresh: sc.fresh}
 	defer cn.close()
 	base := rest.CopyConfig(c.REST)
 	base.Timeout = c.Timeout
@@ -61,12 +66,12 @@ func Fetch(ctx context.Context, c Config) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("metadata client for %s: %w", base.Host, err)
 	}
-	f := &fetcher{c: &c, cn: cn, cs: cs, pcs: pcs, meta: meta,
+	f := &fetcher{c: &c, sc: sc, cn: cn, cs: cs, pcs: pcs, meta: meta,
 		snap: &Snapshot{Now: c.Now(), Server: base.Host, Sources: map[string]string{}}}
 
 	var wg sync.WaitGroup
 	wg.Go(func() { f.members(ctx) })
-	if c.MembersOnly {
+	if sc.membersOnly {
 		wg.Wait()
 		return f.snap, nil
 	}
@@ -160,10 +165,10 @@ func (f *fetcher) members(ctx context.Context) {
 			continue
 		}
 		clients[i] = mc
-		wg.Go(func() { probeMember(ctx, f.c, mc, m) })
+		wg.Go(func() { probeMemberScoped(ctx, f.c, mc, m, f.sc.skipMetrics) })
 	}
 	wg.Wait()
-	nameMembers(members, f.c.Names)
+	nameMembers(members, f.sc.names)
 
 	var routing *Routing
 	if needsRouting(members, f.c.REST.Host) {

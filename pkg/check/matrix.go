@@ -76,9 +76,6 @@ func (f *fetcher) matrix(ctx context.Context, members []Member, clients []*membe
 					return
 				}
 				tokens[i] = tok
-				if f.c.OnMint != nil {
-					f.c.OnMint(members[i].Name, tok)
-				}
 				members[i].APIAudiences = auds
 				if ti, err := decodeToken(tok); err == nil {
 					members[i].SigningKID, members[i].SigningIss = ti.KID, ti.Issuer
@@ -87,6 +84,7 @@ func (f *fetcher) matrix(ctx context.Context, members []Member, clients []*membe
 			})
 		}
 		wg.Wait()
+		f.keepMinted(members, tokens)
 	}
 
 	user := make([]Row, len(f.c.Tokens))
@@ -172,4 +170,20 @@ func allForbidden(rows []Row) string {
 
 func containsForbidden(s string) bool {
 	return len(s) > 0 && (indexFold(s, "forbidden") >= 0)
+}
+
+// keepMinted records in the snapshot the probe token minted through each member, by member
+// name: watch holds them, as a pod holds its projected token, and reviews them later.
+func (f *fetcher) keepMinted(members []Member, tokens []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, tok := range tokens {
+		if tok == "" {
+			continue
+		}
+		if f.snap.Minted == nil {
+			f.snap.Minted = map[string]string{}
+		}
+		f.snap.Minted[members[i].Name] = tok
+	}
 }

@@ -114,6 +114,11 @@ func describe(what string, err error) error {
 // probeMember fills m from the member's own endpoints. An unreachable member stops after the
 // first call (its /version), so a hanging member costs one timeout.
 func probeMember(ctx context.Context, c *Config, mc *memberClient, m *Member) {
+	probeMemberScoped(ctx, c, mc, m, false)
+}
+
+// probeMemberScoped is probeMember, leaving out /metrics when skipMetrics.
+func probeMemberScoped(ctx context.Context, c *Config, mc *memberClient, m *Member, skipMetrics bool) {
 	raw, err := mc.get(ctx, c, "/version", "application/json")
 	if err != nil {
 		m.Error = err.Error()
@@ -160,7 +165,7 @@ func probeMember(ctx context.Context, c *Config, mc *memberClient, m *Member) {
 		m.JWKS = keys
 	})
 	wg.Go(func() { m.NotReady, m.ReadyzErr = readyz(ctx, c, mc) })
-	if c.SkipMetrics {
+	if skipMetrics {
 		wg.Wait()
 		return
 	}

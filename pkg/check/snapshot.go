@@ -33,6 +33,9 @@ type Snapshot struct {
 	Matrix *Matrix
 	// Tokens are the user's tokens (--token-file), each reviewed by every member.
 	Tokens []TokenProbe
+	// Minted maps a member's name to the probe token minted through it for the matrix. It is
+	// never printed nor written out; watch keeps some and hands them back as tokens to review.
+	Minted map[string]string `json:"-"`
 	// Public is nil when no member signs with an https issuer outside the cluster.
 	Public *PublicIssuer
 	// Routing is where the kubeconfig's server sent new connections, probed only when a member

@@ -64,7 +64,7 @@ func BenchmarkWatchHangingFetch(b *testing.B) {
 	var worst time.Duration
 	for b.Loop() {
 		calls := 0
-		fetch := func(ctx context.Context, cfg check.Config) (*check.Snapshot, error) {
+		fetch := func(ctx context.Context, cfg check.MembersConfig) (*check.Snapshot, error) {
 			calls++
 			if calls == 2 {
 				<-ctx.Done()

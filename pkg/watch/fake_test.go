@@ -18,7 +18,7 @@ type fakeMember struct {
 
 // fakeSnapshot builds what check.Fetch would return for members: each signs with kid and
 // accepts the kids in accepts; held tokens (cfg.Tokens named held:X) carry X's kid.
-func fakeSnapshot(cfg check.Config, ms []fakeMember) *check.Snapshot {
+func fakeSnapshot(cfg check.MembersConfig, ms []fakeMember) *check.Snapshot {
 	s := &check.Snapshot{Now: cfg.Now(), Sources: map[string]string{}}
 	names := make([]string, len(ms))
 	for i, m := range ms {
@@ -34,9 +34,10 @@ func fakeSnapshot(cfg check.Config, ms []fakeMember) *check.Snapshot {
 			if !cfg.SkipMetrics {
 				cm.Metrics = &check.Metrics{AuthAttempts: map[string]float64{"success": 10, "failure": m.authFail}}
 			}
-			if cfg.OnMint != nil {
-				cfg.OnMint(m.name, "token-of-"+m.name+"#"+m.kid)
+			if s.Minted == nil {
+				s.Minted = map[string]string{}
 			}
+			s.Minted[m.name] = "token-of-" + m.name + "#" + m.kid
 		} else {
 			cm.Error = "GET /version: connection refused"
 		}
@@ -95,9 +96,9 @@ func contains(v []string, s string) bool {
 }
 
 // script returns a Fetch that serves the i-th member list on the i-th call (the last one after).
-func script(steps ...[]fakeMember) func(context.Context, check.Config) (*check.Snapshot, error) {
+func script(steps ...[]fakeMember) func(context.Context, check.MembersConfig) (*check.Snapshot, error) {
 	i := 0
-	return func(_ context.Context, cfg check.Config) (*check.Snapshot, error) {
+	return func(_ context.Context, cfg check.MembersConfig) (*check.Snapshot, error) {
 		ms := steps[min(i, len(steps)-1)]
 		i++
 		return fakeSnapshot(cfg, ms), nil

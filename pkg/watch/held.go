@@ -31,7 +31,7 @@ func newHeldTokens(lifetime time.Duration) *heldTokens {
 	return &heldTokens{refresh: lifetime * 8 / 10, latest: map[string]string{}, byVia: map[string]heldToken{}}
 }
 
-// minted records a fresh probe token (check.Config.OnMint).
+// minted records a fresh probe token (one of check.Snapshot.Minted).
 func (h *heldTokens) minted(member, token string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

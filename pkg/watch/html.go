@@ -13,7 +13,17 @@ import (
 
 // statusColour colours a member's lane: a ready member is ok, an unready one a warning (its
 // findings are), a member that does not answer an error.
-var statusColour = map[string]string{"ready": timechart.OKColour, "unready": timechart.WarningColour, "down": timechart.ErrorColour}
+func statusColour(status string) string {
+	switch status {
+	case "ready":
+		return timechart.OKColour
+	case "unready":
+		return timechart.WarningColour
+	case "down":
+		return timechart.ErrorColour
+	}
+	return ""
+}
 
 // WriteHTML writes the timeline as one self-contained HTML page (inline SVG and CSS, no scripts
 // or external resources): one lane per member, under it one row per rejected trust cell, then
@@ -76,7 +86,7 @@ func (t *Timeline) chart() *timechart.Chart {
 	for _, m := range t.members {
 		row := timechart.Row{Label: m.Name, Class: "member"}
 		for _, s := range m.Segs {
-			row.Spans = append(row.Spans, timechart.Span{From: s.From, To: s.To, Colour: statusColour[s.Status],
+			row.Spans = append(row.Spans, timechart.Span{From: s.From, To: s.To, Colour: statusColour(s.Status),
 				Title: fmt.Sprintf("%s %s %s–%s %s", m.Name, s.Status, fmtClock(s.From), fmtClock(s.To), s.Detail)})
 		}
 		c.Rows = append(c.Rows, row)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,14 +15,27 @@ import (
 	"github.com/credwatch/credwatch/pkg/finding"
 )
 
-// Checks are the checks of package check that watch runs every interval: the ones that read
-// only the members, the trust matrix and the public issuer.
-var Checks = []string{"members", "readiness", "lb-routing", "key-drift", "issuer-drift", "audience-drift", "public-issuer"}
+// watchedSources are the sources a members-only fetch reads: watch runs every check that needs
+// nothing else.
+func watchedSources() []string {
+	return []string{check.SrcMembers, check.SrcMatrix, check.SrcPublicIssuer}
+}
+
+// watchedChecks are the checks of the registry whose Needs a members-only fetch serves.
+func watchedChecks() []check.Check {
+	var out []check.Check
+	for _, ch := range check.Registry() {
+		if !slices.ContainsFunc(ch.Needs, func(src string) bool { return !slices.Contains(watchedSources(), src) }) {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
 
 // Config says what to watch and how often.
 type Config struct {
 	// Check is the configuration of every interval's fetch: REST, endpoints, probe account,
-	// --token-file tokens, per-call Timeout. Watch sets MembersOnly, Names and OnMint.
+	// --token-file tokens, per-call Timeout. Watch fetches members only (check.FetchMembers), naming them as before.
 	Check check.Config
 	// Interval between the starts of two intervals (default 5 s).
 	Interval time.Duration
@@ -35,8 +47,8 @@ type Config struct {
 	// Endpoints, when set, is asked every interval for member URLs to add to the discovered ones
 	// (tests hand in the lab's current members).
 	Endpoints func() []string
-	// Fetch replaces check.Fetch (tests).
-	Fetch func(context.Context, check.Config) (*check.Snapshot, error)
+	// Fetch replaces check.FetchMembers (tests).
+	Fetch func(context.Context, check.MembersConfig) (*check.Snapshot, error)
 	// Observers receive every interval's state and events, in order.
 	Observers []Observer
 	// LogFiles are members' log files followed every interval (--log-file): the causes their
@@ -119,6 +131,7 @@ func (s Summary) NeverReached() bool { return s.Reached == 0 }
 type Watcher struct {
 	c      Config
 	held   *heldTokens
+	seen   memberMemory
 	checks []check.Check
 	logs   *logCauses // nil without LogFiles and PodLogs
 	pods   *podLogs   // nil without PodLogs
@@ -143,7 +156,7 @@ func New(c Config) (*Watcher, error) {
 		if c.Check.REST == nil {
 			return nil, fmt.Errorf("watch: no client configuration")
 		}
-		c.Fetch = check.Fetch
+		c.Fetch = check.FetchMembers
 	}
 	if c.Check.Now == nil {
 		c.Check.Now = time.Now
@@ -167,11 +180,7 @@ func New(c Config) (*Watcher, error) {
 		}
 		w.pods = newPodLogs(cs.CoreV1().Pods("kube-system"))
 	}
-	for _, ch := range check.Registry() {
-		if slices.Contains(Checks, ch.Name) {
-			w.checks = append(w.checks, ch)
-		}
-	}
+	w.checks = watchedChecks()
 	return w, nil
 }
 
@@ -230,20 +239,18 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 	ctx, cancel := context.WithTimeout(parent, at.Add(w.c.Interval+w.c.Check.Timeout).Sub(began))
 	defer cancel()
 
-	cfg := w.c.Check
-	cfg.MembersOnly = true
-	cfg.FreshConnections = true // a connection wedged on a member that hung must not outlive the interval
-	cfg.SkipMetrics = (n-1)%w.c.MetricsEvery != 0
-	cfg.OnMint = w.held.minted
+	cfg := check.MembersConfig{Config: w.c.Check,
+		FreshConnections: true, // a connection wedged on a member that hung must not outlive the interval
+		SkipMetrics:      (n-1)%w.c.MetricsEvery != 0}
 	cfg.Tokens = append(slices.Clone(cfg.Tokens), w.held.tokens()...)
 	if w.c.Endpoints != nil {
 		cfg.Endpoints = append(slices.Clone(cfg.Endpoints), w.c.Endpoints()...)
 	}
 	prev := w.Last()
 	if prev != nil {
-		cfg.Names = map[string]string{}
+		cfg.PriorNames = map[string]string{}
 		for _, m := range prev.Members {
-			cfg.Names[m.URL] = m.Name
+			cfg.PriorNames[m.URL] = m.Name
 		}
 	}
 	podLines := w.followPods(ctx, prev, began)
@@ -254,6 +261,9 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 	if parent.Err() != nil {
 		return false
 	}
+	for via, tok := range snap.Minted {
+		w.held.minted(via, tok)
+	}
 	w.held.settle(began)
 	r := check.Run(snap, w.checks)
 	cur := newState(n, began, w.c.Clock.Now().Sub(began), snap, r, w.checks, prev)
@@ -263,12 +273,7 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 		cur.LogBehind = w.logs.behind()
 		maps.Copy(cur.sources(), w.logs.errs)
 	}
-	if prev != nil && cfg.SkipMetrics {
-		carryMetrics(prev, cur)
-	}
-	if prev != nil && (snap.Missing(check.SrcEndpointSlices) != "" || snap.Missing(check.SrcStaticPods) != "") {
-		carryMembers(prev, cur)
-	}
+	w.seen.complete(cur, !cfg.SkipMetrics, snap.Missing(check.SrcEndpointSlices) == "" && snap.Missing(check.SrcStaticPods) == "")
 	events := Diff(prev, cur)
 
 	w.mu.Lock()
@@ -325,25 +330,4 @@ func unreached(s *State, fetchErr error) (string, bool) {
 		why = "no member answered"
 	}
 	return why, true
-}
-
-// carryMetrics keeps the last counters on intervals that did not read /metrics, so they neither
-// vanish nor count as new.
-func carryMetrics(prev, cur *State) {
-	for i := range cur.Members {
-		if p, ok := prev.Member(cur.Members[i].Name); ok && cur.Members[i].AuthFailures == nil {
-			cur.Members[i].AuthFailures = p.AuthFailures
-		}
-	}
-}
-
-// carryMembers keeps the members of prev that this interval did not list when discovery failed
-// (the EndpointSlice list timed out through the load balancer): not listed is not left.
-func carryMembers(prev, cur *State) {
-	for _, m := range prev.Members {
-		if _, ok := cur.Member(m.Name); !ok {
-			cur.Members = append(cur.Members, m)
-		}
-	}
-	slices.SortFunc(cur.Members, func(a, b MemberState) int { return strings.Compare(a.Name, b.Name) })
 }

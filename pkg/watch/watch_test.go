@@ -212,7 +212,7 @@ func TestWatchHangingFetchBounded(t *testing.T) {
 			clock := &fakeClock{t: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}
 			start := clock.Now()
 			calls := 0
-			fetch := func(ctx context.Context, cfg check.Config) (*check.Snapshot, error) {
+			fetch := func(ctx context.Context, cfg check.MembersConfig) (*check.Snapshot, error) {
 				calls++
 				if !slices.Contains(tt.hang, calls) {
 					return fakeSnapshot(cfg, healthy), nil
@@ -256,7 +256,7 @@ func TestWatchStopsOnCancel(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	rec := &recorder{}
-	fetch := func(ctx context.Context, cfg check.Config) (*check.Snapshot, error) {
+	fetch := func(ctx context.Context, cfg check.MembersConfig) (*check.Snapshot, error) {
 		cancel()
 		<-ctx.Done()
 		return fakeSnapshot(cfg, nil), nil
@@ -357,7 +357,7 @@ func TestWatchSkippedCheckKeepsFindings(t *testing.T) {
 	t.Parallel()
 	drift := with(healthy, fakeMember{name: "apiserver-4", kid: "k2"})
 	calls := 0
-	fetch := func(_ context.Context, cfg check.Config) (*check.Snapshot, error) {
+	fetch := func(_ context.Context, cfg check.MembersConfig) (*check.Snapshot, error) {
 		calls++
 		s := fakeSnapshot(cfg, drift)
 		if calls == 2 {
@@ -388,7 +388,7 @@ func TestWatchSkippedCheckKeepsFindings(t *testing.T) {
 func TestWatchDiscoveryFailureKeepsMembers(t *testing.T) {
 	t.Parallel()
 	calls := 0
-	fetch := func(_ context.Context, cfg check.Config) (*check.Snapshot, error) {
+	fetch := func(_ context.Context, cfg check.MembersConfig) (*check.Snapshot, error) {
 		calls++
 		if calls == 2 {
 			s := fakeSnapshot(cfg, healthy[:1])
@@ -417,12 +417,12 @@ func TestWatchDiscoveryFailureKeepsMembers(t *testing.T) {
 func TestSummaryReached(t *testing.T) {
 	t.Parallel()
 	down := []fakeMember{{name: "apiserver-1", kid: "k1", down: true}}
-	refused := func(context.Context, check.Config) (*check.Snapshot, error) {
+	refused := func(context.Context, check.MembersConfig) (*check.Snapshot, error) {
 		return nil, errors.New("dial tcp 127.0.0.1:1: connect: connection refused")
 	}
 	for _, tt := range []struct {
 		name      string
-		fetch     func(context.Context, check.Config) (*check.Snapshot, error)
+		fetch     func(context.Context, check.MembersConfig) (*check.Snapshot, error)
 		reached   int
 		unreached string
 	}{

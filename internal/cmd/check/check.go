@@ -28,7 +28,7 @@ type options struct {
 	fleet   *fleetFlags
 
 	members      *memberflags.Flags
-	failOnRaw    string
+	failOnFlag   cli.FailOn
 	publicCAFile string
 	noCloud      bool
 	cloudLogin   bool
@@ -89,7 +89,7 @@ reachable, or nothing at or above --fail-on but a core check was skipped (partia
 	o.kube = cli.NewKubeFlags(fs, o.streams.Known)
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF, report.JUnit)
 	o.members = memberflags.New(fs)
-	fs.StringVar(&o.failOnRaw, "fail-on", string(catalogue.Error), "exit 1 when a finding is at or above this severity: info|warning|error|critical")
+	o.failOnFlag.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical")
 	fs.StringVar(&o.publicCAFile, "public-issuer-ca", "", "PEM bundle trusted (with the system roots) when fetching a public issuer")
 	fs.BoolVar(&o.noCloud, "no-cloud", false, "leave out the cloud-provider credentials (the cloud-credentials check is skipped)")
 	fs.BoolVar(&o.cloudLogin, "cloud-login", false, "log in to vCenter/Keystone with each cloud credential found (off: repeated failed logins can lock accounts)")
@@ -102,9 +102,9 @@ func (o *options) complete(cmd *cobra.Command) error {
 	if err := o.output.Complete(); err != nil {
 		return err
 	}
-	sev, err := catalogue.ParseSeverity(o.failOnRaw)
+	sev, err := o.failOnFlag.Severity()
 	if err != nil {
-		return cli.Usagef("--fail-on: %w", err)
+		return err
 	}
 	o.failOn = sev
 	if o.noCloud && o.cloudLogin {

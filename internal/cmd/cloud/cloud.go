@@ -22,16 +22,16 @@ import (
 )
 
 type options struct {
-	streams   cli.Streams
-	kube      *cli.KubeFlags
-	output    *cli.OutputFlag
-	configs   []string
-	noLogin   bool
-	noCluster bool
-	insecure  []string
-	failOnRaw string
-	loginTO   time.Duration
-	interval  time.Duration
+	streams    cli.Streams
+	kube       *cli.KubeFlags
+	output     *cli.OutputFlag
+	configs    []string
+	noLogin    bool
+	noCluster  bool
+	insecure   []string
+	failOnFlag cli.FailOn
+	loginTO    time.Duration
+	interval   time.Duration
 
 	failOn      catalogue.Severity
 	insecureSet map[cloud.Provider]bool
@@ -91,7 +91,7 @@ be read or parsed (or other usage errors); 3 the cluster could not be read compl
 	fs.BoolVar(&o.noCluster, "no-cluster", false, "do not read the cluster; only the --config files")
 	fs.StringSliceVar(&o.insecure, "insecure-skip-tls-verify", nil, "do not verify the TLS certificate of these providers: vsphere,openstack (no value: both)")
 	fs.Lookup("insecure-skip-tls-verify").NoOptDefVal = "vsphere,openstack"
-	fs.StringVar(&o.failOnRaw, "fail-on", string(catalogue.Error), "exit 1 when a finding is at or above this severity: info|warning|error|critical")
+	o.failOnFlag.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical")
 	fs.DurationVar(&o.loginTO, "login-timeout", 15*time.Second, "bound of each login attempt (connect, TLS, login, logout)")
 	fs.DurationVar(&o.interval, "login-interval", time.Second, "minimum time between two login attempts against the same server")
 	return cmd
@@ -101,9 +101,9 @@ func (o *options) complete(cmd *cobra.Command) error {
 	if err := o.output.Complete(); err != nil {
 		return err
 	}
-	sev, err := catalogue.ParseSeverity(o.failOnRaw)
+	sev, err := o.failOnFlag.Severity()
 	if err != nil {
-		return cli.Usagef("--fail-on: %w", err)
+		return err
 	}
 	o.failOn = sev
 	o.insecureSet = map[cloud.Provider]bool{}

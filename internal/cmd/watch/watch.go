@@ -32,16 +32,16 @@ type options struct {
 	output  *cli.OutputFlag
 	members *memberflags.Flags
 
-	interval  time.Duration
-	duration  time.Duration
-	failOnRaw string
-	listen    string
-	events    bool
-	report    string
-	live      string
-	labDir    string
-	logFiles  []string
-	podLogs   bool
+	interval   time.Duration
+	duration   time.Duration
+	failOnFlag cli.FailOn
+	listen     string
+	events     bool
+	report     string
+	live       string
+	labDir     string
+	logFiles   []string
+	podLogs    bool
 
 	cfg    watch.Config
 	failOn catalogue.Severity
@@ -102,7 +102,7 @@ seen; else 0. 2 usage; 130 when interrupted (unless 0).`),
 	o.members = memberflags.New(fs)
 	fs.DurationVar(&o.interval, "interval", 5*time.Second, "time between the starts of two intervals")
 	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (0: until interrupted)")
-	fs.StringVar(&o.failOnRaw, "fail-on", string(catalogue.Error), "exit 1 when a finding at or above this severity was seen: info|warning|error|critical")
+	o.failOnFlag.Register(fs, "exit 1 when a finding at or above this severity was seen: info|warning|error|critical")
 	fs.StringVar(&o.listen, "listen", "", "serve Prometheus metrics on ADDR/metrics, and /healthz and /readyz (e.g. :9090)")
 	fs.BoolVar(&o.events, "events", false, "record Kubernetes Events when a finding appears and clears (on the member's static Pod, else default/kubernetes)")
 	fs.StringVar(&o.report, "report", "", "write a self-contained HTML timeline to FILE on exit (opened at the start: a FILE that cannot be written is exit 2)")
@@ -118,9 +118,9 @@ func (o *options) complete(cmd *cobra.Command) error {
 	if err := o.output.Complete(); err != nil {
 		return err
 	}
-	sev, err := catalogue.ParseSeverity(o.failOnRaw)
+	sev, err := o.failOnFlag.Severity()
 	if err != nil {
-		return cli.Usagef("--fail-on: %w", err)
+		return err
 	}
 	o.failOn = sev
 	if o.interval <= 0 || o.duration < 0 {
