@@ -6,8 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/credwatch/credwatch/pkg/catalogue"
 )
 
 // Exit codes. They are documented in docs/exit-codes.md; scripts rely on them.
@@ -76,13 +74,4 @@ func Message(err error) string {
 		return ""
 	}
 	return err.Error()
-}
-
-// FailOn reads a --fail-on value: a severity name, or a usage error naming the flag.
-func FailOn(raw string) (catalogue.Severity, error) {
-	sev, err := catalogue.ParseSeverity(raw)
-	if err != nil {
-		return "", Usagef("--fail-on: %w", err)
-	}
-	return sev, nil
 }

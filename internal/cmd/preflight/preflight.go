@@ -21,7 +21,7 @@ type options struct {
 
 	current, planned string
 	capiVersion      string
-	failOnRaw        string
+	failOnFlag       cli.FailOn
 	// cluster is NAMESPACE/NAME for live mode (reading the current side from a management
 	// cluster); not offered as a flag yet.
 	cluster string
@@ -72,7 +72,7 @@ cluster).`),
 	fs.StringVar(&o.current, "current", "", "the running control plane: a YAML file or a directory of them")
 	fs.StringVar(&o.planned, "planned", "", "the control plane about to be applied: a YAML file or a directory of them")
 	fs.StringVar(&o.capiVersion, "capi-version", "", "Cluster API version that will run the roll (vX.Y.Z); overrides clusterctl Provider objects")
-	fs.StringVar(&o.failOnRaw, "fail-on", string(catalogue.Error), "exit 1 when a finding is at or above this severity: info|warning|error|critical")
+	o.failOnFlag.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical")
 	return cmd
 }
 
@@ -90,7 +90,7 @@ func (o *options) execute() error {
 
 func (o *options) complete() (err error) {
 	if err = o.output.Complete(); err == nil {
-		o.failOn, err = cli.FailOn(o.failOnRaw)
+		o.failOn, err = o.failOnFlag.Severity()
 	}
 	return err
 }
