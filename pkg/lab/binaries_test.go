@@ -51,7 +51,11 @@ func TestIntegrationLabBinaries(t *testing.T) {
 	for _, b := range lab.Binaries() {
 		p, _ := lab.Binary(d, b.Version, b.Name)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		out, err := exec.CommandContext(ctx, p, "--version").CombinedOutput()
+		args := []string{"--version"}
+		if b.Name == "kubectl" {
+			args = []string{"version", "--client"}
+		}
+		out, err := exec.CommandContext(ctx, p, args...).CombinedOutput()
 		cancel()
 		want := strings.TrimPrefix(binDir(b), "etcd-v")
 		if err != nil || !strings.Contains(string(out), want) {

@@ -246,6 +246,7 @@ func Binaries() []BinaryRef {
 		{InTreeCloudVersion, "kubelet"},
 		{InTreeCloudVersion, "kube-proxy"},
 		{DefaultVersion, CloudControllerManager},
+		{DefaultVersion, "kubectl"}, // not run by the lab: hack/krew's plugin install test runs it
 	}
 }
 
