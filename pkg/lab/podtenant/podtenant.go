@@ -147,8 +147,30 @@ type Tally struct {
 }
 
 // ReadTally reads every tenant pod's log (through the apiserver, from the kubelet) and counts the
-// calls answered at or after since.
+// calls answered at or after since. The lab's scenarios change etcd's membership under it, and a
+// list that lands in an etcd leader election times out (504) or is refused (503, 429): such a read
+// is tried again, up to five times, 2 s apart.
 func ReadTally(ctx context.Context, cs kubernetes.Interface, o Options, since time.Time) (Tally, error) {
+	for attempt := 1; ; attempt++ {
+		t, err := readTally(ctx, cs, o, since)
+		if err == nil || attempt == 5 || !transient(err) {
+			return t, err
+		}
+		select {
+		case <-ctx.Done():
+			return t, err
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+// transient is a server answer that says "not now" rather than "no".
+func transient(err error) bool {
+	return apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) ||
+		apierrors.IsServiceUnavailable(err) || apierrors.IsTooManyRequests(err)
+}
+
+func readTally(ctx context.Context, cs kubernetes.Interface, o Options, since time.Time) (Tally, error) {
 	o.complete()
 	t := Tally{ByMember: map[string]*workload.MemberCount{}, Pods: map[string]string{}}
 	sel := labels.SelectorFromSet(labels.Set{"app": o.Name}).String()

@@ -1,0 +1,29 @@
+package podtenant
+
+import (
+	"errors"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+func TestTransient(t *testing.T) {
+	pods := schema.GroupResource{Resource: "pods"}
+	for _, c := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"504 in an etcd election", apierrors.NewTimeoutError("the server was unable to return a response in the time allotted", 0), true},
+		{"server timeout", apierrors.NewServerTimeout(pods, "list", 1), true},
+		{"503", apierrors.NewServiceUnavailable("etcd"), true},
+		{"429", apierrors.NewTooManyRequests("slow down", 1), true},
+		{"403", apierrors.NewForbidden(pods, "", errors.New("no")), false},
+		{"plain error", errors.New("dial tcp: refused"), false},
+	} {
+		if got := transient(c.err); got != c.want {
+			t.Errorf("%s: transient = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
