@@ -25,8 +25,8 @@ import (
 )
 
 const (
-	user     = "k8s-vcp@vsphere.local"
-	password = "Initial-Passw0rd-1"
+	user     = cloudlab.DefaultUser
+	password = cloudlab.DefaultPassword
 )
 
 // shortDir keeps the nodes' containerd socket paths under the 104-byte limit.
@@ -74,18 +74,8 @@ func TestIntegrationCloudRotatedInTree(t *testing.T) {
 	if args := strings.Join(l.Members()[0].Args, " "); !strings.Contains(args, "--cloud-provider=vsphere --cloud-config="+setup.ControllerConfig()) {
 		t.Errorf("the v1.29 apiserver is not started with the in-tree provider's flags: %s", args)
 	}
-	env := &cloudlab.Env{
-		Lab: l, Account: setup.VC, Era: "in-tree", Controller: "kube-controller-manager",
-		ControllerLog: l.ControllerManagerLogFile(),
-		RestartController: func(ctx context.Context) error {
-			if err := l.StopControllerManager(ctx); err != nil {
-				return err
-			}
-			return l.StartControllerManager(ctx)
-		},
-		Restore: func(_ context.Context, pw string) error { return setup.WriteInTreeConfigs(pw) },
-		Log:     testLog{t}, Window: 8 * time.Second,
-	}
+	env := cloudlab.InTreeEnv(l, setup)
+	env.Log, env.Window = testLog{t}, 8*time.Second
 	var rotated checkReport
 	files := map[string]checkReport{}
 	env.AfterStep = func(_ context.Context, step string) error {
@@ -242,19 +232,11 @@ func TestIntegrationCloudRotatedExternal(t *testing.T) {
 // the fix.
 func externalEnv(t *testing.T, l *lab.Lab, era, ccm string, acct cloudlab.Account,
 	writeSecret func(context.Context, kubernetes.Interface, string) error) (*cloudlab.Env, map[string]checkReport) {
-	cs := kubernetes.NewForConfigOrDie(l.RESTConfig())
-	env := &cloudlab.Env{
-		Lab: l, Account: acct, Era: era, Controller: "cloud-controller-manager",
-		ControllerLog:     cloudlab.CCMLogGlob(l, ccm),
-		RestartController: func(ctx context.Context) error { return cloudlab.RestartCCM(ctx, cs, ccm) },
-		ControllerStatus:  func(ctx context.Context) string { return cloudlab.CCMStatus(ctx, cs, ccm) },
-		Restore:           func(ctx context.Context, pw string) error { return writeSecret(ctx, cs, pw) },
-		Log:               testLog{t}, Window: 8 * time.Second,
+	env, err := cloudlab.ExternalEnv(l, era, ccm, acct, writeSecret)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// After the fix the step waits for the manager's new Pod to run ready, not only to log in.
-	env.Await = map[string]func(context.Context) bool{
-		"restored": func(ctx context.Context) bool { return env.ControllerStatus(ctx) == "healthy" },
-	}
+	env.Log, env.Window = testLog{t}, 8*time.Second
 	reports := map[string]checkReport{}
 	env.AfterStep = func(_ context.Context, step string) error {
 		if step == "sessions-ended" || step == "kubelet-restarted" || step == "restored" {

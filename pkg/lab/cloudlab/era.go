@@ -1,0 +1,128 @@
+package cloudlab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/credwatch/credwatch/pkg/lab"
+)
+
+// The vSphere eras cloud-password-rotated runs in.
+const (
+	// InTree is the report's era: kube-controller-manager and kubelets of lab.InTreeCloudVersion
+	// with --cloud-provider=vsphere and kubespray's cloud_config files.
+	InTree = "in-tree"
+	// External is the vSphere CPI's era: the cloud controller manager as a DaemonSet reading
+	// its Secret.
+	External = "external"
+)
+
+// Eras lists the eras Start knows.
+func Eras() []string { return []string{InTree, External} }
+
+// The service account a lab started by Start is deployed with.
+const (
+	DefaultUser     = "k8s-vcp@vsphere.local"
+	DefaultPassword = "Initial-Passw0rd-1"
+)
+
+// StartOptions configures Start.
+type StartOptions struct {
+	Era    string        // InTree or External
+	Dir    string        // lab state; short (the nodes' socket paths are bounded); required
+	BinDir string        // lab binaries (default lab.DefaultBinDir)
+	Window time.Duration // per step (default 15 s)
+	Log    io.Writer     // progress (nil: discard)
+}
+
+// Start starts vCenter's simulator and a lab of one member and one node in the era, and returns
+// the scenario's Env on it; stop tears both down (also after a failed Run).
+func Start(ctx context.Context, o StartOptions) (env *Env, stop func(context.Context) error, err error) {
+	if o.Dir == "" {
+		return nil, nil, errors.New("cloud lab: no state directory")
+	}
+	if o.BinDir == "" {
+		o.BinDir = lab.DefaultBinDir()
+	}
+	cfgDir := filepath.Join(o.Dir, "cloud")
+	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("cloud lab: %w", err)
+	}
+	setup := &Setup{Dir: cfgDir, Nodes: NodeNames(2), User: DefaultUser, Password: DefaultPassword}
+	lo := lab.Options{Dir: filepath.Join(o.Dir, "lab"), BinDir: o.BinDir, Members: 1, Nodes: 1, Log: o.Log}
+	switch o.Era {
+	case InTree:
+		lo.Version, lo.Cloud = lab.InTreeCloudVersion, setup.InTree()
+	case External:
+		img, err := CCMImageTarball(o.BinDir, cfgDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		lo.Cloud, lo.ExtraImages = setup.External(), []string{img}
+	default:
+		return nil, nil, fmt.Errorf("cloud lab: era %q: want one of %v", o.Era, Eras())
+	}
+	if err := lab.CheckBinaries(lo.BinDir, lo.Needs()); err != nil {
+		return nil, nil, err
+	}
+	l, err := lab.Up(ctx, lo)
+	if err != nil {
+		setup.Close()
+		return nil, nil, fmt.Errorf("cloud lab: start lab: %w", err)
+	}
+	stop = func(ctx context.Context) error {
+		defer setup.Close()
+		return l.Down(ctx)
+	}
+	if o.Era == InTree {
+		env = InTreeEnv(l, setup)
+	} else if env, err = ExternalEnv(l, External, CCMName, setup.VC, setup.WriteSecret); err != nil {
+		return nil, nil, errors.Join(err, stop(context.WithoutCancel(ctx)))
+	}
+	env.Window, env.Log = o.Window, o.Log
+	return env, stop, nil
+}
+
+// InTreeEnv is the scenario's Env for the in-tree era on l: the controller manager is a host
+// process of the lab, its credential the cloud_config files.
+func InTreeEnv(l *lab.Lab, s *Setup) *Env {
+	return &Env{
+		Lab: l, Account: s.VC, Era: InTree, Controller: "kube-controller-manager",
+		ControllerLog: l.ControllerManagerLogFile(),
+		RestartController: func(ctx context.Context) error {
+			if err := l.StopControllerManager(ctx); err != nil {
+				return err
+			}
+			return l.StartControllerManager(ctx)
+		},
+		Restore: func(_ context.Context, pw string) error { return s.WriteInTreeConfigs(pw) },
+	}
+}
+
+// ExternalEnv is the scenario's Env for an external era on l whose cloud controller manager is
+// the DaemonSet ccm and whose credential writeSecret puts in its Secret.
+func ExternalEnv(l *lab.Lab, era, ccm string, acct Account, writeSecret func(context.Context, kubernetes.Interface, string) error) (*Env, error) {
+	cs, err := kubernetes.NewForConfig(l.RESTConfig())
+	if err != nil {
+		return nil, fmt.Errorf("cloud lab: client: %w", err)
+	}
+	env := &Env{
+		Lab: l, Account: acct, Era: era, Controller: "cloud-controller-manager",
+		ControllerLog:     CCMLogGlob(l, ccm),
+		RestartController: func(ctx context.Context) error { return RestartCCM(ctx, cs, ccm) },
+		ControllerStatus:  func(ctx context.Context) string { return CCMStatus(ctx, cs, ccm) },
+		Restore:           func(ctx context.Context, pw string) error { return writeSecret(ctx, cs, pw) },
+	}
+	// After the fix the step waits for the manager's new Pod to run ready, not only to log in.
+	env.Await = map[string]func(context.Context) bool{
+		"restored": func(ctx context.Context) bool { return env.ControllerStatus(ctx) == "healthy" },
+	}
+	return env, nil
+}
