@@ -25,6 +25,7 @@ all: build
 
 build:
 	CGO_ENABLED=0 $(GO) build $(RELEASE_FLAGS) -o $(BIN) ./cmd/credwatch
+	CGO_ENABLED=0 $(GO) build $(RELEASE_FLAGS) -o bin/credwatch-cloudlab ./cmd/credwatch-cloudlab
 
 # The release binary stays at most 60 MB (issue 21) and links no template executor (pkg/markup).
 binsize: build
