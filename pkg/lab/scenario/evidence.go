@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/credwatch/credwatch/pkg/lab/cloudlab/steps"
 	"github.com/credwatch/credwatch/pkg/lab/tenant"
 	"github.com/credwatch/credwatch/pkg/report"
 )
@@ -26,6 +27,8 @@ type Evidence struct {
 	Duration   string    `json:"duration"`
 	Phases     []Phase   `json:"phases"`
 	Notes      []string  `json:"notes,omitempty"`
+	// Cloud is a cloud scenario's evidence, step by step (its Phases are empty).
+	Cloud *steps.Evidence `json:"cloud,omitempty"`
 }
 
 // Phase is one observation window of a scenario.
@@ -155,6 +158,11 @@ func countMessages(lines []string) []MessageCount {
 func (e *Evidence) WriteTable(w io.Writer, _ report.TableOptions) error {
 	fmt.Fprintf(w, "Scenario %s on %s: %s\n", e.Scenario, e.Line, e.Summary)
 	fmt.Fprintf(w, "Took %s.\n", e.Duration)
+	if e.Cloud != nil {
+		if err := e.Cloud.WriteTable(w); err != nil {
+			return err
+		}
+	}
 	for _, p := range e.Phases {
 		if err := p.writeTable(w); err != nil {
 			return err

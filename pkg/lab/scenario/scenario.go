@@ -22,6 +22,10 @@ type Scenario struct {
 	// Run performs the scenario on env.Lab and returns what it saw. It leaves the lab usable for the
 	// next scenario where it can (members it added are removed again).
 	Run func(ctx context.Context, env *Env) (*Evidence, error)
+	// CloudEra, instead of Run, names the era of the cloud lab the scenario runs in (see
+	// cloudlab.Eras): a lab with nodes and a vCenter simulator, run by the credwatch-cloudlab
+	// program, whose step evidence becomes Evidence.Cloud.
+	CloudEra string
 }
 
 // All is the registry: every scenario, in the order they are documented.
@@ -36,6 +40,8 @@ func All() []Scenario {
 		{Name: "clock-skew", Summary: "tokens from a member whose clock runs ahead (or behind) are presented to the others", Run: clockSkew},
 		{Name: "etcd-member-removed", Summary: "a member's etcd member is removed while the load balancer keeps sending to its apiserver", Run: etcdMemberRemoved},
 		{Name: "mixed-version-roll", Summary: "an old-line control plane replaced by new-line members one by one", Version: lab.OldVersion, Run: mixedVersionRoll},
+		{Name: "cloud-password-rotated", Summary: "the vSphere account's password is rotated under a kubespray cluster (in-tree provider): new nodes never register", Version: lab.InTreeCloudVersion, CloudEra: "in-tree"},
+		{Name: "cloud-password-rotated-external", Summary: "the same with the vSphere CPI as a DaemonSet: a node that joins stays tainted, its Pods Pending", CloudEra: "external"},
 	}
 }
 
@@ -66,12 +72,18 @@ type RunOptions struct {
 	Members int           // default: the scenario's minimum, at least 2
 	Window  time.Duration // default DefaultWindow
 	Log     io.Writer     // progress (nil: discard)
+	// CloudLab is the credwatch-cloudlab program for the cloud scenarios (default: beside this
+	// executable, else on PATH).
+	CloudLab string
 }
 
 // Run starts a lab, runs s on it and tears the lab down (also on failure).
 func Run(ctx context.Context, s Scenario, o RunOptions) (ev *Evidence, err error) {
 	if s.Version != "" && o.Version != "" && o.Version != s.Version {
 		return nil, fmt.Errorf("scenario %s always starts on %s (asked for %s)", s.Name, s.Version, o.Version)
+	}
+	if s.CloudEra != "" {
+		return runCloud(ctx, s, o)
 	}
 	version := o.Version
 	if s.Version != "" {

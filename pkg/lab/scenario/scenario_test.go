@@ -5,11 +5,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/keys"
+	"github.com/credwatch/credwatch/pkg/lab/cloudlab"
 	"github.com/credwatch/credwatch/pkg/lab/tenant"
 
 	"github.com/credwatch/credwatch/pkg/report"
@@ -41,13 +43,16 @@ func TestCountMessages(t *testing.T) {
 }
 
 func TestRegistry(t *testing.T) {
-	want := []string{"healthy-roll", "key-drift", "issuer-change", "audience-change", "bound-object-deleted", "serviceaccount-recreated", "clock-skew", "etcd-member-removed", "mixed-version-roll"}
+	want := []string{"healthy-roll", "key-drift", "issuer-change", "audience-change", "bound-object-deleted", "serviceaccount-recreated", "clock-skew", "etcd-member-removed", "mixed-version-roll", "cloud-password-rotated", "cloud-password-rotated-external"}
 	if got := Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("Names = %v, want %v", got, want)
 	}
 	for _, s := range All() {
-		if s.Run == nil || s.Summary == "" {
-			t.Errorf("scenario %s is incomplete", s.Name)
+		if (s.Run == nil) == (s.CloudEra == "") || s.Summary == "" {
+			t.Errorf("scenario %s is incomplete: a summary, and Run or CloudEra (one of them)", s.Name)
+		}
+		if s.CloudEra != "" && !slices.Contains(cloudlab.Eras(), s.CloudEra) {
+			t.Errorf("scenario %s: cloud era %q is none of cloudlab's %v", s.Name, s.CloudEra, cloudlab.Eras())
 		}
 	}
 	if _, ok := Get("nope"); ok {

@@ -42,12 +42,20 @@ tokens, performs the scenario's steps, prints the evidence (per-member tallies o
 got back, the "Unable to authenticate the request" lines each member logged, probes) and tears
 the lab down. Progress goes to stderr, the evidence to stdout.
 
+The cloud scenarios (cloud-password-rotated, in the in-tree and external eras) run a lab of one
+member and real nodes beside govmomi's vCenter simulator, in the credwatch-cloudlab program that
+` + "`make build`" + ` puts beside credwatch (the simulator is too heavy for this binary); their evidence
+is what each real component did, step by step.
+
 Without NAME it lists the scenarios.`),
 		Example: `  # the seed incident: a new control-plane member with its own service-account key
   credwatch lab scenario key-drift
 
   # the same on the old line, as JSON
-  credwatch lab scenario key-drift --version v1.30.14 -o json`,
+  credwatch lab scenario key-drift --version v1.30.14 -o json
+
+  # the second field report: the vSphere password rotated under a kubespray cluster
+  credwatch lab scenario cloud-password-rotated`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: cli.CompleteFrom(labscenario.Names),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -83,6 +91,9 @@ func (o *options) validate() error {
 		s, ok := labscenario.Get(o.name)
 		if !ok {
 			return cli.Usagef("scenario %q: unknown; one of %s", o.name, strings.Join(labscenario.Names(), ", "))
+		}
+		if s.CloudEra != "" && o.version != "" {
+			return cli.Usagef("--version %s: scenario %s runs on its cloud lab's own line", o.version, s.Name)
 		}
 		if s.Version != "" && o.version != "" && o.version != s.Version {
 			return cli.Usagef("--version %s: scenario %s always starts on %s", o.version, s.Name, s.Version)
