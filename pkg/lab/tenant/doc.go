@@ -1,4 +1,5 @@
-// Package tenant simulates the workloads of a lab cluster. There is no kubelet in the lab, so a
+// Package tenant simulates the workloads of a lab cluster without nodes (a lab with nodes runs
+// real pods: package podtenant), fast enough for the scenarios' many short windows. A
 // Tenant does the kubelet's part: it creates a namespace, a service account and Pod objects (which
 // never run), obtains each pod's projected token through the TokenRequest API exactly as the kubelet
 // does (bound to the pod, expirationSeconds 3607, the API audiences, refreshed at 80 % of the
