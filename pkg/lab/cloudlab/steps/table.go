@@ -3,9 +3,12 @@ package steps
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/credwatch/credwatch/pkg/report"
 )
@@ -13,8 +16,12 @@ import (
 // maxMessagesPerStep bounds the logged lines the table shows for one step (JSON keeps them all).
 const maxMessagesPerStep = 3
 
-// lineWidth is the widest line the table writes outside its rows.
-const lineWidth = 120
+// lineWidth is the widest line the table writes outside its rows; cutNote is room for what
+// report.Cut appends to a cut line ("… (NNNN more bytes in -o json)").
+const (
+	lineWidth = 120
+	cutNote   = 30
+)
 
 // WriteTable prints the steps for people: one row per step, then what each step's components
 // logged most.
@@ -34,11 +41,11 @@ func (e *Evidence) WriteTable(w io.Writer) error {
 			return err
 		}
 		for _, r := range restarted(s.Restarted) {
-			fmt.Fprintf(w, "  restarted %s\n", cut(r, lineWidth-12))
+			fmt.Fprintf(w, "  restarted %s\n", fit(r, lineWidth-12))
 		}
 		for _, c := range topMessages(s.Messages) {
 			head := fmt.Sprintf("  %s ×%d: ", c.component, c.Count.Count)
-			fmt.Fprintf(w, "%s%s\n", head, cut(c.Message, lineWidth-len([]rune(head))))
+			fmt.Fprintf(w, "%s%s\n", head, fit(c.Message, lineWidth-utf8.RuneCountInString(head)))
 		}
 	}
 	return nil
@@ -66,26 +73,16 @@ func pods(ws []Workload) string {
 			byPhase[phase] += n
 		}
 	}
-	phases := make([]string, 0, len(byPhase))
-	for p := range byPhase {
-		phases = append(phases, p)
-	}
-	sort.Strings(phases)
 	var out []string
-	for _, p := range phases {
+	for _, p := range slices.Sorted(maps.Keys(byPhase)) {
 		out = append(out, strconv.Itoa(byPhase[p])+" "+p)
 	}
 	return strings.Join(out, ", ")
 }
 
 func restarted(r map[string]string) []string {
-	keys := make([]string, 0, len(r))
-	for k := range r {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var out []string
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(r)) {
 		out = append(out, k+": "+r[k])
 	}
 	return out
@@ -117,9 +114,10 @@ func topMessages(m map[string][]Count) []componentCount {
 	return all[:min(len(all), maxMessagesPerStep)]
 }
 
-func cut(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
+// fit keeps s when it fits n columns, else cuts it with report.Cut, leaving room for its note.
+func fit(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
 	}
-	return s
+	return report.Cut(s, n-cutNote)
 }
