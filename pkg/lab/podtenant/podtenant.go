@@ -17,7 +17,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 
 	labimage "github.com/credwatch/credwatch/pkg/lab/image"
 	"github.com/credwatch/credwatch/pkg/lab/workload"
@@ -151,17 +153,12 @@ type Tally struct {
 // list that lands in an etcd leader election times out (504) or is refused (503, 429): such a read
 // is tried again, up to five times, 2 s apart.
 func ReadTally(ctx context.Context, cs kubernetes.Interface, o Options, since time.Time) (Tally, error) {
-	for attempt := 1; ; attempt++ {
-		t, err := readTally(ctx, cs, o, since)
-		if err == nil || attempt == 5 || !transient(err) {
-			return t, err
-		}
-		select {
-		case <-ctx.Done():
-			return t, err
-		case <-time.After(2 * time.Second):
-		}
-	}
+	var t Tally
+	err := retry.OnError(wait.Backoff{Steps: 5, Duration: 2 * time.Second, Factor: 1}, transient, func() (err error) {
+		t, err = readTally(ctx, cs, o, since)
+		return err
+	})
+	return t, err
 }
 
 // transient is a server answer that says "not now" rather than "no".
