@@ -15,7 +15,6 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/cloudlab/steps"
-	"github.com/credwatch/credwatch/pkg/report"
 )
 
 // CloudLabProgram is the program that runs the cloud scenarios.
@@ -56,7 +55,7 @@ func runCloud(ctx context.Context, s Scenario, o RunOptions) (*Evidence, error) 
 	if line == "" {
 		line = lab.DefaultVersion
 	}
-	ev := &Evidence{APIVersion: report.APIVersion, Kind: "ScenarioEvidence", Scenario: s.Name, Summary: s.Summary, Line: line, Started: time.Now()}
+	ev := newEvidence(s, line)
 	runErr := cmd.Run()
 	if out.Len() > 0 {
 		var c steps.Evidence

@@ -42,9 +42,11 @@ func (e *Env) logf(format string, args ...any) {
 	}
 }
 
-// evidence starts an Evidence for scenario s.
-func (e *Env) evidence(s Scenario) *Evidence {
-	line := e.Lab.Options().Version
+// evidence starts an Evidence for scenario s on the lab's line.
+func (e *Env) evidence(s Scenario) *Evidence { return newEvidence(s, e.Lab.Options().Version) }
+
+// newEvidence starts an Evidence for scenario s on kube-apiserver line.
+func newEvidence(s Scenario, line string) *Evidence {
 	return &Evidence{APIVersion: report.APIVersion, Kind: "ScenarioEvidence", Scenario: s.Name, Summary: s.Summary, Line: line, Started: time.Now()}
 }
 
