@@ -19,10 +19,25 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/lab/cloudlab"
+	"github.com/credwatch/credwatch/pkg/redact"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(redacted(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// redacted runs the program with stdout and stderr through credwatch's one redaction path, the
+// account's passwords known to it, as credwatch's own streams are.
+func redacted(args []string, stdout, stderr io.Writer) int {
+	known := &redact.Known{}
+	known.Add(cloudlab.DefaultPassword, cloudlab.NewPassword)
+	out, errOut := redact.NewWriter(stdout, known), redact.NewWriter(stderr, known)
+	code := run(args, out, errOut)
+	if err := out.Flush(); err != nil && code == 0 {
+		code = 1
+	}
+	_ = errOut.Flush()
+	return code
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
