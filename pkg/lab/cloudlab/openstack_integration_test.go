@@ -37,6 +37,9 @@ func TestIntegrationCloudRotatedOpenStack(t *testing.T) {
 		st := env.ControllerStatus(ctx)
 		return strings.Contains(st, "CrashLoopBackOff") || strings.Contains(st, "exited 255")
 	}
+	// credwatch check runs after the kubelet's restart: wait until the restarted kubelet shows the
+	// manager crash-looping again, as it did before, rather than trusting a window on a busy machine.
+	env.Await["kubelet-restarted"] = env.Await["controller-restarted"]
 	ev := runScenario(t, env)
 	c := checker{t, ev}
 	const ccm = "cloud-controller-manager"

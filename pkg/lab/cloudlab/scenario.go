@@ -107,7 +107,7 @@ func Run(ctx context.Context, e *Env) (*Evidence, error) {
 				}
 				s.GetDelete = r.getDelete(ctx, "before")
 				return r.createDeployment(ctx, "rotated", "")
-			}, nil},
+			}, r.settled},
 		{"sessions-ended", cloud + " ends the account's sessions (idle timeout); a new Deployment; a node joins, and a Deployment pinned to it",
 			func(ctx context.Context, s *Step) error {
 				ended, err := e.Account.EndSessions(ctx)
