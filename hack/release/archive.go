@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -118,15 +119,15 @@ func binPath(tmp string, p platform) string {
 
 // platform builds one platform's binary and writes its archive.
 func (r release) platform(tmp string, p platform, common []file) (string, [sha256.Size]byte, error) {
-	path := binPath(tmp, p)
-	bin := filepath.Base(path)
-	if _, err := os.Stat(path); err != nil { // the host binary is built already
+	binFile := binPath(tmp, p)
+	bin := filepath.Base(binFile)
+	if _, err := os.Stat(binFile); err != nil { // the host's is built already, for the completions
 		fmt.Fprintf(r.log, "release: building credwatch for %s\n", p)
-		if err := r.build(p.OS, p.Arch, path); err != nil {
+		if err := r.build(p.OS, p.Arch, binFile); err != nil {
 			return "", [sha256.Size]byte{}, err
 		}
 	}
-	data, err := os.ReadFile(path)
+	data, err := os.ReadFile(binFile)
 	if err != nil {
 		return "", [sha256.Size]byte{}, fmt.Errorf("read the %s binary: %w", p, err)
 	}
@@ -153,7 +154,7 @@ func entries(files []file) []file {
 	all := map[string]file{}
 	for _, f := range files {
 		all[f.name] = f
-		for d := filepath.Dir(f.name); d != "."; d = filepath.Dir(d) {
+		for d := path.Dir(f.name); d != "."; d = path.Dir(d) {
 			all[d+"/"] = file{name: d + "/", mode: 0o755}
 		}
 	}
