@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # binsize.sh BINARY: fails when the release binary (`make build`: CGO_ENABLED=0, -trimpath,
-# -ldflags "-s -w", as .goreleaser.yaml builds it) is larger than the limit issue 21 set, 60 MB
+# -ldflags "-s -w", as hack/release builds it) is larger than the limit issue 21 set, 60 MB
 # (60,000,000 bytes; CREDWATCH_MAX_BINARY_BYTES overrides it), or links text/template's executor.
 #
 # The executor (any text/template or html/template Execute) calls reflect.Value.MethodByName with

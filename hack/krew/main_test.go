@@ -3,145 +3,104 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
-
-	"sigs.k8s.io/yaml"
 )
 
-const committed = "../../deploy/krew/credwatch.yaml"
-
 // TestManifestValid runs krew's own validation (cmd/validate-krew-manifest of sigs.k8s.io/krew,
-// pinned in go.mod) on the committed manifest and on a freshly rendered one: apiVersion, kind,
-// name, semver version, sha256 form, file operations, selectors matching a supported platform
-// and none overlapping. -skip-install: installing needs the released archives.
+// pinned in go.mod) on freshly rendered manifests, of every platform and of one: apiVersion,
+// kind, name, semver version, sha256 form, file operations, selectors matching a supported
+// platform and none overlapping. -skip-install: TestInstallFromRelease installs real archives.
 func TestManifestValid(t *testing.T) {
-	fresh := filepath.Join(t.TempDir(), "credwatch.yaml")
-	var b bytes.Buffer
-	if err := render(&b, "v1.2.3", strings.NewReader(fakeChecksums("v1.2.3"))); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(fresh, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range []string{committed, fresh} {
+	for name, only := range map[string][]target{"all": nil, "linux-amd64": {{"linux", "amd64"}}} {
+		m := filepath.Join(t.TempDir(), "credwatch.yaml")
+		var b bytes.Buffer
+		if err := render(&b, "v1.2.3", strings.NewReader(fakeChecksums("v1.2.3", targets())), only); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(m, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		out, err := exec.Command("go", "tool", "validate-krew-manifest", "-manifest", m, "-skip-install").CombinedOutput()
 		if err != nil {
-			t.Errorf("krew rejects %s: %v\n%s", m, err, out)
+			t.Errorf("krew rejects the %s manifest: %v\n%s", name, err, out)
 		}
 	}
 }
 
-// TestManifestCurrent: the committed manifest is what the renderer makes from its own version and
-// checksums, so only the release's numbers differ from one release to the next.
-func TestManifestCurrent(t *testing.T) {
-	raw, err := os.ReadFile(committed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m struct {
-		Spec struct {
-			Version   string `json:"version"`
-			Platforms []struct {
-				URI    string `json:"uri"`
-				SHA256 string `json:"sha256"`
-			} `json:"platforms"`
-		} `json:"spec"`
-	}
-	if err := yaml.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
-	var sums strings.Builder
-	for _, p := range m.Spec.Platforms {
-		fmt.Fprintf(&sums, "%s  %s\n", p.SHA256, filepath.Base(p.URI))
-	}
+// TestRenderPlatforms: the manifest offers the archives checksums.txt lists, or exactly those
+// asked for.
+func TestRenderPlatforms(t *testing.T) {
+	linux := []target{{"linux", "amd64"}, {"linux", "arm64"}}
 	var b bytes.Buffer
-	if err := render(&b, m.Spec.Version, strings.NewReader(sums.String())); err != nil {
+	if err := render(&b, "v1.2.3", strings.NewReader(fakeChecksums("v1.2.3", linux)), nil); err != nil {
 		t.Fatal(err)
 	}
-	if b.String() != string(raw) {
-		t.Errorf("deploy/krew/credwatch.yaml differs from what hack/krew renders for %s; regenerate it (make krew-manifest)", m.Spec.Version)
+	if n := strings.Count(b.String(), "- selector:"); n != 2 || strings.Contains(b.String(), "darwin") {
+		t.Errorf("from two linux archives, the manifest offers %d platforms:\n%s", n, b.String())
 	}
-	// after a local release build, the manifest must carry its checksums
-	if sums, err := os.ReadFile("../../dist/checksums.txt"); err == nil {
-		for _, p := range m.Spec.Platforms {
-			name := filepath.Base(p.URI)
-			if strings.Contains(string(sums), name) && !strings.Contains(string(sums), p.SHA256+"  "+name) {
-				t.Errorf("dist/checksums.txt has another sha256 for %s than the manifest: make krew-manifest", name)
-			}
+	if !strings.Contains(b.String(), "releases/download/v1.2.3/credwatch_v1.2.3_linux_arm64.tar.gz") {
+		t.Errorf("no linux/arm64 uri:\n%s", b.String())
+	}
+	for _, c := range []struct {
+		sums []target
+		only []target
+		err  string
+	}{
+		{linux, []target{{"darwin", "arm64"}}, "no line for credwatch_v1.2.3_darwin_arm64.tar.gz"},
+		{nil, nil, "no archive of v1.2.3"},
+	} {
+		err := render(&b, "v1.2.3", strings.NewReader(fakeChecksums("v1.2.3", c.sums)), c.only)
+		if err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("render(%v of %v) = %v, want %q", c.only, c.sums, err, c.err)
 		}
+	}
+	if _, err := parseTargets("linux/386"); err == nil {
+		t.Error("-platforms linux/386 accepted")
 	}
 }
 
-// TestTargetsMatchGoreleaser: the manifest offers exactly the builds and archive names of
-// .goreleaser.yaml.
-func TestTargetsMatchGoreleaser(t *testing.T) {
-	raw, err := os.ReadFile("../../.goreleaser.yaml")
+// TestTargetsMatchRelease: the manifest offers exactly hack/release's default platforms (read
+// from its source: hack/release is in the main module, which this one cannot import).
+func TestTargetsMatchRelease(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "../release/main.go", nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cfg struct {
-		ProjectName string `json:"project_name"`
-		Builds      []struct {
-			Binary string   `json:"binary"`
-			GOOS   []string `json:"goos"`
-			GOARCH []string `json:"goarch"`
-		} `json:"builds"`
-		Archives []struct {
-			NameTemplate    string   `json:"name_template"`
-			Formats         []string `json:"formats"`
-			FormatOverrides []struct {
-				GOOS    string   `json:"goos"`
-				Formats []string `json:"formats"`
-			} `json:"format_overrides"`
-			Files []string `json:"files"`
-		} `json:"archives"`
-	}
-	if err := yaml.Unmarshal(raw, &cfg); err != nil {
-		t.Fatal(err)
-	}
-	if len(cfg.Builds) != 1 || len(cfg.Archives) != 1 {
-		t.Fatalf("want one build and one archive in .goreleaser.yaml, got %d and %d", len(cfg.Builds), len(cfg.Archives))
-	}
-	b, a := cfg.Builds[0], cfg.Archives[0]
-	var want []target
-	for _, os := range b.GOOS {
-		for _, arch := range b.GOARCH {
-			want = append(want, target{os, arch})
-		}
-	}
-	slices.SortFunc(want, func(x, y target) int { return strings.Compare(x.OS+x.Arch, y.OS+y.Arch) })
-	if !slices.Equal(want, targets) {
-		t.Errorf("goreleaser builds %v, the manifest offers %v", want, targets)
-	}
-	for _, tg := range targets {
-		name := strings.NewReplacer("{{ .ProjectName }}", cfg.ProjectName, "{{ .Version }}", "1.2.3",
-			"{{ .Os }}", tg.OS, "{{ .Arch }}", tg.Arch).Replace(a.NameTemplate)
-		format := a.Formats[0]
-		for _, o := range a.FormatOverrides {
-			if o.GOOS == tg.OS {
-				format = o.Formats[0]
+	var release []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		if v, ok := n.(*ast.ValueSpec); ok && len(v.Names) == 1 && v.Names[0].Name == "defaultPlatforms" {
+			if lit, ok := v.Values[0].(*ast.BasicLit); ok {
+				s, _ := strconv.Unquote(lit.Value)
+				release = strings.Split(s, ",")
 			}
 		}
-		if got := name + "." + format; got != tg.Archive("v1.2.3") {
-			t.Errorf("goreleaser names the %s/%s archive %s, the manifest %s", tg.OS, tg.Arch, got, tg.Archive("v1.2.3"))
-		}
-		if bin := strings.TrimSuffix(tg.Bin(), ".exe"); bin != b.Binary {
-			t.Errorf("goreleaser's binary is %s, the manifest's %s", b.Binary, bin)
-		}
+		return true
+	})
+	if release == nil {
+		t.Fatal("../release/main.go has no string constant defaultPlatforms")
 	}
-	if !slices.Contains(a.Files, "README.md") {
-		t.Error("the archives must carry README.md: the manifest copies it")
+	var ours []string
+	for _, tg := range targets() {
+		ours = append(ours, tg.String())
+	}
+	slices.Sort(release)
+	if !slices.Equal(release, ours) {
+		t.Errorf("hack/release builds %v, the manifest offers %v", release, ours)
 	}
 }
 
-func fakeChecksums(version string) string {
+func fakeChecksums(version string, ts []target) string {
 	var b strings.Builder
-	for i, tg := range targets {
+	for i, tg := range ts {
 		fmt.Fprintf(&b, "%064x  %s\n", i+1, tg.Archive(version))
 	}
 	return b.String()

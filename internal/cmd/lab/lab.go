@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package lab implements `credwatch lab`: a real multi-member control plane on loopback addresses,
 // run by a detached supervisor (`lab serve`) that the other subcommands talk to over a unix socket.
 package lab

@@ -20,7 +20,6 @@ import (
 	"github.com/credwatch/credwatch/internal/cmd/check/memberflags"
 	"github.com/credwatch/credwatch/internal/userfile"
 	"github.com/credwatch/credwatch/pkg/catalogue"
-	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/redact"
 	"github.com/credwatch/credwatch/pkg/report"
 	"github.com/credwatch/credwatch/pkg/watch"
@@ -158,20 +157,11 @@ func (o *options) complete(cmd *cobra.Command) error {
 	}
 	o.cfg.Interval, o.cfg.Duration, o.cfg.PodLogs = o.interval, o.duration, o.podLogs
 	if dir := o.labDir; dir != "" {
-		if _, err := lab.ReadState(dir); err != nil {
+		endpoints, err := labEndpoints(dir)
+		if err != nil {
 			return cli.Usagef("--lab: %w", err)
 		}
-		o.cfg.Endpoints = func() []string {
-			st, err := lab.ReadState(dir)
-			if err != nil {
-				return nil
-			}
-			out := make([]string, 0, len(st.Members))
-			for _, m := range st.Members {
-				out = append(out, m.URL)
-			}
-			return out
-		}
+		o.cfg.Endpoints = endpoints
 	}
 	if o.report != "" {
 		f, created, err := userfile.OpenWrite(o.report, 0o644)
