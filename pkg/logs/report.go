@@ -234,6 +234,10 @@ func minutes(counts []minuteCount, perMinute int) ([]MinuteCount, []Burst) {
 	return series, bursts
 }
 
+// Catalogue is the catalogue the report's causes come from (their titles, meanings and remedies),
+// or nil for a report not made by Analyze.
+func (r *Report) Catalogue() *catalogue.Catalogue { return r.catalogue }
+
 // Evidence returns the kept lines of a group, earliest first.
 func (g Group) Evidence() []Event { return g.evidence }
 
