@@ -1,13 +1,11 @@
 package logs
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
-	"github.com/credwatch/credwatch/pkg/logs/cause"
 )
 
 // Seed corpora live in testdata/fuzz/FuzzXxx/; `make fuzz` (hack/fuzz.sh) runs each target.
@@ -87,29 +85,5 @@ func FuzzLine(f *testing.F) {
 			t.Fatalf("classified without a cause: %+v", ev)
 		}
 		_ = evidenceLine(line)
-	})
-}
-
-// FuzzGate checks the gate against a plain search: every line holding an anchor is found.
-func FuzzGate(f *testing.F) {
-	f.Add([]byte("a\nxx Unable to authenticate yy\nUnauthorized\n\nfailed to renew lease z"))
-	g := newGate(cause.Standalone(catalogue.Default()))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		got := map[int]bool{}
-		for _, s := range g.lines(b, nil) {
-			got[s] = true
-		}
-		start := 0
-		for _, line := range bytes.SplitAfter(b, []byte{'\n'}) {
-			for _, a := range g.anchors {
-				if bytes.Contains(line, []byte(a)) && !got[start] {
-					t.Fatalf("line at %d holds %q but the gate missed it", start, a)
-				}
-			}
-			start += len(line)
-		}
-		var sc scanned
-		g.scan(b, &sc)
-		checkEnds(t, b, &sc)
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/credwatch/credwatch/pkg/logs/internal/quoted"
+	"github.com/credwatch/credwatch/pkg/logs/internal/scan"
 	"github.com/credwatch/credwatch/pkg/redact"
 )
 
@@ -18,10 +19,10 @@ const maxEvidenceLine = 4096
 // worker classifies blocks; each has its own classifier and aggregator.
 type worker struct {
 	cl    *Classifier
-	gate  *gate
+	gate  *scan.Gate
 	agg   *aggregator
 	since time.Time
-	sc    scanned
+	sc    scan.Scanned
 
 	// The formats this worker has recorded, and the last host seen: the shared format set and
 	// the host map are only touched when a line brings something new.
@@ -53,18 +54,18 @@ type worker struct {
 func (w *worker) process(ch chunk) {
 	data := ch.data
 	st := ch.in
-	w.gate.scan(data, &w.sc)
-	if w.sc.nul {
+	w.gate.Scan(data, &w.sc)
+	if w.sc.NUL {
 		st.skipped.Add(int64(countNULLines(data)))
 	}
-	ends := w.sc.ends
-	starts := w.sc.starts
+	ends := w.sc.Ends
+	starts := w.sc.Starts
 	for i, start := range starts {
 		if i+prefetchAhead < len(starts) {
-			prefetch(&data[starts[i+prefetchAhead]])
+			scan.Prefetch(&data[starts[i+prefetchAhead]])
 		}
 		var end int
-		if len(ends) == len(w.sc.starts) {
+		if len(ends) == len(w.sc.Starts) {
 			end = ends[i] // the scan found it
 		} else if end = bytes.IndexByte(data[start:], '\n'); end < 0 {
 			end = len(data)
@@ -72,11 +73,11 @@ func (w *worker) process(ch chunk) {
 			end += start
 		}
 		raw := data[start:end]
-		if w.sc.nul && bytes.IndexByte(raw, 0) >= 0 {
+		if w.sc.NUL && bytes.IndexByte(raw, 0) >= 0 {
 			continue // counted as skipped above
 		}
 		// Relative to the block; fixLineNumbers makes it absolute.
-		w.line(st, raw, w.sc.ascii, int64(w.sc.lines[i])+1, ch.seq)
+		w.line(st, raw, w.sc.ASCII, int64(w.sc.Lines[i])+1, ch.seq)
 	}
 	// The block's bytes go back to the pool (or its pages are dropped) once this returns: the
 	// evidence still lent from them gets its own copy.
@@ -90,7 +91,7 @@ func (w *worker) process(ch chunk) {
 	w.scratch.Reset()
 	w.flat.reset() // its lines borrow the block
 	w.ev = Event{} // keep no reference to the block (the aggregator has copied what it keeps)
-	lines := int64(w.sc.newlines)
+	lines := int64(w.sc.Newlines)
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		lines++
 	}

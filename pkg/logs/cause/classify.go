@@ -78,6 +78,16 @@ func Standalone(c *catalogue.Catalogue) []Message {
 	return out
 }
 
+// Literals are the literal segments of each of msgs, for a scan that looks for them
+// (scan.Anchors).
+func Literals(msgs []Message) [][]string {
+	out := make([][]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.Literals
+	}
+	return out
+}
+
 // Markers are the texts besides the Standalone messages that make a line worth classifying:
 // the authentication error, audit 401s (`"code":401`), relayed aggregates, httplog's access log
 // (`" resp=401`, 1.19+) and the access log of older releases, whose only constant text is the

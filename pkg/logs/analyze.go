@@ -18,6 +18,7 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/logs/cause"
+	"github.com/credwatch/credwatch/pkg/logs/internal/scan"
 )
 
 // Config tunes an analysis. The zero value of every field but Catalogue means the default.
@@ -117,7 +118,7 @@ func (st *inputState) firstLines() ([]int64, int64) {
 // problems with single inputs are in Report.Inputs.
 func Analyze(ctx context.Context, cfg Config, inputs []Input) (*Report, error) {
 	cfg = cfg.withDefaults()
-	g := newGate(cause.Standalone(cfg.Catalogue))
+	g := scan.NewGate(anchors(cfg.Catalogue))
 	bufSize := cfg.BlockSize + cfg.MaxLineBytes
 	pool := &bufPool{ch: make(chan []byte, 2*cfg.Workers+2), size: bufSize}
 	work := make(chan chunk, cfg.Workers)
@@ -193,6 +194,12 @@ func Analyze(ctx context.Context, cfg Config, inputs []Input) (*Report, error) {
 		}
 	}
 	return buildReport(cfg, total, statuses), nil
+}
+
+// anchors are what the gate looks for in lines of c's messages: a line without one is neither
+// parsed nor classified.
+func anchors(c *catalogue.Catalogue) []string {
+	return scan.Anchors(cause.Markers, cause.Literals(cause.Standalone(c)))
 }
 
 // produce reads one input into blocks of whole lines.
