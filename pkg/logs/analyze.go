@@ -128,7 +128,7 @@ func Analyze(ctx context.Context, cfg Config, inputs []Input) (*Report, error) {
 	var wg sync.WaitGroup
 	for w := range cfg.Workers {
 		aggs[w] = newAggregator(cfg.Evidence)
-		wk := &worker{cl: NewClassifier(cfg.Catalogue), gate: g, agg: aggs[w], since: cfg.Since}
+		wk := &worker{cl: cause.NewClassifier(cfg.Catalogue), gate: g, agg: aggs[w], since: cfg.Since}
 		wk.lines.off = cfg.noLineMemo
 		wg.Add(1)
 		go func() {

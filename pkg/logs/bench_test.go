@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/logs/cause"
 	"github.com/credwatch/credwatch/pkg/logs/internal/loggen"
 )
 
@@ -41,10 +42,10 @@ var benchLines = []string{
 
 // BenchmarkClassify parses and classifies typical auth and context lines.
 func BenchmarkClassify(b *testing.B) {
-	cl := NewClassifier(catalogue.Default())
+	cl := cause.NewClassifier(catalogue.Default())
 	for b.Loop() {
 		for _, l := range benchLines {
-			cl.Classify(parseRecord(l, lineContext{}))
+			Classify(cl, parseRecord(l, lineContext{}))
 		}
 	}
 }

@@ -106,11 +106,11 @@ func TestClassifyFormats(t *testing.T) {
 		{name: "ordinary line", line: `I1216 09:26:00.000000       1 controller.go:615] quota admission added evaluator for: endpoints`},
 		{name: "context deadline outside authentication", line: `E0101 00:00:00.000000       1 x.go:1] "request failed" err="context deadline exceeded"`},
 	}
-	cl := NewClassifier(catalogue.Default())
+	cl := cause.NewClassifier(catalogue.Default())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := parseRecord(tt.line, lineContext{host: "m1", ref: ref})
-			ev, ok := cl.Classify(rec)
+			ev, ok := Classify(cl, rec)
 			if tt.cause == "" {
 				if ok {
 					t.Fatalf("classified as %s, want nothing", ev.Cause)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/logs/cause"
 )
 
 // Seed corpora live in testdata/fuzz/FuzzXxx/; `make fuzz` (hack/fuzz.sh) runs each target.
@@ -78,9 +79,9 @@ func FuzzLine(f *testing.F) {
 	for _, l := range benchLines {
 		f.Add(l)
 	}
-	cl := NewClassifier(catalogue.Default())
+	cl := cause.NewClassifier(catalogue.Default())
 	f.Fuzz(func(t *testing.T, line string) {
-		ev, ok := cl.Classify(parseRecord(line, lineContext{host: "h", ref: fuzzRef}))
+		ev, ok := Classify(cl, parseRecord(line, lineContext{host: "h", ref: fuzzRef}))
 		if ok && ev.Cause == "" {
 			t.Fatalf("classified without a cause: %+v", ev)
 		}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/credwatch/credwatch/pkg/logs/cause"
 	"github.com/credwatch/credwatch/pkg/logs/internal/quoted"
 	"github.com/credwatch/credwatch/pkg/logs/internal/scan"
 	"github.com/credwatch/credwatch/pkg/redact"
@@ -18,7 +19,7 @@ const maxEvidenceLine = 4096
 
 // worker classifies blocks; each has its own classifier and aggregator.
 type worker struct {
-	cl    *Classifier
+	cl    *cause.Classifier
 	gate  *scan.Gate
 	agg   *aggregator
 	since time.Time
@@ -131,7 +132,7 @@ func (w *worker) line(st *inputState, raw []byte, ascii bool, lineNo int64, seq 
 		if !w.classifyBody(&rec, ev) {
 			return
 		}
-	} else if !w.cl.classify(&rec, ev) {
+	} else if !classify(w.cl, &rec, ev) {
 		return
 	}
 	if ev.Host == "" {
