@@ -176,7 +176,7 @@ func Analyze(ctx context.Context, cfg Config, inputs []Input) (*Report, error) {
 	}
 	total := aggs[0]
 	for _, a := range aggs[1:] {
-		total.merge(a)
+		total.Merge(a)
 	}
 	fixLineNumbers(total)
 	for i, st := range states {
@@ -190,7 +190,7 @@ func Analyze(ctx context.Context, cfg Config, inputs []Input) (*Report, error) {
 		})
 		sort.Strings(statuses[i].Formats)
 		if statuses[i].Read && !st.ownHosts.Load() {
-			total.seeHost(st.Host, st.Component)
+			total.SeeHost(st.Host, st.Component)
 		}
 	}
 	return buildReport(cfg, total, statuses), nil
@@ -378,25 +378,18 @@ func fill(r io.Reader, b []byte) (int, error) {
 // of the input, now that every block has been counted.
 func fixLineNumbers(a *aggregator) {
 	firsts := map[*inputState][]int64{}
-	fix := func(evs []Event) {
-		for i := range evs {
-			ev := &evs[i]
-			if ev.in == nil {
-				continue
-			}
-			f, ok := firsts[ev.in]
-			if !ok {
-				f, _ = ev.in.firstLines()
-				firsts[ev.in] = f
-			}
-			if ev.seq < len(f) {
-				ev.LineNumber += f[ev.seq] - 1
-			}
-			ev.in = nil
+	a.Kept(func(ev *Event) {
+		if ev.in == nil {
+			return
 		}
-	}
-	for _, g := range a.groups {
-		fix(g.head)
-		fix(g.tail)
-	}
+		f, ok := firsts[ev.in]
+		if !ok {
+			f, _ = ev.in.firstLines()
+			firsts[ev.in] = f
+		}
+		if ev.seq < len(f) {
+			ev.LineNumber += f[ev.seq] - 1
+		}
+		ev.in = nil
+	})
 }

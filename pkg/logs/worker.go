@@ -88,7 +88,7 @@ func (w *worker) process(ch chunk) {
 		st.unfiltered.Add(w.unfiltered)
 		w.unfiltered = 0
 	}
-	w.agg.settle(data)
+	w.agg.Settle(func(ev *Event) { ev.own(data) })
 	w.scratch.Reset()
 	w.flat.reset() // its lines borrow the block
 	w.ev = Event{} // keep no reference to the block (the aggregator has copied what it keeps)
@@ -106,7 +106,7 @@ const prefetchAhead = 2
 // valid UTF-8 without utf8.Valid). text and everything parsed from it borrow raw's bytes (no copy per
 // line): whatever outlives the block is copied where it is kept — the classifier's memo and
 // caches (cause.Classifier.Classify), the host and component memos here, a group's key, and
-// the evidence, at the end of the block (aggregator.settle).
+// the evidence, at the end of the block (aggregator.Settle).
 func (w *worker) line(st *inputState, raw []byte, ascii bool, lineNo int64, seq int) {
 	var text string
 	if ascii || utf8.Valid(raw) {
@@ -159,7 +159,7 @@ func (w *worker) see(st *inputState, format, host, component string, ownHost boo
 		st.formats.LoadOrStore(format, true)
 	}
 	if !w.seenHost || host != w.lastHost || component != w.lastComponent {
-		w.agg.seeHost(host, component)
+		w.agg.SeeHost(host, component)
 		w.seenHost, w.lastHost, w.lastComponent = true, host, component
 	}
 	if ownHost && !st.ownHosts.Load() {
@@ -181,13 +181,13 @@ func (w *worker) emit(st *inputState, ev *Event, text string, lineNo int64, seq 
 	w.matched++
 	ev.Input, ev.LineNumber, ev.in, ev.seq = st.Name, lineNo, st, seq
 	ev.Line = text // clipped and redacted only when read as evidence (group.evidence)
-	ev.lent = true // Line and Audit borrow the block's bytes until aggregator.settle
-	w.agg.add(ev)
+	ev.lent = true // Line and Audit borrow the block's bytes until aggregator.Settle
+	addEvent(w.agg, ev)
 }
 
 // continued is the part of text (a line of block), from at, that finishes a token broken at
 // the end of the line before it (redact.BrokenTail), in a string of its own, or "": evidence is
-// redacted a line at a time, long after the line before is gone, so aggregator.settle asks
+// redacted a line at a time, long after the line before is gone, so aggregator.Settle asks
 // while the block is there, for the lines a group keeps as evidence. A CRI partial line
 // ("<time> stderr P <part>") is continued after the next line's envelope. The line before is
 // found from where text's bytes are in block (a line made valid UTF-8 is a copy, and the
