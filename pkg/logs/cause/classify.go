@@ -1,8 +1,3 @@
-// Package cause names the cause of a log message from the catalogue's message spellings: it maps
-// one log line's message (an authentication failure, possibly an aggregate of several errors, or
-// a context event such as a lease loss) to a catalogue entry. It knows nothing of log formats,
-// inputs or reports; pkg/logs reads those and pkg/cloud uses the same classifier on controller
-// logs.
 package cause
 
 import (
