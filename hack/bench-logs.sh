@@ -79,6 +79,6 @@ for kind in sparse dense; do
 	rm -f "$log"
 done
 echo
-echo "Go benchmarks (pkg/logs):"
-go test -run '^$' -bench 'Classify|Gate|Analyze' -benchtime 5x ./pkg/logs | grep -E '^Benchmark'
+echo "Go benchmarks (pkg/logs, pkg/logs/internal/scan):"
+go test -run '^$' -bench 'Classify|Gate|Analyze' -benchtime 5x ./pkg/logs ./pkg/logs/internal/scan | grep -E '^Benchmark'
 exit $status

@@ -6,6 +6,9 @@ import (
 	"io"
 	"slices"
 	"testing"
+
+	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/logs/internal/scan"
 )
 
 // oldAccessLog are verbatim access-log lines of releases before 1.19 answering 401, each with
@@ -29,14 +32,14 @@ func TestOldAccessLogFound(t *testing.T) {
 		file.WriteString("I0622 19:41:05.100000    1021 wrap.go:75] GET /healthz: (52.508µs) 200 [[kube-probe/1.6] 10.0.0.1:1]\n")
 		file.WriteString(l.line + "\n")
 	}
-	for name, g := range gateVariants(t) {
+	for name, g := range scan.Variants(anchors(catalogue.Default()), t.Logf) {
 		var want []int
 		for i, line := range bytes.SplitAfter(file.Bytes(), []byte{'\n'}) {
 			if i%2 == 1 {
 				want = append(want, bytes.Index(file.Bytes(), line))
 			}
 		}
-		if got := g.lines(file.Bytes(), nil); !slices.Equal(got, want) {
+		if got := g.Lines(file.Bytes(), nil); !slices.Equal(got, want) {
 			t.Errorf("%s: scan passes lines at %v, want %v", name, got, want)
 		}
 	}

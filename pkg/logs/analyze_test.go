@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"flag"
 	"io"
 	"io/fs"
 	"os"
@@ -14,10 +13,7 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/logs/internal/loggen"
-	"github.com/credwatch/credwatch/pkg/report"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 func analyzeFiles(t *testing.T, cfg Config, paths ...string) *Report {
 	t.Helper()
@@ -29,38 +25,6 @@ func analyzeFiles(t *testing.T, cfg Config, paths ...string) *Report {
 	r.Inputs = append(files.Bad, r.Inputs...)
 	r.Skipped = files.Skipped
 	return r
-}
-
-func TestGolden(t *testing.T) {
-	t.Parallel()
-	for name, year := range map[string]int{"seed-000": 2022, "mixed": 2026, "field-mixed": 2026} {
-		t.Run(name, func(t *testing.T) {
-			r := analyzeFiles(t, Config{Year: year, Workers: 2}, filepath.Join("testdata", name+".log"))
-			for _, f := range []report.Format{report.Table, report.JSON, report.SARIF} {
-				var b bytes.Buffer
-				if err := report.Print(&b, f, r); err != nil {
-					t.Fatal(err)
-				}
-				golden := filepath.Join("testdata", "golden", name+"."+string(f))
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("%v (run go test -update)", err)
-				}
-				if !bytes.Equal(b.Bytes(), want) {
-					t.Errorf("%s differs from %s (run go test ./pkg/logs -run TestGolden -update):\n%s", f, golden, b.String())
-				}
-			}
-		})
-	}
 }
 
 // TestBadInputs: each bad input gets its own message, the good ones are still read, skipped

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/logs/cause"
 	"github.com/credwatch/credwatch/pkg/logs/internal/loggen"
 )
 
@@ -32,20 +33,6 @@ func BenchmarkAnalyze(b *testing.B) {
 	}
 }
 
-// BenchmarkGate is the anchor scan alone, one core, in every variant this machine runs.
-func BenchmarkGate(b *testing.B) {
-	data := benchLog()
-	for name, g := range gateVariants(b) {
-		b.Run(name, func(b *testing.B) {
-			var starts []int
-			b.SetBytes(int64(len(data)))
-			for b.Loop() {
-				starts = g.lines(data, starts)
-			}
-		})
-	}
-}
-
 var benchLines = []string{
 	`kube-apiserver-ip-10-0-252-80.eu-west-2.compute.internal kube-apiserver E1215 08:16:43.535948       1 authentication.go:63] "Unable to authenticate the request" err="[invalid bearer token, square/go-jose: error in cryptographic primitive]"`,
 	`{"log":"E1129 08:00:01.017000       1 authentication.go:75] \"Unable to authenticate the request\" err=\"[invalid bearer token, invalid signature, no keys found]\"\n","stream":"stderr","time":"2026-11-29T08:00:01.017Z"}`,
@@ -55,10 +42,10 @@ var benchLines = []string{
 
 // BenchmarkClassify parses and classifies typical auth and context lines.
 func BenchmarkClassify(b *testing.B) {
-	cl := NewClassifier(catalogue.Default())
+	cl := cause.NewClassifier(catalogue.Default())
 	for b.Loop() {
 		for _, l := range benchLines {
-			cl.Classify(parseRecord(l, lineContext{}))
+			Classify(cl, parseRecord(l, lineContext{}))
 		}
 	}
 }

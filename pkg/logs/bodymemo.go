@@ -35,22 +35,22 @@ type bodyMemo struct {
 }
 
 // classifyBody reads r's message (r.lazy) and classifies r into ev, as parseRecord and
-// Classifier.classify would have without lineContext.lazyBody.
+// classify would have without lineContext.lazyBody.
 func (w *worker) classifyBody(r *Record, ev *Event) bool {
 	body, mm := r.body, &w.bodies
 	r.body, r.lazy = "", false
 	if mm.resting > 0 || len(body) > maxMemoBody {
 		mm.resting = max(mm.resting-1, 0)
 		readKlogBody(body, r)
-		return w.cl.classify(r, ev)
+		return classify(w.cl, r, ev)
 	}
 	if a, hit := mm.answers[body]; hit {
 		mm.misses = 0
 		r.Truncated = a.truncated
-		return w.cl.fill(r, ev, a.m, a.ok)
+		return toEvent(r, ev, a.m, a.ok)
 	}
 	readKlogBody(body, r)
-	m, ok := w.cl.match(r)
+	m, ok := w.cl.Classify(r.line())
 	// An access-log line (Audit) is remembered nowhere: its fields borrow the line, and its
 	// request ID and latency make every one different.
 	if r.Audit == nil {
@@ -62,5 +62,5 @@ func (w *worker) classifyBody(r *Record, ev *Event) bool {
 	if mm.misses++; mm.misses >= bodyMemoMiss {
 		mm.misses, mm.resting = 0, bodyMemoRest
 	}
-	return w.cl.fill(r, ev, m, ok)
+	return toEvent(r, ev, m, ok)
 }

@@ -8,20 +8,21 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/logs/cause"
 )
 
 // memoCheck classifies lines on a worker's path (lazy klog messages, the message memo) and on
-// the plain one (parseRecord reading every message, Classifier.classify), and compares.
+// the plain one (parseRecord reading every message, classify), and compares.
 type memoCheck struct {
 	w      *worker
-	cl     *Classifier
+	cl     *cause.Classifier
 	ref    time.Time
 	seen   int // events compared
 	passes int // on the memo path: 2 for a miss then a hit
 }
 
 func newMemoCheck() *memoCheck {
-	return &memoCheck{w: &worker{cl: NewClassifier(catalogue.Default())}, cl: NewClassifier(catalogue.Default()),
+	return &memoCheck{w: &worker{cl: cause.NewClassifier(catalogue.Default())}, cl: cause.NewClassifier(catalogue.Default()),
 		ref: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), passes: 2}
 }
 
@@ -29,7 +30,7 @@ func (c *memoCheck) check(t *testing.T, line string) {
 	t.Helper()
 	rec := parseRecord(line, lineContext{ref: c.ref, host: "h"})
 	var want Event
-	wantOK := c.cl.classify(&rec, &want)
+	wantOK := classify(c.cl, &rec, &want)
 	for range c.passes {
 		r := parseRecord(line, lineContext{ref: c.ref, host: "h", lazyBody: true, clock: &c.w.clock, flat: &c.w.flat})
 		var got Event
@@ -41,7 +42,7 @@ func (c *memoCheck) check(t *testing.T, line string) {
 		if r.lazy {
 			ok = c.w.classifyBody(&r, &got)
 		} else {
-			ok = c.w.cl.classify(&r, &got)
+			ok = classify(c.w.cl, &r, &got)
 		}
 		if ok != wantOK || ok && !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: memo path %v %+v\nwant %v %+v", line, ok, got, wantOK, want)

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/logs/cause"
 )
 
@@ -46,43 +45,34 @@ type Event struct {
 	contAt int
 }
 
-// Classifier turns records into events with the catalogue's classifier (package cause).
-type Classifier struct {
-	c *cause.Classifier
-}
-
-// NewClassifier compiles every message of c. A Classifier is not safe for concurrent use; make
-// one per goroutine (they are cheap).
-func NewClassifier(c *catalogue.Catalogue) *Classifier {
-	return &Classifier{c: cause.NewClassifier(c)}
-}
-
-// Classify turns a parsed record into an event; ok is false for lines that are neither an
-// authentication failure nor a context event.
-func (c *Classifier) Classify(r Record) (Event, bool) {
+// Classify is the last stage of reading a line: it names the cause of a parsed record with the
+// catalogue's classifier (package cause, the one classifier) and turns it into an event; ok is
+// false for lines that are neither an authentication failure nor a context event. cl is not
+// safe for concurrent use: make one per goroutine (cause.NewClassifier; they are cheap).
+func Classify(cl *cause.Classifier, r Record) (Event, bool) {
 	var ev Event
-	ok := c.classify(&r, &ev)
+	ok := classify(cl, &r, &ev)
 	return ev, ok
 }
 
 // classify is Classify filling *ev, without copying records and events.
-func (c *Classifier) classify(r *Record, ev *Event) bool {
-	m, ok := c.match(r)
-	return c.fill(r, ev, m, ok)
+func classify(cl *cause.Classifier, r *Record, ev *Event) bool {
+	m, ok := cl.Classify(r.line())
+	return toEvent(r, ev, m, ok)
 }
 
-// match is the catalogue's answer for r.
-func (c *Classifier) match(r *Record) (cause.Match, bool) {
+// line is what the classifier reads of r.
+func (r *Record) line() cause.Line {
 	l := cause.Line{Msg: r.Msg, Err: r.Err, Plain: r.Format == "plain", Truncated: r.Truncated, Audit: r.Audit != nil,
 		Logger: r.Logger}
 	if r.Audit != nil {
 		l.Code = r.Audit.Code
 	}
-	return c.c.Classify(l)
+	return l
 }
 
-// fill is classify given match's answer m, ok for r.
-func (c *Classifier) fill(r *Record, ev *Event, m cause.Match, ok bool) bool {
+// toEvent is classify given the classifier's answer m, ok for r.
+func toEvent(r *Record, ev *Event, m cause.Match, ok bool) bool {
 	*ev = Event{Host: r.Host, Component: r.Component, Time: r.Time, Format: r.Format, Truncated: r.Truncated, partialTime: r.PartialTime}
 	if !ok {
 		return false

@@ -6,6 +6,7 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/logs/cause"
+	"github.com/credwatch/credwatch/pkg/logs/internal/scan"
 )
 
 func TestClassifyFormats(t *testing.T) {
@@ -105,11 +106,11 @@ func TestClassifyFormats(t *testing.T) {
 		{name: "ordinary line", line: `I1216 09:26:00.000000       1 controller.go:615] quota admission added evaluator for: endpoints`},
 		{name: "context deadline outside authentication", line: `E0101 00:00:00.000000       1 x.go:1] "request failed" err="context deadline exceeded"`},
 	}
-	cl := NewClassifier(catalogue.Default())
+	cl := cause.NewClassifier(catalogue.Default())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := parseRecord(tt.line, lineContext{host: "m1", ref: ref})
-			ev, ok := cl.Classify(rec)
+			ev, ok := Classify(cl, rec)
 			if tt.cause == "" {
 				if ok {
 					t.Fatalf("classified as %s, want nothing", ev.Cause)
@@ -140,15 +141,15 @@ func TestClassifyFormats(t *testing.T) {
 func TestGateFindsEveryStandaloneMessage(t *testing.T) {
 	t.Parallel()
 	msgs := cause.Standalone(catalogue.Default())
-	g := newGate(msgs)
+	g := scan.NewGate(anchors(catalogue.Default()))
 	for _, p := range msgs {
 		line := []byte("I0101 00:00:00.000000 1 x.go:1] prefix " + p.Text + " suffix\n")
-		if starts := g.lines(line, nil); len(starts) != 1 {
+		if starts := g.Lines(line, nil); len(starts) != 1 {
 			t.Errorf("%s/%s %q: gate does not let it through", p.Cause, p.Key, p.Text)
 		}
 	}
 	for _, mk := range cause.Markers {
-		if starts := g.lines([]byte("x "+mk+" y"), nil); len(starts) != 1 {
+		if starts := g.Lines([]byte("x "+mk+" y"), nil); len(starts) != 1 {
 			t.Errorf("marker %q not found", mk)
 		}
 	}

@@ -77,16 +77,3 @@ func near(g, o *Group) bool {
 	}
 	return !o.First.After(g.Last.Add(explainWindow)) && !o.Last.Before(g.First.Add(-explainWindow))
 }
-
-// causeLabel is a group's cause as the table shows it: with its client, and the cause that
-// explains a client's 401s.
-func causeLabel(g Group) string {
-	s := g.Cause
-	if g.Client != "" {
-		s += " [" + g.Client + "]"
-	}
-	if g.Explained != "" {
-		s += " → " + g.Explained
-	}
-	return s
-}

@@ -4,7 +4,16 @@
 // per host, component, cause and minute, collects the context events that explain a roll, and
 // ranks hypotheses for a verdict.
 //
-// Reading is streaming and bounded: inputs are cut into blocks that a pool of workers scans for
-// catalogue anchors; only lines that carry one are parsed and classified. Memory does not grow
-// with the input size.
+// Analyze is the only place that knows the order of the stages, each in a package of its own:
+//
+//	inputs (FileInputs, ClusterInputs)
+//	→ blocks of whole lines and the lines worth parsing (internal/scan: the SIMD gate, mmap)
+//	→ records (parseRecord: the envelopes, outermost first)
+//	→ causes (Classify with cause.Classifier, the one classifier over the catalogue)
+//	→ aggregate (internal/agg: per host, component and cause, with bounded evidence)
+//	→ report and verdict (buildReport, verdict)
+//
+// and package render writes the report (table, SARIF, HTML). Reading is streaming and bounded:
+// inputs are cut into blocks that a pool of workers scans for catalogue anchors; only lines that
+// carry one are parsed and classified. Memory does not grow with the input size.
 package logs

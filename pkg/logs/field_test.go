@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/logs/cause"
+	"sigs.k8s.io/yaml"
 )
 
 // fieldLine is one verbatim line of the field corpus (testdata/field/*.yaml).
@@ -61,7 +61,7 @@ func loadFieldCorpus(t *testing.T) []fieldFamily {
 func TestFieldCorpus(t *testing.T) {
 	t.Parallel()
 	cat := catalogue.Default()
-	cl := NewClassifier(cat)
+	cl := cause.NewClassifier(cat)
 	ref := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	total, pass := 0, 0
 	var misses []string
@@ -75,7 +75,7 @@ func TestFieldCorpus(t *testing.T) {
 				t.Errorf("%s line %d: cause %q is not in the catalogue", fam.Family, i+1, fl.Cause)
 			}
 			total++
-			ev, ok := cl.Classify(parseRecord(fl.Line, lineContext{component: fl.From, ref: ref}))
+			ev, ok := Classify(cl, parseRecord(fl.Line, lineContext{component: fl.From, ref: ref}))
 			got, comp := "(none)", ""
 			if ok {
 				got, comp = ev.Cause, ev.Component

@@ -1,7 +1,6 @@
 package logs
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -80,36 +79,12 @@ func FuzzLine(f *testing.F) {
 	for _, l := range benchLines {
 		f.Add(l)
 	}
-	cl := NewClassifier(catalogue.Default())
+	cl := cause.NewClassifier(catalogue.Default())
 	f.Fuzz(func(t *testing.T, line string) {
-		ev, ok := cl.Classify(parseRecord(line, lineContext{host: "h", ref: fuzzRef}))
+		ev, ok := Classify(cl, parseRecord(line, lineContext{host: "h", ref: fuzzRef}))
 		if ok && ev.Cause == "" {
 			t.Fatalf("classified without a cause: %+v", ev)
 		}
 		_ = evidenceLine(line)
-	})
-}
-
-// FuzzGate checks the gate against a plain search: every line holding an anchor is found.
-func FuzzGate(f *testing.F) {
-	f.Add([]byte("a\nxx Unable to authenticate yy\nUnauthorized\n\nfailed to renew lease z"))
-	g := newGate(cause.Standalone(catalogue.Default()))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		got := map[int]bool{}
-		for _, s := range g.lines(b, nil) {
-			got[s] = true
-		}
-		start := 0
-		for _, line := range bytes.SplitAfter(b, []byte{'\n'}) {
-			for _, a := range g.anchors {
-				if bytes.Contains(line, []byte(a)) && !got[start] {
-					t.Fatalf("line at %d holds %q but the gate missed it", start, a)
-				}
-			}
-			start += len(line)
-		}
-		var sc scanned
-		g.scan(b, &sc)
-		checkEnds(t, b, &sc)
 	})
 }

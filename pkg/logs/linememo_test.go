@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/logs/cause"
 	"github.com/credwatch/credwatch/pkg/logs/internal/loggen"
 	"github.com/credwatch/credwatch/pkg/report"
 )
@@ -77,7 +78,7 @@ func TestLineMemo(t *testing.T) {
 
 func newTestWorker() *worker {
 	cat := catalogue.Default()
-	return &worker{cl: NewClassifier(cat), agg: newAggregator(6)}
+	return &worker{cl: cause.NewClassifier(cat), agg: newAggregator(6)}
 }
 
 // lineOutcome is what worker.line did with a line.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/credwatch/credwatch/pkg/logs/internal/loggen"
+	"github.com/credwatch/credwatch/pkg/logs/internal/scan"
 )
 
 // TestMappedMatchesRead checks that a file large enough to be memory-mapped (its finished blocks
@@ -17,7 +18,7 @@ import (
 func TestMappedMatchesRead(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	if _, _, err := loggen.Write(&b, loggen.Options{Bytes: 3*releaseBatch + mmapMinimum, Seed: 5}); err != nil {
+	if _, _, err := loggen.Write(&b, loggen.Options{Bytes: 3*scan.ReleaseBatch + scan.MapMinimum, Seed: 5}); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "apiserver.log")

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/logs/internal/agg"
 	"github.com/credwatch/credwatch/pkg/redact"
 	"github.com/credwatch/credwatch/pkg/report"
 )
@@ -130,8 +131,8 @@ type UnknownText struct {
 	Text      string `json:"text"`
 }
 
-func buildReport(cfg Config, agg *aggregator, inputs []InputStatus) *Report {
-	r := &Report{APIVersion: report.APIVersion, Kind: Kind, Inputs: inputs, hostComponents: agg.hosts, catalogue: cfg.Catalogue}
+func buildReport(cfg Config, a *aggregator, inputs []InputStatus) *Report {
+	r := &Report{APIVersion: report.APIVersion, Kind: Kind, Inputs: inputs, hostComponents: a.Hosts(), catalogue: cfg.Catalogue}
 	r.Summary.Inputs = len(inputs)
 	for _, in := range inputs {
 		if in.Read {
@@ -142,35 +143,34 @@ func buildReport(cfg Config, agg *aggregator, inputs []InputStatus) *Report {
 		r.Summary.SkippedLines += in.SkippedLines
 		r.Summary.UnfilteredLines += in.UnfilteredLines
 	}
-	for h := range agg.hosts {
+	for h := range a.Hosts() {
 		if h != "unknown" && h != "stdin" {
 			r.Summary.Hosts = append(r.Summary.Hosts, h)
 		}
 	}
 	sort.Strings(r.Summary.Hosts)
-	for _, g := range agg.groups {
-		g.flushMinute()
-		e, _ := cfg.Catalogue.Get(g.key.cause)
-		out := Group{Host: g.key.host, Component: g.key.component, Cause: g.key.cause, Client: g.key.client, Severity: e.Severity,
-			Title: e.Title, Count: g.count, First: g.first, Last: g.last, Related: g.parts, evidence: g.evidence()}
-		out.PerMinute, out.Bursts = minutes(g.series(), cfg.BurstPerMinute)
-		if !g.first.IsZero() && (r.Summary.From.IsZero() || g.first.Before(r.Summary.From)) {
-			r.Summary.From = g.first
+	for _, g := range a.Groups() {
+		e, _ := cfg.Catalogue.Get(g.Key.Cause)
+		out := Group{Host: g.Key.Host, Component: g.Key.Component, Cause: g.Key.Cause, Client: g.Key.Client, Severity: e.Severity,
+			Title: e.Title, Count: g.Count, First: g.First, Last: g.Last, Related: g.Related, evidence: a.Evidence(g)}
+		out.PerMinute, out.Bursts = minutes(g.Series(), cfg.BurstPerMinute)
+		if !g.First.IsZero() && (r.Summary.From.IsZero() || g.First.Before(r.Summary.From)) {
+			r.Summary.From = g.First
 		}
-		if g.last.After(r.Summary.To) {
-			r.Summary.To = g.last
+		if g.Last.After(r.Summary.To) {
+			r.Summary.To = g.Last
 		}
-		if g.kind == "event" {
+		if g.Kind == "event" {
 			r.Context = append(r.Context, out)
-			r.Summary.ContextEvents += g.count
+			r.Summary.ContextEvents += g.Count
 		} else {
 			r.Failures = append(r.Failures, out)
-			r.Summary.AuthFailures += g.count
+			r.Summary.AuthFailures += g.Count
 		}
-		if g.key.cause == CauseUnknown {
-			r.Summary.UnknownLines += g.count
-			for t, c := range g.texts {
-				r.Unknown = append(r.Unknown, UnknownText{Host: g.key.host, Component: g.key.component, Count: c, Text: redact.Text(t)})
+		if g.Key.Cause == CauseUnknown {
+			r.Summary.UnknownLines += g.Count
+			for t, c := range g.Texts {
+				r.Unknown = append(r.Unknown, UnknownText{Host: g.Key.Host, Component: g.Key.Component, Count: c, Text: redact.Text(t)})
 			}
 		}
 		r.Events = append(r.Events, out.evidence...)
@@ -208,13 +208,13 @@ func sortGroups(gs []Group) {
 
 // minutes turns the per-minute counts, in order of minute, into the report's series and finds
 // the bursts.
-func minutes(counts []minuteCount, perMinute int) ([]MinuteCount, []Burst) {
+func minutes(counts []agg.MinuteCount, perMinute int) ([]MinuteCount, []Burst) {
 	series := make([]MinuteCount, len(counts))
 	var bursts []Burst
 	var cur *Burst
 	prev := int64(-1 << 62)
 	for i, mc := range counts {
-		k, n := mc.minute, mc.count
+		k, n := mc.Minute, mc.Count
 		t := time.Unix(k*60, 0).UTC()
 		series[i] = MinuteCount{Minute: Minute(t), Count: n}
 		if n < perMinute {
@@ -233,6 +233,10 @@ func minutes(counts []minuteCount, perMinute int) ([]MinuteCount, []Burst) {
 	}
 	return series, bursts
 }
+
+// Catalogue is the catalogue the report's causes come from (their titles, meanings and remedies),
+// or nil for a report not made by Analyze.
+func (r *Report) Catalogue() *catalogue.Catalogue { return r.catalogue }
 
 // Evidence returns the kept lines of a group, earliest first.
 func (g Group) Evidence() []Event { return g.evidence }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/logs/cause"
 )
 
 // TestSeedLines checks every log line quoted in the seed incident report (seeds/000_*, copied
@@ -32,7 +33,7 @@ func TestSeedLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	cl := NewClassifier(catalogue.Default())
+	cl := cause.NewClassifier(catalogue.Default())
 	lc := lineContext{host: "seed", ref: time.Date(2022, 12, 31, 0, 0, 0, 0, time.UTC)}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
@@ -50,7 +51,7 @@ func TestSeedLines(t *testing.T) {
 		if exp == nil {
 			t.Fatalf("line %d has no expectation: %s", n, line)
 		}
-		ev, ok := cl.Classify(parseRecord(line, lc))
+		ev, ok := Classify(cl, parseRecord(line, lc))
 		switch {
 		case exp.cause == "" && ok:
 			t.Errorf("line %d: got %s on %s, want nothing: %s", n, ev.Cause, ev.Host, line)

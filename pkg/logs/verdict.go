@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/report"
 )
 
 // Hypothesis is one ranked explanation of the failures, with its evidence and remedy.
@@ -115,10 +116,10 @@ func verdict(c *catalogue.Catalogue, r *Report) []Hypothesis {
 				break
 			}
 			h.Statement = fmt.Sprintf("%s authentication failures with no known cause on %s%s, e.g. %q",
-				thousands(a.count), hostsWithCounts(h.Hosts, a.hosts), span, clip(sample, 160))
+				report.Thousands(a.count), hostsWithCounts(h.Hosts, a.hosts), span, clip(sample, 160))
 		case cause == CauseClient:
 			h.Statement = fmt.Sprintf("clients were told Unauthorized ×%s on %s%s; the reason is in the API server's log of the member that answered",
-				thousands(a.count), hostsWithCounts(h.Hosts, a.hosts), span)
+				report.Thousands(a.count), hostsWithCounts(h.Hosts, a.hosts), span)
 		case float64(a.hosts[top]) >= concentration*float64(a.count) && len(others)+len(h.Hosts) > 1:
 			h.Concentrated = true
 			rest := "while the other hosts do not log it"
@@ -131,9 +132,9 @@ func verdict(c *catalogue.Catalogue, r *Report) []Hypothesis {
 					rest += fmt.Sprintf(" while the other hosts (%s) do not log it", hostList(others))
 				}
 			}
-			h.Statement = fmt.Sprintf("host %s: %s: %s ×%s%s %s", top, title, cause, thousands(a.hosts[top]), span, rest)
+			h.Statement = fmt.Sprintf("host %s: %s: %s ×%s%s %s", top, title, cause, report.Thousands(a.hosts[top]), span, rest)
 		default:
-			h.Statement = fmt.Sprintf("%s: %s ×%s on %s%s", title, cause, thousands(a.count), hostsWithCounts(h.Hosts, a.hosts), span)
+			h.Statement = fmt.Sprintf("%s: %s ×%s on %s%s", title, cause, report.Thousands(a.count), hostsWithCounts(h.Hosts, a.hosts), span)
 			if len(h.Hosts) > 1 && a.firstHost != "" {
 				h.Statement += ", first on " + a.firstHost
 			}
@@ -192,7 +193,7 @@ func contextFor(ctx []Group, first, last time.Time, oneDay bool, host string) (_
 		}
 		text := fmt.Sprintf("%s on %s at %s", g.Cause, g.Host, clock(g.First, oneDay))
 		if g.Count > 1 {
-			text = fmt.Sprintf("%s on %s ×%s from %s to %s", g.Cause, g.Host, thousands(g.Count), clock(g.First, oneDay), clock(g.Last, oneDay))
+			text = fmt.Sprintf("%s on %s ×%s from %s to %s", g.Cause, g.Host, report.Thousands(g.Count), clock(g.First, oneDay), clock(g.Last, oneDay))
 		}
 		items = append(items, item{g.First, text})
 		sameHost = sameHost || g.Host == host
@@ -229,24 +230,12 @@ func hostsWithCounts(hosts []string, counts map[string]int) string {
 			parts = append(parts, "…")
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", h, thousands(counts[h])))
+		parts = append(parts, fmt.Sprintf("%s (%s)", h, report.Thousands(counts[h])))
 	}
 	if len(hosts) == 1 {
 		return "host " + parts[0]
 	}
 	return "hosts " + strings.Join(parts, ", ")
-}
-
-// thousands formats n with comma separators: 1,204.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 func lowerFirst(s string) string {

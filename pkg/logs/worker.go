@@ -8,7 +8,9 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/credwatch/credwatch/pkg/logs/cause"
 	"github.com/credwatch/credwatch/pkg/logs/internal/quoted"
+	"github.com/credwatch/credwatch/pkg/logs/internal/scan"
 	"github.com/credwatch/credwatch/pkg/redact"
 )
 
@@ -17,11 +19,11 @@ const maxEvidenceLine = 4096
 
 // worker classifies blocks; each has its own classifier and aggregator.
 type worker struct {
-	cl    *Classifier
-	gate  *gate
+	cl    *cause.Classifier
+	gate  *scan.Gate
 	agg   *aggregator
 	since time.Time
-	sc    scanned
+	sc    scan.Scanned
 
 	// The formats this worker has recorded, and the last host seen: the shared format set and
 	// the host map are only touched when a line brings something new.
@@ -53,18 +55,18 @@ type worker struct {
 func (w *worker) process(ch chunk) {
 	data := ch.data
 	st := ch.in
-	w.gate.scan(data, &w.sc)
-	if w.sc.nul {
+	w.gate.Scan(data, &w.sc)
+	if w.sc.NUL {
 		st.skipped.Add(int64(countNULLines(data)))
 	}
-	ends := w.sc.ends
-	starts := w.sc.starts
+	ends := w.sc.Ends
+	starts := w.sc.Starts
 	for i, start := range starts {
 		if i+prefetchAhead < len(starts) {
-			prefetch(&data[starts[i+prefetchAhead]])
+			scan.Prefetch(&data[starts[i+prefetchAhead]])
 		}
 		var end int
-		if len(ends) == len(w.sc.starts) {
+		if len(ends) == len(w.sc.Starts) {
 			end = ends[i] // the scan found it
 		} else if end = bytes.IndexByte(data[start:], '\n'); end < 0 {
 			end = len(data)
@@ -72,11 +74,11 @@ func (w *worker) process(ch chunk) {
 			end += start
 		}
 		raw := data[start:end]
-		if w.sc.nul && bytes.IndexByte(raw, 0) >= 0 {
+		if w.sc.NUL && bytes.IndexByte(raw, 0) >= 0 {
 			continue // counted as skipped above
 		}
 		// Relative to the block; fixLineNumbers makes it absolute.
-		w.line(st, raw, w.sc.ascii, int64(w.sc.lines[i])+1, ch.seq)
+		w.line(st, raw, w.sc.ASCII, int64(w.sc.Lines[i])+1, ch.seq)
 	}
 	// The block's bytes go back to the pool (or its pages are dropped) once this returns: the
 	// evidence still lent from them gets its own copy.
@@ -86,11 +88,11 @@ func (w *worker) process(ch chunk) {
 		st.unfiltered.Add(w.unfiltered)
 		w.unfiltered = 0
 	}
-	w.agg.settle(data)
+	w.agg.Settle(func(ev *Event) { ev.own(data) })
 	w.scratch.Reset()
 	w.flat.reset() // its lines borrow the block
 	w.ev = Event{} // keep no reference to the block (the aggregator has copied what it keeps)
-	lines := int64(w.sc.newlines)
+	lines := int64(w.sc.Newlines)
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		lines++
 	}
@@ -104,7 +106,7 @@ const prefetchAhead = 2
 // valid UTF-8 without utf8.Valid). text and everything parsed from it borrow raw's bytes (no copy per
 // line): whatever outlives the block is copied where it is kept — the classifier's memo and
 // caches (cause.Classifier.Classify), the host and component memos here, a group's key, and
-// the evidence, at the end of the block (aggregator.settle).
+// the evidence, at the end of the block (aggregator.Settle).
 func (w *worker) line(st *inputState, raw []byte, ascii bool, lineNo int64, seq int) {
 	var text string
 	if ascii || utf8.Valid(raw) {
@@ -130,7 +132,7 @@ func (w *worker) line(st *inputState, raw []byte, ascii bool, lineNo int64, seq 
 		if !w.classifyBody(&rec, ev) {
 			return
 		}
-	} else if !w.cl.classify(&rec, ev) {
+	} else if !classify(w.cl, &rec, ev) {
 		return
 	}
 	if ev.Host == "" {
@@ -157,7 +159,7 @@ func (w *worker) see(st *inputState, format, host, component string, ownHost boo
 		st.formats.LoadOrStore(format, true)
 	}
 	if !w.seenHost || host != w.lastHost || component != w.lastComponent {
-		w.agg.seeHost(host, component)
+		w.agg.SeeHost(host, component)
 		w.seenHost, w.lastHost, w.lastComponent = true, host, component
 	}
 	if ownHost && !st.ownHosts.Load() {
@@ -179,13 +181,13 @@ func (w *worker) emit(st *inputState, ev *Event, text string, lineNo int64, seq 
 	w.matched++
 	ev.Input, ev.LineNumber, ev.in, ev.seq = st.Name, lineNo, st, seq
 	ev.Line = text // clipped and redacted only when read as evidence (group.evidence)
-	ev.lent = true // Line and Audit borrow the block's bytes until aggregator.settle
-	w.agg.add(ev)
+	ev.lent = true // Line and Audit borrow the block's bytes until aggregator.Settle
+	addEvent(w.agg, ev)
 }
 
 // continued is the part of text (a line of block), from at, that finishes a token broken at
 // the end of the line before it (redact.BrokenTail), in a string of its own, or "": evidence is
-// redacted a line at a time, long after the line before is gone, so aggregator.settle asks
+// redacted a line at a time, long after the line before is gone, so aggregator.Settle asks
 // while the block is there, for the lines a group keeps as evidence. A CRI partial line
 // ("<time> stderr P <part>") is continued after the next line's envelope. The line before is
 // found from where text's bytes are in block (a line made valid UTF-8 is a copy, and the

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/credwatch/credwatch/pkg/redact"
@@ -24,4 +25,16 @@ func Cut(s string, max int) string {
 		i--
 	}
 	return fmt.Sprintf("%s… (%d more bytes in -o json)", s[:i], len(s)-i)
+}
+
+// Thousands formats n with comma separators: 1,204.
+func Thousands(n int) string {
+	if n < 0 {
+		return "-" + Thousands(-n)
+	}
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

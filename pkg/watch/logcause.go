@@ -9,6 +9,7 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/logs"
+	"github.com/credwatch/credwatch/pkg/logs/cause"
 	"github.com/credwatch/credwatch/pkg/redact"
 )
 
@@ -66,7 +67,7 @@ const maxCauseLine = 400
 type logCauses struct {
 	files  []LogFile
 	tails  []*tailer
-	cl     *logs.Classifier
+	cl     *cause.Classifier
 	quiet  time.Duration
 	active map[string]*LogCause // by member and ID
 	totals map[string]*LogTotal // by member and ID, never dropped
@@ -74,7 +75,7 @@ type logCauses struct {
 }
 
 func newLogCauses(files []LogFile, quiet time.Duration) *logCauses {
-	lc := &logCauses{files: files, cl: logs.NewClassifier(catalogue.Default()), quiet: quiet,
+	lc := &logCauses{files: files, cl: cause.NewClassifier(catalogue.Default()), quiet: quiet,
 		active: map[string]*LogCause{}, totals: map[string]*LogTotal{}, errs: map[string]string{}}
 	for _, f := range files {
 		lc.tails = append(lc.tails, newTailer(f.Path))
@@ -103,7 +104,7 @@ func (lc *logCauses) poll(now time.Time, pods []podLines) []LogCause {
 // feed classifies lines of host's log read from source at now.
 func (lc *logCauses) feed(host, source string, lines []string, now time.Time) {
 	for _, line := range lines {
-		ev, ok := lc.cl.Classify(logs.ParseLine(line, host, "kube-apiserver", now))
+		ev, ok := logs.Classify(lc.cl, logs.ParseLine(line, host, "kube-apiserver", now))
 		if !ok || ev.Kind != "cause" {
 			continue
 		}

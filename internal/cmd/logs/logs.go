@@ -17,6 +17,7 @@ import (
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/pkg/logs"
+	"github.com/credwatch/credwatch/pkg/logs/render"
 	"github.com/credwatch/credwatch/pkg/redact"
 	"github.com/credwatch/credwatch/pkg/report"
 )
@@ -284,7 +285,7 @@ func (o *options) run(ctx context.Context) error {
 			return err
 		}
 	}
-	return report.Print(o.streams.Out, o.output.Format, rep)
+	return report.Print(o.streams.Out, o.output.Format, render.New(rep))
 }
 
 // noInput says why nothing could be read, naming the first input and its first problem (a
@@ -310,7 +311,7 @@ func writeHTML(path string, rep *logs.Report, known *redact.Known) error {
 		return cli.Usage(fmt.Errorf("logs --html: %w", err))
 	}
 	w := redact.NewWriter(f, known)
-	if err := errors.Join(rep.WriteHTML(w), w.Flush()); err != nil {
+	if err := errors.Join(render.New(rep).WriteHTML(w), w.Flush()); err != nil {
 		f.Close()
 		return fmt.Errorf("logs --html %s: %w", path, err)
 	}

@@ -1,8 +1,3 @@
-// Package cause names the cause of a log message from the catalogue's message spellings: it maps
-// one log line's message (an authentication failure, possibly an aggregate of several errors, or
-// a context event such as a lease loss) to a catalogue entry. It knows nothing of log formats,
-// inputs or reports; pkg/logs reads those and pkg/cloud uses the same classifier on controller
-// logs.
 package cause
 
 import (
@@ -74,6 +69,16 @@ func Standalone(c *catalogue.Catalogue) []Message {
 		if p := &m.all[i]; standalone(p) {
 			out = append(out, Message{Cause: p.cause, Key: p.key, Text: p.text, Literals: p.segs})
 		}
+	}
+	return out
+}
+
+// Literals are the literal segments of each of msgs, for a scan that looks for them
+// (scan.Anchors).
+func Literals(msgs []Message) [][]string {
+	out := make([][]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.Literals
 	}
 	return out
 }

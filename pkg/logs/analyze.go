@@ -18,6 +18,7 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/logs/cause"
+	"github.com/credwatch/credwatch/pkg/logs/internal/scan"
 )
 
 // Config tunes an analysis. The zero value of every field but Catalogue means the default.
@@ -117,7 +118,7 @@ func (st *inputState) firstLines() ([]int64, int64) {
 // problems with single inputs are in Report.Inputs.
 func Analyze(ctx context.Context, cfg Config, inputs []Input) (*Report, error) {
 	cfg = cfg.withDefaults()
-	g := newGate(cause.Standalone(cfg.Catalogue))
+	g := scan.NewGate(anchors(cfg.Catalogue))
 	bufSize := cfg.BlockSize + cfg.MaxLineBytes
 	pool := &bufPool{ch: make(chan []byte, 2*cfg.Workers+2), size: bufSize}
 	work := make(chan chunk, cfg.Workers)
@@ -127,7 +128,7 @@ func Analyze(ctx context.Context, cfg Config, inputs []Input) (*Report, error) {
 	var wg sync.WaitGroup
 	for w := range cfg.Workers {
 		aggs[w] = newAggregator(cfg.Evidence)
-		wk := &worker{cl: NewClassifier(cfg.Catalogue), gate: g, agg: aggs[w], since: cfg.Since}
+		wk := &worker{cl: cause.NewClassifier(cfg.Catalogue), gate: g, agg: aggs[w], since: cfg.Since}
 		wk.lines.off = cfg.noLineMemo
 		wg.Add(1)
 		go func() {
@@ -175,7 +176,7 @@ func Analyze(ctx context.Context, cfg Config, inputs []Input) (*Report, error) {
 	}
 	total := aggs[0]
 	for _, a := range aggs[1:] {
-		total.merge(a)
+		total.Merge(a)
 	}
 	fixLineNumbers(total)
 	for i, st := range states {
@@ -189,10 +190,16 @@ func Analyze(ctx context.Context, cfg Config, inputs []Input) (*Report, error) {
 		})
 		sort.Strings(statuses[i].Formats)
 		if statuses[i].Read && !st.ownHosts.Load() {
-			total.seeHost(st.Host, st.Component)
+			total.SeeHost(st.Host, st.Component)
 		}
 	}
 	return buildReport(cfg, total, statuses), nil
+}
+
+// anchors are what the gate looks for in lines of c's messages: a line without one is neither
+// parsed nor classified.
+func anchors(c *catalogue.Catalogue) []string {
+	return scan.Anchors(cause.Markers, cause.Literals(cause.Standalone(c)))
 }
 
 // produce reads one input into blocks of whole lines.
@@ -371,25 +378,18 @@ func fill(r io.Reader, b []byte) (int, error) {
 // of the input, now that every block has been counted.
 func fixLineNumbers(a *aggregator) {
 	firsts := map[*inputState][]int64{}
-	fix := func(evs []Event) {
-		for i := range evs {
-			ev := &evs[i]
-			if ev.in == nil {
-				continue
-			}
-			f, ok := firsts[ev.in]
-			if !ok {
-				f, _ = ev.in.firstLines()
-				firsts[ev.in] = f
-			}
-			if ev.seq < len(f) {
-				ev.LineNumber += f[ev.seq] - 1
-			}
-			ev.in = nil
+	a.Kept(func(ev *Event) {
+		if ev.in == nil {
+			return
 		}
-	}
-	for _, g := range a.groups {
-		fix(g.head)
-		fix(g.tail)
-	}
+		f, ok := firsts[ev.in]
+		if !ok {
+			f, _ = ev.in.firstLines()
+			firsts[ev.in] = f
+		}
+		if ev.seq < len(f) {
+			ev.LineNumber += f[ev.seq] - 1
+		}
+		ev.in = nil
+	})
 }

@@ -1,4 +1,4 @@
-package logs
+package render
 
 import (
 	"fmt"
@@ -6,13 +6,14 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/credwatch/credwatch/pkg/logs"
 	"github.com/credwatch/credwatch/pkg/markup"
 )
 
 // WriteHTML writes a self-contained page (no external resources): the verdict, the per-minute
 // chart (package timechart, inline SVG), the tables and the evidence lines. Everything on it was
 // redacted when the report was made; package markup escapes it.
-func (r *Report) WriteHTML(w io.Writer) error {
+func (r Report) WriteHTML(w io.Writer) error {
 	m := markup.New(w)
 	m.Raw(pageHead)
 	s := r.Summary
@@ -48,14 +49,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	if len(r.Failures) > 0 {
 		m.Raw("\n<h2>Authentication failures</h2>\n<table id=\"failures\"><tr><th>Host</th><th>Component</th><th>Cause</th><th>Count</th><th>First</th><th>Last</th></tr>\n")
 		for _, g := range r.Failures {
-			cause := g.Cause
-			if g.Client != "" {
-				cause += " [" + g.Client + "]"
-			}
-			if g.Explained != "" {
-				cause += " → " + g.Explained
-			}
-			row(m, g.Host, g.Component, cause, strconv.Itoa(g.Count), stamp(g.First), stamp(g.Last))
+			row(m, g.Host, g.Component, causeLabel(g), strconv.Itoa(g.Count), stamp(g.First), stamp(g.Last))
 		}
 		m.Raw("</table>")
 	}
@@ -68,7 +62,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	}
 
 	m.Raw("\n\n<h2>Evidence</h2>\n<div id=\"evidence\">")
-	for _, groups := range [][]Group{r.Failures, r.Context} {
+	for _, groups := range [][]logs.Group{r.Failures, r.Context} {
 		for _, g := range groups {
 			m.Elem("h3", fmt.Sprintf("%s · %s · %s ×%d", g.Host, g.Component, g.Cause, g.Count))
 			m.Raw("\n<pre>")

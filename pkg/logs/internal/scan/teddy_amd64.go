@@ -1,4 +1,4 @@
-package logs
+package scan
 
 import "golang.org/x/sys/cpu"
 
@@ -24,8 +24,8 @@ func teddyScan(m *teddyMasks, b []byte, out []uint64, nls []uint32) (n, next, li
 //go:noescape
 func teddyScan512(m *teddyMasks, b []byte, out []uint64, nls []uint32) (n, next, lines int, flags uint8)
 
-// prefetch asks the CPU to bring the 128 bytes at p into its cache (worker.process: the next
+// Prefetch asks the CPU to bring the 128 bytes at p into its cache (worker.process: the next
 // lines while it reads one).
 //
 //go:noescape
-func prefetch(p *byte)
+func Prefetch(p *byte)

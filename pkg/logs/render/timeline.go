@@ -1,4 +1,4 @@
-package logs
+package render
 
 import (
 	"fmt"
@@ -8,20 +8,21 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/logs"
 	"github.com/credwatch/credwatch/pkg/timechart"
 )
 
 type timelineRow struct {
 	label string
 	kind  string // "cause" or "event"
-	group Group
+	group logs.Group
 }
 
 // timeline is the per-minute chart: one row per host and cause (and per host and context
 // event), one mark per minute whose area grows with the count, coloured by the cause's
 // severity; causes are circles, context events triangles. It is nil when there is nothing to
 // plot; maxCount is the largest count in a minute.
-func (r *Report) timeline() (chart *timechart.Chart, maxCount int) {
+func (r Report) timeline() (chart *timechart.Chart, maxCount int) {
 	var rows []timelineRow
 	for _, g := range r.Failures {
 		rows = append(rows, timelineRow{label: g.Host + " · " + g.Cause, kind: "cause", group: g})

@@ -1,4 +1,4 @@
-package logs
+package render
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/credwatch/credwatch/pkg/finding/sariftest"
+	"github.com/credwatch/credwatch/pkg/logs"
+	"github.com/credwatch/credwatch/pkg/redact"
 	"github.com/credwatch/credwatch/pkg/report"
 )
 
@@ -20,15 +22,15 @@ import (
 func TestLogsSARIF(t *testing.T) {
 	t.Parallel()
 	paths := []string{"testdata/mixed.log", "testdata/seed-000.log", "testdata/field-mixed.log"}
-	render := func(cfg Config, paths ...string) ([]byte, *Report) {
+	run := func(cfg logs.Config, paths ...string) ([]byte, *logs.Report) {
 		r := analyzeFiles(t, cfg, paths...)
 		var b bytes.Buffer
-		if err := report.Print(&b, report.SARIF, r); err != nil {
+		if err := report.Print(&b, report.SARIF, New(r)); err != nil {
 			t.Fatal(err)
 		}
 		return b.Bytes(), r
 	}
-	out, r := render(Config{Year: 2026, Workers: 2}, paths...)
+	out, r := run(logs.Config{Year: 2026, Workers: 2}, paths...)
 	doc := sariftest.DecodeBytes(t, out)
 	sariftest.Validate(t, doc)
 	results := sariftest.Results(doc)
@@ -59,14 +61,14 @@ func TestLogsSARIF(t *testing.T) {
 			t.Errorf("result %d at %s:%d, event at %s:%d", i, uri, line, ev.Input, ev.LineNumber)
 			continue
 		}
-		if got := lines[uri][line-1]; evidenceLine(got) != ev.Line {
+		if got := lines[uri][line-1]; asEvidence(got) != ev.Line {
 			t.Errorf("%s:%d is\n%s\nnot the evidence line\n%s", uri, line, got, ev.Line)
 		}
 		if msg := m["message"].(map[string]any)["text"].(string); !strings.HasSuffix(msg, ": "+ev.Line) {
 			t.Errorf("result %d: message %q does not end with the line", i, msg)
 		}
 	}
-	again, _ := render(Config{Year: 2026, Workers: 3, BlockSize: 4 << 10}, paths...)
+	again, _ := run(logs.Config{Year: 2026, Workers: 3, BlockSize: 4 << 10}, paths...)
 	if !bytes.Equal(out, again) {
 		t.Errorf("another run (other blocks and workers) gives another SARIF log")
 	}
@@ -79,8 +81,8 @@ func TestLogsSARIFClean(t *testing.T) {
 	if err := os.WriteFile(p, []byte("I1202 14:03:05.123456       1 main.go:1] all is well\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := analyzeFiles(t, Config{Year: 2026}, p)
-	doc := sariftest.Decode(t, r.SARIF())
+	r := analyzeFiles(t, logs.Config{Year: 2026}, p)
+	doc := sariftest.Decode(t, New(r).SARIF())
 	sariftest.Validate(t, doc)
 	driver := doc.(map[string]any)["runs"].([]any)[0].(map[string]any)["tool"].(map[string]any)["driver"].(map[string]any)
 	if rules, ok := driver["rules"].([]any); !ok || len(rules) != 0 || len(sariftest.Results(doc)) != 0 {
@@ -91,9 +93,13 @@ func TestLogsSARIFClean(t *testing.T) {
 	}
 }
 
+// asEvidence is a line as logs keeps it as evidence: redacted, then clipped.
+func asEvidence(s string) string { return clip(redact.Text(strings.TrimRight(s, "\r")), 4096) }
+
+// fileLines are the lines of path (relative: pkg/logs's).
 func fileLines(t *testing.T, path string) []string {
 	t.Helper()
-	f, err := os.Open(path)
+	f, err := os.Open(inLogs([]string{path})[0])
 	if err != nil {
 		t.Fatal(err)
 	}

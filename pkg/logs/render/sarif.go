@@ -1,4 +1,4 @@
-package logs
+package render
 
 import (
 	"github.com/credwatch/credwatch/pkg/catalogue"
@@ -11,13 +11,13 @@ import (
 // them), with the file and line it was read from as its physicalLocation, the host as its
 // logical location, and the cause as its rule. Its message is the cause's title and the line,
 // redacted again here, whatever printer writes it.
-func (r *Report) SARIF() any {
+func (r Report) SARIF() any {
 	return finding.SARIF(finding.Tool{Name: "credwatch logs", Version: r.ToolVersion}, r.findings())
 }
 
 // findings are the report's events as findings, in the report's order (earliest first).
-func (r *Report) findings() []finding.Finding {
-	cat := r.catalogue
+func (r Report) findings() []finding.Finding {
+	cat := r.Catalogue()
 	if cat == nil {
 		cat = catalogue.Default()
 	}

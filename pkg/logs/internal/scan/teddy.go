@@ -1,4 +1,4 @@
-package logs
+package scan
 
 import (
 	"bytes"
@@ -52,7 +52,7 @@ const (
 func teddySlot(fp uint32) int { return int(fp * 0x9E3779B1 >> (32 - 12)) }
 
 // newTeddy builds the scan, or returns nil where it cannot run (no AVX2, or an anchor shorter
-// than a fingerprint): the gate then uses the Wu-Manber scan.
+// than a fingerprint): the Gate then uses the Wu-Manber scan.
 func newTeddy(anchors []string) *teddy {
 	if !teddyAVX2 {
 		return nil
@@ -204,10 +204,10 @@ func bestFingerprint(lo, hi *[teddyBuckets][teddyLen]uint16, a string, pt *passT
 
 // scan fills sc from block b: the lines that contain an anchor with the newlines before each,
 // the block's newlines and whether it holds a NUL byte, all in one pass where SIMD runs.
-func (t *teddy) scan(b []byte, sc *scanned) {
-	sc.starts, sc.lines, sc.ends, sc.nul, sc.ascii = sc.starts[:0], sc.lines[:0], sc.ends[:0], false, t.simd == teddyWithAVX512
+func (t *teddy) scan(b []byte, sc *Scanned) {
+	sc.Starts, sc.Lines, sc.Ends, sc.NUL, sc.ASCII = sc.Starts[:0], sc.Lines[:0], sc.Ends[:0], false, t.simd == teddyWithAVX512
 	lineEnd := 0 // candidates before here are on a line already found
-	pos := 0     // b[:pos] is scanned
+	pos := 0     // b[:pos] is Scanned
 	counted := 0 // newlines in b[:pos]
 	// record adds the line of the candidate at s, if it holds an anchor; before is the number
 	// of newlines in b[:from], from <= s. It returns the line's start and the newlines before it.
@@ -219,11 +219,11 @@ func (t *teddy) scan(b []byte, sc *scanned) {
 		if ls > from { // else b[ls:from] is inside the line: no newline
 			before += bytes.Count(b[from:ls], newline)
 		}
-		sc.starts, sc.lines, lineEnd = append(sc.starts, ls), append(sc.lines, before), end
+		sc.Starts, sc.Lines, lineEnd = append(sc.Starts, ls), append(sc.Lines, before), end
 		if end > 0 && b[end-1] == '\n' {
 			end--
 		}
-		sc.ends = append(sc.ends, end)
+		sc.Ends = append(sc.Ends, end)
 		return ls, before, true
 	}
 	if t.simd != teddyGo {
@@ -243,8 +243,8 @@ func (t *teddy) scan(b []byte, sc *scanned) {
 			} else {
 				n, next, lines, flags = teddyScan(&t.masks, b[pos:], out[:], nls[:])
 			}
-			sc.nul = sc.nul || flags&teddyNUL != 0
-			sc.ascii = sc.ascii && flags&teddyASCII != 0
+			sc.NUL = sc.NUL || flags&teddyNUL != 0
+			sc.ASCII = sc.ASCII && flags&teddyASCII != 0
 			for i, v := range out[:n] {
 				base := pos + int(v>>32)
 				for m := uint32(v); m != 0; m &= m - 1 {
@@ -269,9 +269,9 @@ func (t *teddy) scan(b []byte, sc *scanned) {
 			}
 		}
 	}
-	sc.newlines = before + bytes.Count(b[from:], newline)
-	sc.nul = sc.nul || bytes.IndexByte(b[pos:], 0) >= 0
-	sc.ascii = sc.ascii && isASCII(b[pos:])
+	sc.Newlines = before + bytes.Count(b[from:], newline)
+	sc.NUL = sc.NUL || bytes.IndexByte(b[pos:], 0) >= 0
+	sc.ASCII = sc.ASCII && isASCII(b[pos:])
 }
 
 // The flags of teddyScan and teddyScan512.

@@ -1,4 +1,4 @@
-package logs
+package render
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/internal/golden"
+	"github.com/credwatch/credwatch/pkg/logs"
 	"github.com/credwatch/credwatch/pkg/markup"
 	"github.com/credwatch/credwatch/pkg/timechart"
 )
@@ -21,11 +22,11 @@ import (
 // not data: URLs (SVG namespace declarations are not fetched and are allowed).
 var externalRef = regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?(https?:|//)|url\(\s*["']?(https?:|//)|<link\b|<script\b[^>]*\bsrc`)
 
-func seedPage(t *testing.T) (string, *Report) {
+func seedPage(t *testing.T) (string, *logs.Report) {
 	t.Helper()
-	r := analyzeFiles(t, Config{Year: 2022}, "testdata/seed-000.log")
+	r := analyzeFiles(t, logs.Config{Year: 2022}, "testdata/seed-000.log")
 	var b bytes.Buffer
-	if err := r.WriteHTML(&b); err != nil {
+	if err := New(r).WriteHTML(&b); err != nil {
 		t.Fatal(err)
 	}
 	page := filepath.Join(t.TempDir(), "seed.html")
@@ -59,7 +60,7 @@ func TestTimelineGolden(t *testing.T) {
 	for name, year := range map[string]int{"seed-000": 2022, "mixed": 2026} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			chart, _ := analyzeFiles(t, Config{Year: year, Workers: 2}, filepath.Join("testdata", name+".log")).timeline()
+			chart, _ := New(analyzeFiles(t, logs.Config{Year: year, Workers: 2}, filepath.Join("testdata", name+".log"))).timeline()
 			if chart == nil {
 				t.Fatal("nothing to plot")
 			}
@@ -78,10 +79,10 @@ func TestTimelineGolden(t *testing.T) {
 // such as signing-key-unknown was once drawn green), and the legend names each one drawn.
 func TestTimelineSeverityColours(t *testing.T) {
 	t.Parallel()
-	r := analyzeFiles(t, Config{Year: 2022}, "testdata/seed-000.log")
-	chart, _ := r.timeline()
+	r := analyzeFiles(t, logs.Config{Year: 2022}, "testdata/seed-000.log")
+	chart, _ := New(r).timeline()
 	sev := map[string]string{}
-	for _, g := range append(append([]Group(nil), r.Failures...), r.Context...) {
+	for _, g := range append(append([]logs.Group(nil), r.Failures...), r.Context...) {
 		sev[g.Host+" · "+g.Cause] = timechart.SeverityColour(g.Severity)
 	}
 	legend := map[string]bool{}
@@ -139,7 +140,7 @@ func TestHTMLInChromium(t *testing.T) {
 	if !strings.Contains(dom, "<svg") {
 		t.Fatalf("rendered DOM has no SVG timeline:\n%.2000s", dom)
 	}
-	for _, g := range append(append([]Group(nil), r.Failures...), r.Context...) {
+	for _, g := range append(append([]logs.Group(nil), r.Failures...), r.Context...) {
 		if label := g.Host + " · " + g.Cause; !strings.Contains(dom, label) {
 			t.Errorf("timeline lacks the row %q", label)
 		}

@@ -276,8 +276,8 @@ done512:
 	RESULTS
 	RET
 
-// func prefetch(p *byte)
-TEXT ·prefetch(SB), NOSPLIT, $0-8
+// func Prefetch(p *byte)
+TEXT ·Prefetch(SB), NOSPLIT, $0-8
 	MOVQ p+0(FP), AX
 	PREFETCHT0 (AX)
 	PREFETCHT0 64(AX)

@@ -1,4 +1,4 @@
-package logs
+package scan
 
 import (
 	"encoding/binary"
@@ -6,7 +6,7 @@ import (
 )
 
 // lastNewline is bytes.LastIndexByte(b, '\n') eight bytes at a time (bytes.LastIndexByte reads
-// one at a time; the line before an anchor is searched for every line the gate passes).
+// one at a time; the line before an anchor is searched for every line the Gate passes).
 func lastNewline(b []byte) int {
 	const ones, highs = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f
 	i := len(b)

@@ -1,4 +1,4 @@
-package logs
+package scan
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 )
 
 // naiveGate is the gate's specification: the starts of the lines that contain an anchor.
-func naiveGate(g *gate, b []byte) []int {
+func naiveGate(g *Gate, b []byte) []int {
 	var out []int
 	start := 0
 	for _, line := range bytes.SplitAfter(b, []byte{'\n'}) {
@@ -27,28 +27,13 @@ func naiveGate(g *gate, b []byte) []int {
 	return out
 }
 
-// gateVariants are every scan the gate may use on this machine.
-func gateVariants(t testing.TB) map[string]*gate {
-	anchors := gateAnchors(cause.Standalone(catalogue.Default()))
-	v := map[string]*gate{
-		"wu-manber":   {anchors: anchors, wm: newWuManber(anchors)},
-		"teddy-in-go": {anchors: anchors, td: buildTeddy(anchors)},
-	}
-	for _, simd := range []struct {
-		name string
-		with teddySIMD
-		ok   bool
-	}{{"teddy-avx2", teddyWithAVX2, teddyAVX2}, {"teddy-avx512", teddyWithAVX512, teddyAVX512}} {
-		if !simd.ok {
-			t.Logf("%s: not on this CPU", simd.name)
-			continue
-		}
-		td := buildTeddy(anchors)
-		td.simd = simd.with
-		v[simd.name] = &gate{anchors: anchors, td: td}
-	}
-	return v
+// catalogueAnchors are the default catalogue's anchors, as pkg/logs builds its gate.
+func catalogueAnchors() []string {
+	return Anchors(cause.Markers, cause.Literals(cause.Standalone(catalogue.Default())))
 }
+
+// gateVariants are every scan the gate may use on this machine.
+func gateVariants(t testing.TB) map[string]*Gate { return Variants(catalogueAnchors(), t.Logf) }
 
 // TestGateExact checks that every scan passes exactly the lines holding an anchor, on edge
 // cases and on every short slice and a 1 MiB stretch of a generated log.
@@ -58,7 +43,7 @@ func TestGateExact(t *testing.T) {
 	}
 }
 
-func testGateExact(t *testing.T, g *gate) {
+func testGateExact(t *testing.T, g *Gate) {
 	var log bytes.Buffer
 	if _, _, err := loggen.Write(&log, loggen.Options{Bytes: 1 << 20, Seed: 3}); err != nil {
 		t.Fatal(err)
@@ -69,61 +54,61 @@ func testGateExact(t *testing.T, g *gate) {
 	cases = append(cases, long+"Unauthorized", "Unauthorized"+long+"\n"+long, long+"\n"+long+"Unable to authenticate"+long,
 		strings.Repeat(long+"InvalidLogin\n", 9))
 	for _, c := range cases {
-		if got, want := g.lines([]byte(c), nil), naiveGate(g, []byte(c)); !slices.Equal(got, want) {
-			t.Errorf("%q: gate %v, want %v", c, got, want)
+		if got, want := g.Lines([]byte(c), nil), naiveGate(g, []byte(c)); !slices.Equal(got, want) {
+			t.Errorf("%q: Gate %v, want %v", c, got, want)
 		}
 	}
 	d := log.Bytes()
 	for off := 0; off+64 < len(d); off += 4099 {
 		for n := 0; n < 64; n++ {
-			if got, want := g.lines(d[off:off+n], nil), naiveGate(g, d[off:off+n]); !slices.Equal(got, want) {
-				t.Fatalf("log[%d:%d]: gate %v, want %v", off, off+n, got, want)
+			if got, want := g.Lines(d[off:off+n], nil), naiveGate(g, d[off:off+n]); !slices.Equal(got, want) {
+				t.Fatalf("log[%d:%d]: Gate %v, want %v", off, off+n, got, want)
 			}
 		}
 	}
-	if got, want := g.lines(d, nil), naiveGate(g, d); !slices.Equal(got, want) {
-		t.Errorf("1 MiB log: gate passes %d lines, want %d", len(got), len(want))
+	if got, want := g.Lines(d, nil), naiveGate(g, d); !slices.Equal(got, want) {
+		t.Errorf("1 MiB log: Gate passes %d lines, want %d", len(got), len(want))
 	}
 	// Newline counts, over blocks of every alignment.
 	for _, b := range [][]byte{d, d[1:], d[7:200_003], d[33 : 64*1024+5], []byte(cases[len(cases)-1])} {
-		var sc scanned
-		g.scan(b, &sc)
-		if want := bytes.Count(b, newline); sc.newlines != want {
-			t.Errorf("%d bytes: %d newlines, want %d", len(b), sc.newlines, want)
+		var sc Scanned
+		g.Scan(b, &sc)
+		if want := bytes.Count(b, newline); sc.Newlines != want {
+			t.Errorf("%d bytes: %d newlines, want %d", len(b), sc.Newlines, want)
 		}
-		for i, s := range sc.starts {
-			if want := bytes.Count(b[:s], newline); sc.lines[i] != want {
-				t.Fatalf("%d bytes: line at %d has %d newlines before it, want %d", len(b), s, sc.lines[i], want)
+		for i, s := range sc.Starts {
+			if want := bytes.Count(b[:s], newline); sc.Lines[i] != want {
+				t.Fatalf("%d bytes: line at %d has %d newlines before it, want %d", len(b), s, sc.Lines[i], want)
 			}
 		}
 		checkEnds(t, b, &sc)
 	}
 	for _, c := range cases {
-		var sc scanned
-		g.scan([]byte(c), &sc)
+		var sc Scanned
+		g.Scan([]byte(c), &sc)
 		checkEnds(t, []byte(c), &sc)
 	}
 }
 
 // checkEnds checks the line ends a scan found, if it reports them: each line's newline, or the
 // block's end.
-func checkEnds(t *testing.T, b []byte, sc *scanned) {
+func checkEnds(t *testing.T, b []byte, sc *Scanned) {
 	t.Helper()
-	if len(sc.ends) == 0 {
+	if len(sc.Ends) == 0 {
 		return
 	}
-	if len(sc.ends) != len(sc.starts) {
-		t.Fatalf("%d bytes: %d line ends for %d lines", len(b), len(sc.ends), len(sc.starts))
+	if len(sc.Ends) != len(sc.Starts) {
+		t.Fatalf("%d bytes: %d line ends for %d lines", len(b), len(sc.Ends), len(sc.Starts))
 	}
-	for i, s := range sc.starts {
+	for i, s := range sc.Starts {
 		want := bytes.IndexByte(b[s:], '\n')
 		if want < 0 {
 			want = len(b)
 		} else {
 			want += s
 		}
-		if sc.ends[i] != want {
-			t.Fatalf("%d bytes: line at %d ends at %d, want %d", len(b), s, sc.ends[i], want)
+		if sc.Ends[i] != want {
+			t.Fatalf("%d bytes: line at %d ends at %d, want %d", len(b), s, sc.Ends[i], want)
 		}
 	}
 }
@@ -132,14 +117,14 @@ func checkEnds(t *testing.T, b []byte, sc *scanned) {
 func TestGateNUL(t *testing.T) {
 	b := []byte(strings.Repeat("I1129 08:00:00 x.go:1] Unauthorized request\n", 8))
 	for name, g := range gateVariants(t) {
-		var sc scanned
-		if g.scan(b, &sc); sc.nul {
+		var sc Scanned
+		if g.Scan(b, &sc); sc.NUL {
 			t.Errorf("%s: NUL reported in a clean block", name)
 		}
 		for i := range b {
 			c := b[i]
 			b[i] = 0
-			if g.scan(b, &sc); !sc.nul {
+			if g.Scan(b, &sc); !sc.NUL {
 				t.Fatalf("%s: NUL at %d of %d not reported", name, i, len(b))
 			}
 			b[i] = c
@@ -183,16 +168,16 @@ func TestGateASCII(t *testing.T) {
 	for name, g := range gateVariants(t) {
 		for _, n := range []int{0, 1, 63, 66, 67, 68, 130, 64*6 + 5, len(line) * 9} {
 			b := []byte(strings.Repeat(line, 10)[:n])
-			var sc scanned
-			g.scan(b, &sc)
-			if want := name == "teddy-avx512"; sc.ascii != want {
-				t.Fatalf("%s: %d ASCII bytes: ascii %v, want %v", name, n, sc.ascii, want)
+			var sc Scanned
+			g.Scan(b, &sc)
+			if want := name == "teddy-avx512"; sc.ASCII != want {
+				t.Fatalf("%s: %d ASCII bytes: ascii %v, want %v", name, n, sc.ASCII, want)
 			}
 			for i := range b {
 				for _, c := range []byte{0x80, 0xc3, 0xff} {
 					old := b[i]
 					b[i] = c
-					if g.scan(b, &sc); sc.ascii {
+					if g.Scan(b, &sc); sc.ASCII {
 						t.Fatalf("%s: byte %#x at %d of %d: reported ASCII", name, c, i, n)
 					}
 					b[i] = old

@@ -1,4 +1,4 @@
-package logs
+package render
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/credwatch/credwatch/pkg/logs"
 	"github.com/credwatch/credwatch/pkg/redact/redacttest"
 	"github.com/credwatch/credwatch/pkg/report"
 )
@@ -26,27 +27,27 @@ var secretLines = []string{
 // page.
 func renderAll(t *testing.T, data string) string {
 	t.Helper()
-	in := Input{Name: "kube-apiserver.log", Host: "cp-1", Open: func() (io.ReadCloser, error) {
+	in := logs.Input{Name: "kube-apiserver.log", Host: "cp-1", Open: func() (io.ReadCloser, error) {
 		return io.NopCloser(strings.NewReader(data)), nil
 	}}
-	r, err := Analyze(context.Background(), Config{Year: 2026, Workers: 1, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}, []Input{in})
+	r, err := logs.Analyze(context.Background(), logs.Config{Year: 2026, Workers: 1, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}, []logs.Input{in})
 	if err != nil {
 		return err.Error()
 	}
 	var b bytes.Buffer
 	for _, f := range []report.Format{report.Table, report.JSON, report.YAML, report.SARIF} {
-		if err := report.Print(&b, f, r); err != nil {
+		if err := report.Print(&b, f, New(r)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// The SARIF log as it is, before report.Print's redacting writer: its messages are
 	// redacted themselves.
-	sarif, err := json.Marshal(r.SARIF())
+	sarif, err := json.Marshal(New(r).SARIF())
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.Write(sarif)
-	if err := r.WriteHTML(&b); err != nil {
+	if err := New(r).WriteHTML(&b); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()

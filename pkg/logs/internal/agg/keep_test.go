@@ -1,4 +1,4 @@
-package logs
+package agg
 
 import (
 	"maps"
@@ -8,17 +8,28 @@ import (
 	"time"
 )
 
+// event is a test's event: a time and a line.
+type event struct {
+	Time       time.Time
+	LineNumber int64
+}
+
+// earlier is pkg/logs's order of evidence (by time, then input and line) for one input.
+func earlier(a, b *event) bool {
+	return a.Time.Before(b.Time) || a.Time.Equal(b.Time) && a.LineNumber < b.LineNumber
+}
+
 // TestKeepEarliestAndLatest checks that a group keeps exactly the earliest and latest events,
 // whether they come in order (the fast path), reversed or shuffled.
 func TestKeepEarliestAndLatest(t *testing.T) {
 	t.Parallel()
 	base := time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)
-	all := make([]Event, 40)
+	all := make([]event, 40)
 	for i := range all {
-		all[i] = Event{Time: base.Add(time.Duration(i/3) * time.Second), Input: "a", LineNumber: int64(i + 1)}
+		all[i] = event{Time: base.Add(time.Duration(i/3) * time.Second), LineNumber: int64(i + 1)}
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	orders := map[string][]Event{"in order": slices.Clone(all), "reversed": slices.Clone(all)}
+	orders := map[string][]event{"in order": slices.Clone(all), "reversed": slices.Clone(all)}
 	slices.Reverse(orders["reversed"])
 	shuffled := slices.Clone(all)
 	r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
@@ -32,11 +43,11 @@ func TestKeepEarliestAndLatest(t *testing.T) {
 	for _, n := range []int{1, 2, 5, 6} {
 		half := (n + 1) / 2
 		for name, evs := range orders {
-			g := &group{}
+			a, g := New(n, earlier, func(s []event) []event { return s }), &Group[event]{}
 			for i := range evs {
-				g.keep(&evs[i], n)
+				a.keep(g, &evs[i])
 			}
-			lines := func(es []Event) (out []int64) {
+			lines := func(es []event) (out []int64) {
 				for _, e := range es {
 					out = append(out, e.LineNumber)
 				}
@@ -59,7 +70,7 @@ func TestMinuteCounts(t *testing.T) {
 	t.Parallel()
 	for _, seq := range [][]int64{{}, {5}, {5, 5, 6, 6, 6, 7}, {5, 5, 6, 4, 6, 7, 3, 7, 7, 2, 8}, {9, 8, 7, 7, 9, 10}} {
 		for split := 0; split <= len(seq); split++ {
-			ga, gb := &group{minutes: map[int64]int{}}, &group{minutes: map[int64]int{}}
+			ga, gb := &Group[event]{minutes: map[int64]int{}}, &Group[event]{minutes: map[int64]int{}}
 			want := map[int64]int{}
 			for i, m := range seq {
 				g := ga
@@ -74,11 +85,11 @@ func TestMinuteCounts(t *testing.T) {
 			}
 			got := map[int64]int{}
 			prev := int64(-1 << 62)
-			for _, mc := range mergeSeries(ga.series(), gb.series()) {
-				if mc.minute <= prev {
-					t.Errorf("%v split at %d: minute %d after %d", seq, split, mc.minute, prev)
+			for _, mc := range mergeSeries(ga.Series(), gb.Series()) {
+				if mc.Minute <= prev {
+					t.Errorf("%v split at %d: minute %d after %d", seq, split, mc.Minute, prev)
 				}
-				got[mc.minute], prev = mc.count, mc.minute
+				got[mc.Minute], prev = mc.Count, mc.Minute
 			}
 			if !maps.Equal(got, want) {
 				t.Errorf("%v split at %d: %v, want %v", seq, split, got, want)

@@ -1,4 +1,4 @@
-package logs
+package render
 
 import (
 	"fmt"
@@ -6,12 +6,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/credwatch/credwatch/pkg/logs"
 	"github.com/credwatch/credwatch/pkg/report"
 )
 
 // WriteTable writes the report for people: verdict, failures, context events, unknown texts,
 // input problems.
-func (r *Report) WriteTable(w io.Writer, o report.TableOptions) error {
+func (r Report) WriteTable(w io.Writer, o report.TableOptions) error {
 	oneDay := r.Summary.From.IsZero() || r.Summary.From.Truncate(24*time.Hour).Equal(r.Summary.To.Truncate(24*time.Hour))
 	ts := func(t time.Time) string {
 		if t.IsZero() {
@@ -20,13 +21,13 @@ func (r *Report) WriteTable(w io.Writer, o report.TableOptions) error {
 		return clock(t, oneDay)
 	}
 	fmt.Fprintf(w, "Read %d of %d inputs: %s lines, %s authentication failures, %s context events, %s skipped lines.\n",
-		r.Summary.InputsRead, r.Summary.Inputs, thousands(int(r.Summary.Lines)), thousands(r.Summary.AuthFailures),
-		thousands(r.Summary.ContextEvents), thousands(int(r.Summary.SkippedLines)))
+		r.Summary.InputsRead, r.Summary.Inputs, report.Thousands(int(r.Summary.Lines)), report.Thousands(r.Summary.AuthFailures),
+		report.Thousands(r.Summary.ContextEvents), report.Thousands(int(r.Summary.SkippedLines)))
 	if !r.Summary.From.IsZero() {
 		fmt.Fprintf(w, "Time range (UTC): %s to %s\n", r.Summary.From.Format("2006-01-02 15:04:05"), r.Summary.To.Format("2006-01-02 15:04:05"))
 	}
 	if n := r.Summary.UnfilteredLines; n > 0 {
-		fmt.Fprintf(w, "%s of these lines had no usable time (no year or zone) and were not filtered by --since.\n", thousands(int(n)))
+		fmt.Fprintf(w, "%s of these lines had no usable time (no year or zone) and were not filtered by --since.\n", report.Thousands(int(n)))
 	}
 	fmt.Fprintln(w)
 	if len(r.Verdict) == 0 {
@@ -58,7 +59,7 @@ func (r *Report) WriteTable(w io.Writer, o report.TableOptions) error {
 		g := report.NewGrid("", report.Col{Name: "HOST"}, report.Col{Name: "COMPONENT"}, report.Col{Name: "CAUSE"},
 			report.Col{Name: "COUNT"}, report.Col{Name: "FIRST"}, report.Col{Name: "LAST"}, report.Col{Name: "BURSTS", Wide: true})
 		for _, f := range r.Failures {
-			g.Row(f.Host, f.Component, causeLabel(f), thousands(f.Count), ts(f.First), ts(f.Last), bursts(f.Bursts, oneDay))
+			g.Row(f.Host, f.Component, causeLabel(f), report.Thousands(f.Count), ts(f.First), ts(f.Last), bursts(f.Bursts, oneDay))
 		}
 		if err := g.Write(w, o); err != nil {
 			return err
@@ -69,7 +70,7 @@ func (r *Report) WriteTable(w io.Writer, o report.TableOptions) error {
 		g := report.NewGrid("", report.Col{Name: "HOST", Flex: true}, report.Col{Name: "COMPONENT"}, report.Col{Name: "EVENT"},
 			report.Col{Name: "COUNT"}, report.Col{Name: "FIRST"}, report.Col{Name: "LAST"})
 		for _, c := range r.Context {
-			g.Row(c.Host, c.Component, c.Cause, thousands(c.Count), ts(c.First), ts(c.Last))
+			g.Row(c.Host, c.Component, c.Cause, report.Thousands(c.Count), ts(c.First), ts(c.Last))
 		}
 		if err := g.Write(w, o); err != nil {
 			return err
@@ -84,7 +85,7 @@ func (r *Report) WriteTable(w io.Writer, o report.TableOptions) error {
 				g.Row("…", "", "", fmt.Sprintf("%d more", len(r.Unknown)-20))
 				break
 			}
-			g.Row(u.Host, u.Component, thousands(u.Count), clip(u.Text, 160))
+			g.Row(u.Host, u.Component, report.Thousands(u.Count), clip(u.Text, 160))
 		}
 		if err := g.Write(w, o); err != nil {
 			return err
@@ -96,7 +97,7 @@ func (r *Report) WriteTable(w io.Writer, o report.TableOptions) error {
 			problems = append(problems, fmt.Sprintf("%s: %s", in.Name, p))
 		}
 		if in.SkippedLines > 0 {
-			problems = append(problems, fmt.Sprintf("%s: %s lines skipped (binary or too long)", in.Name, thousands(int(in.SkippedLines))))
+			problems = append(problems, fmt.Sprintf("%s: %s lines skipped (binary or too long)", in.Name, report.Thousands(int(in.SkippedLines))))
 		}
 	}
 	if len(problems) > 0 {
@@ -110,7 +111,7 @@ func (r *Report) WriteTable(w io.Writer, o report.TableOptions) error {
 	return nil
 }
 
-func bursts(bs []Burst, oneDay bool) string {
+func bursts(bs []logs.Burst, oneDay bool) string {
 	if len(bs) == 0 {
 		return "-"
 	}
@@ -120,7 +121,7 @@ func bursts(bs []Burst, oneDay bool) string {
 			parts = append(parts, fmt.Sprintf("+%d", len(bs)-2))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s–%s (%s, peak %s/min)", clock(b.From, oneDay), clock(b.To, oneDay), thousands(b.Count), thousands(b.PeakPerMinute)))
+		parts = append(parts, fmt.Sprintf("%s–%s (%s, peak %s/min)", clock(b.From, oneDay), clock(b.To, oneDay), report.Thousands(b.Count), report.Thousands(b.PeakPerMinute)))
 	}
 	return strings.Join(parts, ", ")
 }
