@@ -101,6 +101,12 @@ func (l *log) awaitFrom(t *testing.T, from, since time.Time, n int, what string,
 // finding (zero when !want).
 func (l *log) awaitFinding(t *testing.T, since time.Time, n int, id, member string, want bool) finding.Finding {
 	t.Helper()
+	return l.awaitFindingWhere(t, since, n, id, member, want, nil)
+}
+
+// awaitFindingWhere is awaitFinding for a finding that also satisfies match (nil: any).
+func (l *log) awaitFindingWhere(t *testing.T, since time.Time, n int, id, member string, want bool, match func(finding.Finding) bool) finding.Finding {
+	t.Helper()
 	limit := since.Add(time.Duration(n)*interval + timeout)
 	for {
 		l.mu.Lock()
@@ -110,7 +116,9 @@ func (l *log) awaitFinding(t *testing.T, since time.Time, n int, id, member stri
 			if s.Time.Add(s.Took).Before(since) {
 				continue
 			}
-			i := slices.IndexFunc(s.Findings, func(f finding.Finding) bool { return f.ID == id && f.Member == member })
+			i := slices.IndexFunc(s.Findings, func(f finding.Finding) bool {
+				return f.ID == id && f.Member == member && (match == nil || match(f))
+			})
 			if (i >= 0) == want {
 				hit = s
 				if i >= 0 {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/credwatch/credwatch/pkg/check"
+	"github.com/credwatch/credwatch/pkg/finding"
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/labtest"
 	"github.com/credwatch/credwatch/pkg/watch"
@@ -152,11 +153,14 @@ func testWatch(t *testing.T, version string) {
 			t.Fatalf("remove the etcd member of %s: %v", m.Name, err)
 		}
 		// Its /readyz fails on etcd (or hangs on it): unready, with the check named, within 3
-		// intervals (its etcd client gives up on the removed member first; 4.3-5.8 s seen).
-		f := rec.awaitFinding(t, removed, 3, "member-not-ready", m.Name, true)
-		if !strings.Contains(f.Message, "etcd") && !strings.Contains(f.Message, check.ReadyzTimedOut) {
-			t.Errorf("unready without the failing etcd check named: %s", f.Message)
-		}
+		// intervals (its etcd client gives up on the removed member first; 4.3-5.8 s seen). On a
+		// busy machine the first unready answer can name another check (a post-start hook, seen
+		// under `make test-under-load`) before the etcd check fails: the etcd one must follow
+		// within the same bound.
+		rec.awaitFinding(t, removed, 3, "member-not-ready", m.Name, true)
+		rec.awaitFindingWhere(t, removed, 3, "member-not-ready", m.Name, true, func(f finding.Finding) bool {
+			return strings.Contains(f.Message, "etcd") || strings.Contains(f.Message, check.ReadyzTimedOut)
+		})
 		// The load balancer in mode "all" (no /readyz health check) still sends to it; in mode
 		// "ready" it stops.
 		l.SetLBMode(lab.LBAll)
