@@ -1,6 +1,10 @@
 package logs
 
-import "time"
+import (
+	"time"
+
+	"github.com/credwatch/credwatch/pkg/logs/envelope"
+)
 
 // minuteClock turns a worker's timestamps into times, remembering the minute it read last: lines in
 // a log come minute after minute, so most of them only add their seconds to that minute's
@@ -41,7 +45,7 @@ func (c *minuteClock) rfc3339(s string) (time.Time, error) {
 // secondsFrac reads ":SS" or ":SS.F" (1 to 9 digits of fraction, seconds 00 to 59) as
 // nanoseconds into the minute.
 func secondsFrac(s string) (int64, bool) {
-	if len(s) < 3 || s[0] != ':' || !isDigits(s[1:3]) {
+	if len(s) < 3 || s[0] != ':' || !envelope.IsDigits(s[1:3]) {
 		return 0, false
 	}
 	sec := digits2(s[1:3])
@@ -53,7 +57,7 @@ func secondsFrac(s string) (int64, bool) {
 		return ns, true
 	}
 	frac := s[3:]
-	if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 || !isDigits(frac[1:]) {
+	if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 || !envelope.IsDigits(frac[1:]) {
 		return 0, false
 	}
 	f := int64(0)
@@ -73,7 +77,7 @@ func (c *minuteClock) klog(h klogHeader, ref time.Time) time.Time {
 	}
 	key := [4]int{h.month, h.day, h.hh, h.mm}
 	if !c.klogOK || key != c.klogKey || c.klogRef != ref {
-		start := withYear(time.Month(h.month), h.day, h.hh, h.mm, 0, 0, ref)
+		start := envelope.WithYear(time.Month(h.month), h.day, h.hh, h.mm, 0, 0, ref)
 		limit := ref.Add(24 * time.Hour)
 		// withYear moves a time after limit a year back: the minute is one piece if it is
 		// wholly after the limit or wholly not.

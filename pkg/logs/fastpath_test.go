@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/credwatch/credwatch/pkg/logs/envelope"
 	"github.com/credwatch/credwatch/pkg/logs/internal/quoted"
 )
 
@@ -49,11 +50,6 @@ func checkFastPaths(t *testing.T, line string) {
 		t.Errorf("scanJSONKeys(%q) = %v %v %v, want %v %v %v", line, off, audit, log, want,
 			strings.Contains(line, `"audit.k8s.io/`), strings.Contains(line, `"log":`))
 	}
-	for _, s := range []string{line, line[:min(len(line), 67)]} {
-		if got, want := indexBar(s), strings.Index(s, " | "); got != want {
-			t.Errorf("indexBar(%q) = %d, want %d", s, got, want)
-		}
-	}
 	if got, want := indexBracketSpace(line), strings.Index(line, "] "); got != want {
 		t.Errorf("indexBracketSpace(%q) = %d, want %d", line, got, want)
 	}
@@ -63,9 +59,9 @@ func checkFastPaths(t *testing.T, line string) {
 	}
 	if _, ok := parseKlogHeader(line); ok {
 		_, _, cri := parseCRI(line, nil)
-		_, _, _, _, syslog := parseSyslog(line, time.Now())
+		_, _, _, _, syslog := envelope.Syslog(line, time.Now())
 		_, _, _, kubectl := parseKubectlPrefix(line)
-		_, _, compose := parseCompose(line)
+		_, _, compose := envelope.Compose(line)
 		if cri || syslog || kubectl || compose {
 			t.Errorf("%q: a klog header and an envelope (cri %v, syslog %v, kubectl %v, compose %v)", line, cri, syslog, kubectl, compose)
 		}

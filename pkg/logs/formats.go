@@ -5,107 +5,35 @@ import (
 	"strings"
 	"time"
 
+	"github.com/credwatch/credwatch/pkg/logs/envelope"
 	"github.com/credwatch/credwatch/pkg/logs/internal/quoted"
 )
 
-// parseCRI reads the CRI log envelope: "<RFC3339Nano> stdout|stderr F|P <line>".
+// parseCRI reads the CRI envelope (envelope.CRI) with its time read by c (nil: time.Parse): a
+// line whose timestamp is no RFC 3339 time is not CRI.
 func parseCRI(line string, c *minuteClock) (rest string, t time.Time, ok bool) {
-	sp := strings.IndexByte(line, ' ')
-	if sp < 20 || sp > 40 || !isDigits(line[:4]) || line[4] != '-' || line[10] != 'T' {
+	rest, ts, ok := envelope.CRI(line)
+	if !ok {
 		return "", t, false
 	}
-	s := line[sp+1:]
-	switch {
-	case strings.HasPrefix(s, "stdout "), strings.HasPrefix(s, "stderr "):
-		s = s[7:]
-	default:
-		return "", t, false
+	if t, err := c.rfc3339(ts); err == nil {
+		return rest, t, true
 	}
-	if len(s) < 2 || (s[0] != 'F' && s[0] != 'P') || s[1] != ' ' {
-		// Older CRI writers have no tag.
-		if tt, err := c.rfc3339(line[:sp]); err == nil {
-			return s, tt, true
-		}
-		return "", t, false
-	}
-	tt, err := c.rfc3339(line[:sp])
-	if err != nil {
-		return "", t, false
-	}
-	return s[2:], tt, true
+	return "", t, false
 }
 
-var months = map[string]time.Month{"Jan": 1, "Feb": 2, "Mar": 3, "Apr": 4, "May": 5, "Jun": 6, "Jul": 7,
-	"Aug": 8, "Sep": 9, "Oct": 10, "Nov": 11, "Dec": 12}
-
-// parseSyslog reads "Dec 16 09:25:01 host prog[pid]: msg" (journalctl, /var/log/syslog) and the
-// ISO form "2022-12-16T09:25:01+0000 host prog[pid]: msg" (journalctl -o short-iso).
-func parseSyslog(line string, ref time.Time) (rest string, t time.Time, host, prog string, ok bool) {
-	var s string
-	if len(line) > 16 && line[3] == ' ' && line[6] == ' ' && line[9] == ':' && line[12] == ':' && line[15] == ' ' {
-		m, mok := months[line[:3]]
-		day, derr := strconv.Atoi(strings.TrimSpace(line[4:6]))
-		hh, e1 := strconv.Atoi(line[7:9])
-		mm, e2 := strconv.Atoi(line[10:12])
-		ss, e3 := strconv.Atoi(line[13:15])
-		if !mok || derr != nil || e1 != nil || e2 != nil || e3 != nil {
-			return "", t, "", "", false
-		}
-		t = withYear(m, day, hh, mm, ss, 0, ref)
-		s = line[16:]
-	} else if len(line) > 20 && isDigits(line[:4]) && line[4] == '-' && line[10] == 'T' {
-		sp := strings.IndexByte(line, ' ')
-		if sp < 0 {
-			return "", t, "", "", false
-		}
-		var err error
-		for _, layout := range []string{"2006-01-02T15:04:05-0700", time.RFC3339Nano, "2006-01-02T15:04:05.000000-0700"} {
-			if t, err = time.Parse(layout, line[:sp]); err == nil {
-				break
-			}
-		}
-		if err != nil {
-			return "", t, "", "", false
-		}
-		s = line[sp+1:]
-	} else {
-		return "", t, "", "", false
+// parseProgramKlog reads "prog: <klog line>" (envelope.Program followed by a klog header), a
+// syslog line cut down to its program name without a pid (RHEL's /var/log/messages as grepped:
+// "kube-apiserver: I0622 19:41:05.146860 …").
+func parseProgramKlog(line string) (rest, prog string, ok bool) {
+	rest, prog, ok = envelope.Program(line)
+	if !ok {
+		return "", "", false
 	}
-	sp := strings.IndexByte(s, ' ')
-	if sp <= 0 {
-		return "", t, "", "", false
+	if _, ok := parseKlogHeader(rest); !ok {
+		return "", "", false
 	}
-	host = s[:sp]
-	if host[0] == '[' { // "2021-09-08T08:45:40.239Z [ERROR] …": a level, not a host (hclog)
-		return "", t, "", "", false
-	}
-	s = s[sp+1:]
-	colon := strings.Index(s, ": ")
-	if colon <= 0 || strings.IndexByte(s[:colon], ' ') >= 0 {
-		return "", t, "", "", false
-	}
-	prog = s[:colon]
-	if i := strings.IndexByte(prog, '['); i > 0 {
-		prog = prog[:i]
-	}
-	return s[colon+2:], t, host, prog, true
-}
-
-// syslogYearless reports a line parseSyslog reads whose date has no year and no zone ("Dec 16
-// 09:25:01", not the ISO form).
-func syslogYearless(line string) bool { return len(line) > 0 && !isDigits(line[:1]) }
-
-// withYear builds a time from a year-less timestamp: the year of ref, or the one before when
-// that would put the time more than a day after ref.
-func withYear(m time.Month, day, hh, mm, ss, ns int, ref time.Time) time.Time {
-	if ref.IsZero() {
-		ref = time.Now()
-	}
-	t := time.Date(ref.Year(), m, day, hh, mm, ss, ns, time.UTC)
-	if t.After(ref.Add(24 * time.Hour)) {
-		t = t.AddDate(-1, 0, 0)
-	}
-	return t
+	return rest, prog, true
 }
 
 // parseKubectlPrefix reads "[pod/NAME/CONTAINER] line" (kubectl logs --prefix) and
@@ -155,15 +83,6 @@ func isDNSName(s string) bool {
 	return true
 }
 
-func isDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return len(s) > 0
-}
-
 // klogHeader is "E1213 15:29:38.634005       1 authentication.go:63] ".
 type klogHeader struct {
 	month, day, hh, mm, ss, us int
@@ -171,7 +90,7 @@ type klogHeader struct {
 }
 
 func (h klogHeader) time(ref time.Time) time.Time {
-	return withYear(time.Month(h.month), h.day, h.hh, h.mm, h.ss, h.us*1000, ref)
+	return envelope.WithYear(time.Month(h.month), h.day, h.hh, h.mm, h.ss, h.us*1000, ref)
 }
 
 // digits2 is the value of two ASCII digits.
@@ -244,8 +163,8 @@ func parseKlogHeader(s string) (klogHeader, bool) {
 // its severity letter, date and clock (parseKlogHeader, and the line memo's klogTokenTime).
 func klogClock(s string) (klogHeader, bool) {
 	var h klogHeader
-	if len(s) < 22 || !isKlogSeverity(s[0]) || !isDigits(s[1:5]) || s[5] != ' ' ||
-		s[8] != ':' || s[11] != ':' || !isDigits(s[6:8]) || !isDigits(s[9:11]) || !isDigits(s[12:14]) {
+	if len(s) < 22 || !isKlogSeverity(s[0]) || !envelope.IsDigits(s[1:5]) || s[5] != ' ' ||
+		s[8] != ':' || s[11] != ':' || !envelope.IsDigits(s[6:8]) || !envelope.IsDigits(s[9:11]) || !envelope.IsDigits(s[12:14]) {
 		return h, false
 	}
 	h.month, h.day = digits2(s[1:3]), digits2(s[3:5])
@@ -256,7 +175,7 @@ func klogClock(s string) (klogHeader, bool) {
 // readKlogBody fills Msg, Err, Truncated and Audit from a klog message.
 func readKlogBody(body string, r *Record) {
 	parseKlogBody(body, r)
-	if a, ok := accessLog401(body); ok {
+	if a, ok := envelope.AccessLog401(body); ok {
 		r.Audit = a
 	}
 }

@@ -29,26 +29,6 @@ func FuzzKlog(f *testing.F) {
 	})
 }
 
-func FuzzSyslog(f *testing.F) {
-	f.Add(`Dec 16 09:25:01 ip-10-224-128-148 kubelet[1401]: I1216 09:25:01.699484    1401 scope.go:110] "RemoveContainer"`)
-	f.Fuzz(func(t *testing.T, line string) {
-		rest, _, host, prog, ok := parseSyslog(line, fuzzRef)
-		if ok && (!strings.HasSuffix(line, rest) || !strings.Contains(line, host) || !strings.Contains(line, prog)) {
-			t.Fatalf("parts of %q do not come from it: %q %q %q", line, rest, host, prog)
-		}
-	})
-}
-
-func FuzzCRI(f *testing.F) {
-	f.Add(`2026-11-29T08:00:04.918123456Z stderr F E1129 08:00:04.918000       1 authentication.go:75] "x"`)
-	f.Fuzz(func(t *testing.T, line string) {
-		rest, _, ok := parseCRI(line, nil)
-		if ok && !strings.HasSuffix(line, rest) {
-			t.Fatalf("rest %q is not the end of %q", rest, line)
-		}
-	})
-}
-
 func FuzzKubectlPrefix(f *testing.F) {
 	f.Add(`kube-apiserver-ip-10-0-252-80.eu-west-2.compute.internal kube-apiserver E1215 08:16:43.535948       1 authentication.go:63] "x"`)
 	f.Add(`[pod/kube-apiserver-cp-2/kube-apiserver] E1215 08:16:43.535948       1 authentication.go:63] "x"`)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/credwatch/credwatch/pkg/logs/envelope"
 	"github.com/credwatch/credwatch/pkg/logs/internal/quoted"
 )
 
@@ -32,16 +33,8 @@ type Record struct {
 	lazy bool
 }
 
-// AuditInfo is what an audit event says about a request.
-type AuditInfo struct {
-	Code      int      `json:"code"`
-	User      string   `json:"user,omitempty"`
-	UserAgent string   `json:"userAgent,omitempty"`
-	SourceIPs []string `json:"sourceIPs,omitempty"`
-	Verb      string   `json:"verb,omitempty"`
-	URI       string   `json:"requestURI,omitempty"`
-	AuditID   string   `json:"auditID,omitempty"`
-}
+// AuditInfo is what an audit event or an access-log line says about a request.
+type AuditInfo = envelope.AuditInfo
 
 // lineContext is what the input says about its lines before they are read.
 type lineContext struct {
@@ -150,10 +143,10 @@ func parseRecord(line string, lc lineContext) Record {
 			line = rest
 			continue
 		}
-		if rest, t, host, prog, ok := parseSyslog(line, lc.ref); ok {
+		if rest, t, host, prog, ok := envelope.Syslog(line, lc.ref); ok {
 			r.addFormat("syslog")
 			if envTime.IsZero() {
-				envTime, partial = t, syslogYearless(line)
+				envTime, partial = t, envelope.Yearless(line)
 			}
 			r.Host = shortHost(host)
 			r.Component = normalizeComponent(prog)
@@ -167,13 +160,13 @@ func parseRecord(line string, lc lineContext) Record {
 			line = rest
 			continue
 		}
-		if rest, service, ok := parseCompose(line); ok && r.Format == "" {
+		if rest, service, ok := envelope.Compose(line); ok && r.Format == "" {
 			r.addFormat("compose")
 			r.Component = normalizeComponent(service)
 			line = rest
 			continue
 		}
-		if rest, t, ok := parseLeadingTime(line); ok && (r.Format == "" || r.Format == "compose") {
+		if rest, t, ok := envelope.LeadingTime(line); ok && (r.Format == "" || r.Format == "compose") {
 			r.addFormat("timestamp")
 			envTime = firstTime(envTime, t)
 			line = rest
@@ -185,7 +178,7 @@ func parseRecord(line string, lc lineContext) Record {
 			line = rest
 			continue
 		}
-		if rest, prog, ok := parseCutSyslog(line); ok && r.Format == "" {
+		if rest, prog, ok := envelope.CutSyslog(line); ok && r.Format == "" {
 			r.addFormat("syslog")
 			r.Component = normalizeComponent(prog)
 			line = rest
