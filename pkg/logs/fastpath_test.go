@@ -24,7 +24,7 @@ func refHostFromPod(pod, container string) string {
 	return shortHost(node)
 }
 
-// refKlogTime is parseKlogHeader's numbers as strconv.Atoi read them.
+// refKlogTime is envelope.KlogHeader's numbers as strconv.Atoi read them.
 func refKlogTime(s string) (month, day, hh, mm, ss, us int) {
 	month, _ = strconv.Atoi(s[1:3])
 	day, _ = strconv.Atoi(s[3:5])
@@ -50,26 +50,26 @@ func checkFastPaths(t *testing.T, line string) {
 		t.Errorf("scanJSONKeys(%q) = %v %v %v, want %v %v %v", line, off, audit, log, want,
 			strings.Contains(line, `"audit.k8s.io/`), strings.Contains(line, `"log":`))
 	}
-	if got, want := indexBracketSpace(line), strings.Index(line, "] "); got != want {
-		t.Errorf("indexBracketSpace(%q) = %d, want %d", line, got, want)
+	if got, want := envelope.IndexBracketSpace(line), strings.Index(line, "] "); got != want {
+		t.Errorf("envelope.IndexBracketSpace(%q) = %d, want %d", line, got, want)
 	}
 	pod, container, _ := strings.Cut(line, " ")
 	if got, want := hostFromPod(pod, container), refHostFromPod(pod, container); got != want {
 		t.Errorf("hostFromPod(%q, %q) = %q, want %q", pod, container, got, want)
 	}
-	if _, ok := parseKlogHeader(line); ok {
+	if _, ok := envelope.KlogHeader(line); ok {
 		_, _, cri := parseCRI(line, nil)
 		_, _, _, _, syslog := envelope.Syslog(line, time.Now())
-		_, _, _, kubectl := parseKubectlPrefix(line)
+		_, _, _, kubectl := envelope.KubectlPrefix(line)
 		_, _, compose := envelope.Compose(line)
 		if cri || syslog || kubectl || compose {
 			t.Errorf("%q: a klog header and an envelope (cri %v, syslog %v, kubectl %v, compose %v)", line, cri, syslog, kubectl, compose)
 		}
 	}
-	if h, ok := parseKlogHeader(line); ok && len(line) > 14 {
+	if h, ok := envelope.KlogHeader(line); ok && len(line) > 14 {
 		m, d, hh, mm, ss, us := refKlogTime(line)
-		if h.month != m || h.day != d || h.hh != hh || h.mm != mm || h.ss != ss || h.us != us {
-			t.Errorf("parseKlogHeader(%q) time = %+v, want %d %d %d %d %d %d", line, h, m, d, hh, mm, ss, us)
+		if h.Month != m || h.Day != d || h.HH != hh || h.MM != mm || h.SS != ss || h.US != us {
+			t.Errorf("envelope.KlogHeader(%q) time = %+v, want %d %d %d %d %d %d", line, h, m, d, hh, mm, ss, us)
 		}
 	}
 	for _, f := range []string{"klog", "json", "cri", line} {

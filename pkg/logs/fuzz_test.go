@@ -7,33 +7,18 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/logs/cause"
+	"github.com/credwatch/credwatch/pkg/logs/envelope"
 )
 
 // Seed corpora live in testdata/fuzz/FuzzXxx/; `make fuzz` (hack/fuzz.sh) runs each target.
 
 var fuzzRef = time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC)
 
-func FuzzKlog(f *testing.F) {
-	f.Add(`E1213 15:29:38.634005       1 authentication.go:63] "Unable to authenticate the request" err="[invalid bearer token, service account token has been invalidated]"`)
-	f.Fuzz(func(t *testing.T, line string) {
-		h, ok := parseKlogHeader(line)
-		if !ok {
-			return
-		}
-		if !strings.HasSuffix(line, h.body) {
-			t.Fatalf("body %q is not the end of %q", h.body, line)
-		}
-		var r Record
-		parseKlogBody(h.body, &r)
-		_ = h.time(fuzzRef)
-	})
-}
-
 func FuzzKubectlPrefix(f *testing.F) {
 	f.Add(`kube-apiserver-ip-10-0-252-80.eu-west-2.compute.internal kube-apiserver E1215 08:16:43.535948       1 authentication.go:63] "x"`)
 	f.Add(`[pod/kube-apiserver-cp-2/kube-apiserver] E1215 08:16:43.535948       1 authentication.go:63] "x"`)
 	f.Fuzz(func(t *testing.T, line string) {
-		rest, pod, container, ok := parseKubectlPrefix(line)
+		rest, pod, container, ok := envelope.KubectlPrefix(line)
 		if ok && (!strings.HasSuffix(line, rest) || !strings.Contains(line, pod) || !strings.Contains(line, container)) {
 			t.Fatalf("parts of %q do not come from it", line)
 		}

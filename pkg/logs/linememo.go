@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/credwatch/credwatch/pkg/logs/envelope"
 )
 
 // A worker's line memo remembers lines it parsed and classified in full, and where in them
@@ -20,7 +22,7 @@ type tokenKind uint8
 
 const (
 	criTime    tokenKind = iota + 1 // parseCRI at the token: an RFC 3339 time up to a space
-	klogTime                        // parseKlogHeader at the token: its severity letter, then the time
+	klogTime                        // envelope.KlogHeader at the token: its severity letter, then the time
 	dockerTime                      // a Docker line's "time" value, up to its quote
 	flatTs                          // a flat JSON line's "ts" number (flatMemo)
 )
@@ -296,23 +298,23 @@ func (e *memoLine) match(line string, lc lineContext) (time.Time, bool) {
 	return env, true
 }
 
-// klogTokenTime is parseKlogHeader(s) for a line whose header, but for its time, is that of a
+// klogTokenTime is envelope.KlogHeader(s) for a line whose header, but for its time, is that of a
 // remembered line: it checks and reads only the time (month, day, clock and a fraction that
-// ends inside the token). ok is false where parseKlogHeader would refuse the time or read it
+// ends inside the token). ok is false where envelope.KlogHeader would refuse the time or read it
 // otherwise; TestKlogTokenTime compares the two.
-func klogTokenTime(s string) (klogHeader, bool) {
-	h, ok := klogClock(s)
+func klogTokenTime(s string) (envelope.Klog, bool) {
+	h, ok := envelope.KlogClock(s)
 	if !ok {
 		return h, false
 	}
 	if s[14] == '.' {
 		j := 15
 		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-			h.us = h.us*10 + int(s[j]-'0')
+			h.US = h.US*10 + int(s[j]-'0')
 			j++
 		}
 		if j >= klogTokenMax {
-			return h, false // more digits than the token holds: parseKlogHeader reads them otherwise
+			return h, false // more digits than the token holds: envelope.KlogHeader reads them otherwise
 		}
 	}
 	return h, true

@@ -11,6 +11,7 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/logs/cause"
+	"github.com/credwatch/credwatch/pkg/logs/envelope"
 	"github.com/credwatch/credwatch/pkg/logs/internal/loggen"
 	"github.com/credwatch/credwatch/pkg/report"
 )
@@ -148,22 +149,22 @@ func FuzzLineMemo(f *testing.F) {
 	})
 }
 
-// TestKlogTokenTime checks klogTokenTime against parseKlogHeader on headers whose times are
-// changed byte by byte: wherever it accepts one, parseKlogHeader reads the same time.
+// TestKlogTokenTime checks klogTokenTime against envelope.KlogHeader on headers whose times are
+// changed byte by byte: wherever it accepts one, envelope.KlogHeader reads the same time.
 func TestKlogTokenTime(t *testing.T) {
 	t.Parallel()
 	base := "E1129 08:16:43.535948       1 authentication.go:75] \"Unable to authenticate the request\""
 	accepted := 0
 	check := func(s string) {
 		got, ok := klogTokenTime(s)
-		want, wantOK := parseKlogHeader(s)
+		want, wantOK := envelope.KlogHeader(s)
 		if !ok {
 			return
 		}
 		accepted++
-		if !wantOK || got.month != want.month || got.day != want.day || got.hh != want.hh || got.mm != want.mm ||
-			got.ss != want.ss || got.us != want.us {
-			t.Fatalf("%q: klogTokenTime %+v, parseKlogHeader %+v %v", s, got, want, wantOK)
+		if !wantOK || got.Month != want.Month || got.Day != want.Day || got.HH != want.HH || got.MM != want.MM ||
+			got.SS != want.SS || got.US != want.US {
+			t.Fatalf("%q: klogTokenTime %+v, envelope.KlogHeader %+v %v", s, got, want, wantOK)
 		}
 	}
 	for i := 1; i < 25; i++ {

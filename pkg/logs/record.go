@@ -120,18 +120,18 @@ func parseRecord(line string, lc lineContext) Record {
 		}
 		// A klog header first: a line that has one has none of the envelopes below (no CRI or
 		// syslog time, no lower-case pod name, no compose service before a bar; TestFastPaths).
-		if h, ok := parseKlogHeader(line); ok {
+		if h, ok := envelope.KlogHeader(line); ok {
 			lc.tokens.add(klogTime, line)
 			r.addFormat("klog")
-			r.Severity = line[:1] // I, W, E or F (parseKlogHeader)
-			r.Source = h.source
+			r.Severity = line[:1] // I, W, E or F (envelope.KlogHeader)
+			r.Source = h.Source
 			if envTime.IsZero() {
 				envTime, partial = lc.clock.klog(h, lc.ref), true
 			}
 			if lc.lazyBody && r.Msg == "" && r.Err == "" && !r.Truncated && r.Logger == "" && r.Audit == nil {
-				r.body, r.lazy = h.body, true
+				r.body, r.lazy = h.Body, true
 			} else {
-				readKlogBody(h.body, &r)
+				readKlogBody(h.Body, &r)
 			}
 			r.finishTime(envTime, partial)
 			return r
@@ -153,7 +153,7 @@ func parseRecord(line string, lc lineContext) Record {
 			line = rest
 			continue
 		}
-		if rest, pod, container, ok := parseKubectlPrefix(line); ok {
+		if rest, pod, container, ok := envelope.KubectlPrefix(line); ok {
 			r.addFormat("kubectl")
 			r.Component = normalizeComponent(container)
 			r.Host = hostFromPod(pod, container)
@@ -172,7 +172,7 @@ func parseRecord(line string, lc lineContext) Record {
 			line = rest
 			continue
 		}
-		if rest, prog, ok := parseProgramKlog(line); ok && r.Format == "" {
+		if rest, prog, ok := envelope.ProgramKlog(line); ok && r.Format == "" {
 			r.addFormat("syslog")
 			r.Component = normalizeComponent(prog)
 			line = rest

@@ -61,3 +61,21 @@ func FuzzCRI(f *testing.F) {
 		}
 	})
 }
+
+func FuzzKlog(f *testing.F) {
+	f.Add(`E1213 15:29:38.634005       1 authentication.go:63] "Unable to authenticate the request" err="[invalid bearer token, service account token has been invalidated]"`)
+	f.Fuzz(func(t *testing.T, line string) {
+		h, ok := KlogHeader(line)
+		if !ok {
+			return
+		}
+		if !strings.HasSuffix(line, h.Body) {
+			t.Fatalf("body %q is not the end of %q", h.Body, line)
+		}
+		// Unquoting only shortens: neither part is longer than the body.
+		if msg, err, _ := KlogBody(h.Body); len(msg) > len(h.Body) || len(err) > len(h.Body) {
+			t.Fatalf("msg %q, err %q are longer than the body %q", msg, err, h.Body)
+		}
+		_ = h.Time(time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC))
+	})
+}
