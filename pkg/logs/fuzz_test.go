@@ -32,7 +32,7 @@ func FuzzJSONLine(f *testing.F) {
 	f.Add(`{"kind":"Event","apiVersion":"audit.k8s.io/v1","responseStatus":{"code":401},"userAgent":"x","sourceIPs":["10.0.0.1"]}`)
 	f.Fuzz(func(t *testing.T, line string) {
 		var r Record
-		inner, _, done := parseJSONLine(line, &r, nil, nil, nil, nil)
+		inner, _, done := parseJSONLine(line, &r, nil, nil)
 		if !done && len(inner) > len(line) {
 			t.Fatalf("inner line %d bytes from a %d-byte line", len(inner), len(line))
 		}
@@ -46,7 +46,7 @@ func FuzzLine(f *testing.F) {
 	}
 	cl := cause.NewClassifier(catalogue.Default())
 	f.Fuzz(func(t *testing.T, line string) {
-		ev, ok := Classify(cl, parseRecord(line, lineContext{host: "h", ref: fuzzRef}))
+		ev, ok := Classify(cl, parseRecord(line, lineHint{host: "h", ref: fuzzRef}))
 		if ok && ev.Cause == "" {
 			t.Fatalf("classified without a cause: %+v", ev)
 		}

@@ -46,18 +46,15 @@ type jsonLine struct {
 
 // parseJSONLine reads a JSON line. It returns the inner line to unwrap further (Docker's "log"),
 // or done when r is complete.
-// The inner line of a Docker line may be in sc (quoted.Scratch).
-// If ts is not nil, a flat line whose time is its "ts" number sets *ts to where that number is.
-func parseJSONLine(line string, r *Record, sc *quoted.Scratch, c *minuteClock, ts *[2]int, tokens *tokenRecorder) (inner string, t time.Time, done bool) {
+// The inner line of a Docker line may be in sc (quoted.Scratch); c, if not nil, reads its time.
+func parseJSONLine(line string, r *Record, sc *quoted.Scratch, c *minuteClock) (inner string, t time.Time, done bool) {
 	if strings.HasPrefix(line, `{"log":"`) {
 		// Docker json-file, the commonest JSON line: read it without reflection.
 		raw := line[len(`{"log":"`):]
 		v, rest, complete := sc.Body(raw)
 		if complete {
 			r.addFormat("docker")
-			tokens.setAlias(v, raw)
 			if ts, ok := quoted.JSONField(rest, "time"); ok {
-				tokens.add(dockerTime, ts)
 				t, _ = c.rfc3339(ts)
 			}
 			return v, t, false
@@ -65,15 +62,8 @@ func parseJSONLine(line string, r *Record, sc *quoted.Scratch, c *minuteClock, t
 	}
 	var off [len(flatKeys)]int
 	if audit, log := scanJSONKeys(line, &off); !audit && !log {
-		inner, t, done = parseFlatJSON(line, &off, r, sc, ts)
-		if !done {
-			tokens.markBad() // a cut line's "log", its "time" read by parseJSONFragment
-		}
-		return inner, t, done
+		return parseFlatJSON(line, &off, r, sc)
 	}
-	// The reflection path and the fragments read times the line memo's recorder does not see
-	// (parseRecord records a flat line's "ts" itself).
-	tokens.markBad()
 	var j jsonLine
 	if err := json.Unmarshal([]byte(line), &j); err != nil {
 		return parseJSONFragment(line, r)
@@ -234,7 +224,7 @@ const (
 )
 
 // off holds the offsets of flatKeys (scanJSONKeys).
-func parseFlatJSON(line string, off *[len(flatKeys)]int, r *Record, sc *quoted.Scratch, ts *[2]int) (inner string, t time.Time, done bool) {
+func parseFlatJSON(line string, off *[len(flatKeys)]int, r *Record, sc *quoted.Scratch) (inner string, t time.Time, done bool) {
 	end := len(line) // strings.TrimRight(line, " \r") without building its set
 	for end > 0 && (line[end-1] == ' ' || line[end-1] == '\r') {
 		end--
@@ -267,9 +257,6 @@ func parseFlatJSON(line string, off *[len(flatKeys)]int, r *Record, sc *quoted.S
 		end := strings.IndexAny(v, ",}")
 		if end > 0 {
 			t = jsonTime(strings.TrimSpace(v[:end]))
-			if ts != nil && !t.IsZero() {
-				*ts = [2]int{i + 5, i + 5 + end}
-			}
 		}
 	}
 	if t.IsZero() {

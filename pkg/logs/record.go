@@ -28,7 +28,7 @@ type Record struct {
 	Audit       *AuditInfo
 
 	// body is a klog line's message not yet read (Msg, Err, Truncated and Audit unset) when
-	// lazy: parseRecord leaves it to worker.classifyBody if lineContext.lazyBody.
+	// lazy: parseRecord leaves it to worker.classifyBody if lineHint.lazyBody.
 	body string
 	lazy bool
 }
@@ -36,8 +36,9 @@ type Record struct {
 // AuditInfo is what an audit event or an access-log line says about a request.
 type AuditInfo = envelope.AuditInfo
 
-// lineContext is what the input says about its lines before they are read.
-type lineContext struct {
+// lineHint is what the input and the worker tell parseRecord before a line is read: hints, not
+// hooks (style guide §6). Nothing in it changes what parseRecord returns, only how fast.
+type lineHint struct {
 	host      string    // host from the file path or --host, may be empty
 	component string    // component from the file path, may be empty
 	ref       time.Time // reference time for year-less timestamps (file mtime or now)
@@ -46,10 +47,6 @@ type lineContext struct {
 	scratch *quoted.Scratch
 	// clock, if not nil, is a worker's, remembering the minute of its last timestamps.
 	clock *minuteClock
-	// flat, if not nil, is a worker's memo of flat JSON lines of the block (flatMemo).
-	flat *flatMemo
-	// tokens, if not nil, records where times are read (the worker's line memo).
-	tokens *tokenRecorder
 	// lazyBody leaves a klog message unread (Record.body) when nothing before it in the line
 	// bears on its classification: worker.classifyBody reads it, or remembers its answer.
 	lazyBody bool
@@ -79,7 +76,7 @@ func joinFormat(outer, inner string) string {
 }
 
 // parseRecord unwraps line. It never fails: a line no format claims is plain text.
-func parseRecord(line string, lc lineContext) Record {
+func parseRecord(line string, lc lineHint) Record {
 	r := Record{Host: lc.host, Component: lc.component}
 	if strings.IndexByte(line, 0x1b) >= 0 && strings.Contains(line, "\x1b[") {
 		line = stripANSI(line)
@@ -94,25 +91,12 @@ func parseRecord(line string, lc lineContext) Record {
 			break
 		}
 		if line[0] == '{' {
-			flat := lc.flat != nil && depth == 0 && r.Format == ""
-			if flat {
-				if rec, at, ok := lc.flat.lookup(line); ok {
-					lc.tokens.add(flatTs, line[at:])
-					return rec
-				}
-			}
-			ts := [2]int{-1, -1}
-			inner, t, done := parseJSONLine(line, &r, lc.scratch, lc.clock, &ts, lc.tokens)
+			inner, t, done := parseJSONLine(line, &r, lc.scratch, lc.clock)
 			if !t.IsZero() && envTime.IsZero() {
 				envTime = t
 			}
 			if done {
 				r.finishTime(envTime, partial)
-				if flat && ts[0] >= 0 && lc.flat.store(line, ts, &r) {
-					lc.tokens.add(flatTs, line[ts[0]:])
-				} else {
-					lc.tokens.markBad() // a time read some other way
-				}
 				return r
 			}
 			line = inner
@@ -121,7 +105,6 @@ func parseRecord(line string, lc lineContext) Record {
 		// A klog header first: a line that has one has none of the envelopes below (no CRI or
 		// syslog time, no lower-case pod name, no compose service before a bar; TestFastPaths).
 		if h, ok := envelope.KlogHeader(line); ok {
-			lc.tokens.add(klogTime, line)
 			r.addFormat("klog")
 			r.Severity = line[:1] // I, W, E or F (envelope.KlogHeader)
 			r.Source = h.Source
@@ -137,7 +120,6 @@ func parseRecord(line string, lc lineContext) Record {
 			return r
 		}
 		if rest, t, ok := parseCRI(line, lc.clock); ok {
-			lc.tokens.add(criTime, line)
 			r.addFormat("cri")
 			envTime = firstTime(envTime, t)
 			line = rest
@@ -295,5 +277,5 @@ func isIPv4(s string) bool {
 // envelopes, format, time and message, as the inputs of Analyze are read. ref is the reference
 // time for year-less timestamps. It never fails: a line no format claims is plain text.
 func ParseLine(line, host, component string, ref time.Time) Record {
-	return parseRecord(line, lineContext{host: host, component: normalizeComponent(component), ref: ref})
+	return parseRecord(line, lineHint{host: host, component: normalizeComponent(component), ref: ref})
 }

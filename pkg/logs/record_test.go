@@ -16,7 +16,7 @@ func TestEnvelopeFallbacks(t *testing.T) {
 		{`note: E0622 is not a klog line`, "", "plain"},
 	}
 	for _, tt := range tests {
-		r := parseRecord(tt.line, lineContext{})
+		r := parseRecord(tt.line, lineHint{})
 		if r.Component != tt.component || r.Format != tt.format {
 			t.Errorf("%q: component %q format %q, want %q %q", tt.line, r.Component, r.Format, tt.component, tt.format)
 		}
