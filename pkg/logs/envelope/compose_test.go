@@ -17,17 +17,3 @@ func checkIndexBar(t *testing.T, line string) {
 
 var indexBarSeeds = []string{`web_1  | E1129 08:00:00.000000 1 a.go:1] x`, `a | b`, `| x`, ` |`, `a || b | c`,
 	`E1129 08:00:00.000000 1 a.go:1] x | y`, `I1231 23:59:59 x-y | z`, ``, `|`, `  |  `}
-
-func TestIndexBar(t *testing.T) {
-	t.Parallel()
-	for _, s := range indexBarSeeds {
-		checkIndexBar(t, s)
-	}
-}
-
-func FuzzIndexBar(f *testing.F) {
-	for _, s := range indexBarSeeds {
-		f.Add(s)
-	}
-	f.Fuzz(checkIndexBar)
-}
