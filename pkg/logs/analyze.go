@@ -34,7 +34,6 @@ type Config struct {
 	Year           int              // force the year of year-less timestamps
 	Progress       func(read int64) // called with the bytes read so far, from any goroutine
 
-	noLineMemo bool // every line parsed in full (tests compare the two)
 }
 
 func (c Config) withDefaults() Config {
@@ -74,7 +73,7 @@ type chunk struct {
 
 type inputState struct {
 	Input
-	lc         lineContext
+	lc         lineHint
 	matched    atomic.Int64
 	skipped    atomic.Int64
 	unfiltered atomic.Int64 // matched lines Since could not filter
@@ -129,7 +128,6 @@ func Analyze(ctx context.Context, cfg Config, inputs []Input) (*Report, error) {
 	for w := range cfg.Workers {
 		aggs[w] = newAggregator(cfg.Evidence)
 		wk := &worker{cl: cause.NewClassifier(cfg.Catalogue), gate: g, agg: aggs[w], since: cfg.Since}
-		wk.lines.off = cfg.noLineMemo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -158,7 +156,7 @@ func Analyze(ctx context.Context, cfg Config, inputs []Input) (*Report, error) {
 		if cfg.Year > 0 {
 			ref = time.Date(cfg.Year, 12, 31, 23, 59, 59, 0, time.UTC)
 		}
-		st.lc = lineContext{host: inputs[i].Host, component: inputs[i].Component, ref: ref}
+		st.lc = lineHint{host: inputs[i].Host, component: inputs[i].Component, ref: ref}
 		states[i] = st
 		pwg.Add(1)
 		sem <- struct{}{}

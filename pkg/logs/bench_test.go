@@ -45,7 +45,7 @@ func BenchmarkClassify(b *testing.B) {
 	cl := cause.NewClassifier(catalogue.Default())
 	for b.Loop() {
 		for _, l := range benchLines {
-			Classify(cl, parseRecord(l, lineContext{}))
+			Classify(cl, parseRecord(l, lineHint{}))
 		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 // A worker remembers the answer for the klog messages it read last: on an incident's log the
 // same few messages come on every line, after a header whose time differs. A message's
 // answer depends on the message alone when nothing before it in the line bears on it
-// (parseRecord leaves only such messages unread: lineContext.lazyBody), so a message seen
+// (parseRecord leaves only such messages unread: lineHint.lazyBody), so a message seen
 // before costs a map lookup instead of its reading (parseKlogBody, accessLog401) and its
 // classification. TestBodyMemo and FuzzBodyMemo compare the events with those of the plain
 // path.
@@ -35,7 +35,7 @@ type bodyMemo struct {
 }
 
 // classifyBody reads r's message (r.lazy) and classifies r into ev, as parseRecord and
-// classify would have without lineContext.lazyBody.
+// classify would have without lineHint.lazyBody.
 func (w *worker) classifyBody(r *Record, ev *Event) bool {
 	body, mm := r.body, &w.bodies
 	r.body, r.lazy = "", false

@@ -28,11 +28,11 @@ func newMemoCheck() *memoCheck {
 
 func (c *memoCheck) check(t *testing.T, line string) {
 	t.Helper()
-	rec := parseRecord(line, lineContext{ref: c.ref, host: "h"})
+	rec := parseRecord(line, lineHint{ref: c.ref, host: "h"})
 	var want Event
 	wantOK := classify(c.cl, &rec, &want)
 	for range c.passes {
-		r := parseRecord(line, lineContext{ref: c.ref, host: "h", lazyBody: true, clock: &c.w.clock, flat: &c.w.flat})
+		r := parseRecord(line, lineHint{ref: c.ref, host: "h", lazyBody: true, clock: &c.w.clock})
 		var got Event
 		var ok bool
 		lazy := r.lazy
@@ -72,7 +72,7 @@ func TestBodyMemo(t *testing.T) {
 	}
 	for _, l := range lines {
 		c.check(t, l)
-		for _, v := range tsVariants(l) { // after the line itself: the flat memo's hits
+		for _, v := range tsVariants(l) { // the same line with other times
 			c.check(t, v)
 		}
 	}

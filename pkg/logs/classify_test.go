@@ -109,7 +109,7 @@ func TestClassifyFormats(t *testing.T) {
 	cl := cause.NewClassifier(catalogue.Default())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := parseRecord(tt.line, lineContext{host: "m1", ref: ref})
+			rec := parseRecord(tt.line, lineHint{host: "m1", ref: ref})
 			ev, ok := Classify(cl, rec)
 			if tt.cause == "" {
 				if ok {

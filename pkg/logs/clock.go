@@ -1,6 +1,10 @@
 package logs
 
-import "time"
+import (
+	"time"
+
+	"github.com/credwatch/credwatch/pkg/logs/envelope"
+)
 
 // minuteClock turns a worker's timestamps into times, remembering the minute it read last: lines in
 // a log come minute after minute, so most of them only add their seconds to that minute's
@@ -41,10 +45,10 @@ func (c *minuteClock) rfc3339(s string) (time.Time, error) {
 // secondsFrac reads ":SS" or ":SS.F" (1 to 9 digits of fraction, seconds 00 to 59) as
 // nanoseconds into the minute.
 func secondsFrac(s string) (int64, bool) {
-	if len(s) < 3 || s[0] != ':' || !isDigits(s[1:3]) {
+	if len(s) < 3 || s[0] != ':' || !envelope.IsDigits(s[1:3]) {
 		return 0, false
 	}
-	sec := digits2(s[1:3])
+	sec := envelope.Digits2(s[1:3])
 	if sec > 59 {
 		return 0, false
 	}
@@ -53,7 +57,7 @@ func secondsFrac(s string) (int64, bool) {
 		return ns, true
 	}
 	frac := s[3:]
-	if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 || !isDigits(frac[1:]) {
+	if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 || !envelope.IsDigits(frac[1:]) {
 		return 0, false
 	}
 	f := int64(0)
@@ -66,24 +70,24 @@ func secondsFrac(s string) (int64, bool) {
 	return ns + f, true
 }
 
-// klog is h.time(ref).
-func (c *minuteClock) klog(h klogHeader, ref time.Time) time.Time {
-	if c == nil || ref.IsZero() || h.ss > 59 || h.us < 0 || h.us >= 1e6 {
-		return h.time(ref) // withYear reads the clock for a zero ref; seconds or fraction out of range
+// klog is h.Time(ref).
+func (c *minuteClock) klog(h envelope.Klog, ref time.Time) time.Time {
+	if c == nil || ref.IsZero() || h.SS > 59 || h.US < 0 || h.US >= 1e6 {
+		return h.Time(ref) // withYear reads the clock for a zero ref; seconds or fraction out of range
 	}
-	key := [4]int{h.month, h.day, h.hh, h.mm}
+	key := [4]int{h.Month, h.Day, h.HH, h.MM}
 	if !c.klogOK || key != c.klogKey || c.klogRef != ref {
-		start := withYear(time.Month(h.month), h.day, h.hh, h.mm, 0, 0, ref)
+		start := envelope.WithYear(time.Month(h.Month), h.Day, h.HH, h.MM, 0, 0, ref)
 		limit := ref.Add(24 * time.Hour)
 		// withYear moves a time after limit a year back: the minute is one piece if it is
 		// wholly after the limit or wholly not.
-		first := time.Date(ref.Year(), time.Month(h.month), h.day, h.hh, h.mm, 0, 0, time.UTC)
+		first := time.Date(ref.Year(), time.Month(h.Month), h.Day, h.HH, h.MM, 0, 0, time.UTC)
 		if first.After(limit) == first.Add(time.Minute-1).After(limit) {
 			c.klogKey, c.klogRef, c.klogStart, c.klogOK = key, ref, start, true
 		} else {
 			c.klogOK = false
-			return h.time(ref)
+			return h.Time(ref)
 		}
 	}
-	return c.klogStart.Add(time.Duration(h.ss)*time.Second + time.Duration(h.us)*time.Microsecond)
+	return c.klogStart.Add(time.Duration(h.SS)*time.Second + time.Duration(h.US)*time.Microsecond)
 }

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/logs/envelope"
 )
 
-// TestClock checks that a minuteClock's times are time.Parse's and klogHeader.time's, exactly
+// TestClock checks that a minuteClock's times are time.Parse's and envelope.Klog.time's, exactly
 // (==, location included), on sequences of timestamps within a minute, across minutes, out of
 // range and around the year boundary that withYear moves.
 func TestClock(t *testing.T) {
@@ -37,14 +39,14 @@ func TestClock(t *testing.T) {
 	for _, ref := range refs {
 		for _, a := range heads {
 			for _, b := range heads {
-				ha, ok1 := parseKlogHeader(a + " 1 x.go:1] m")
-				hb, ok2 := parseKlogHeader(b + " 1 x.go:1] m")
+				ha, ok1 := envelope.KlogHeader(a + " 1 x.go:1] m")
+				hb, ok2 := envelope.KlogHeader(b + " 1 x.go:1] m")
 				if !ok1 || !ok2 {
 					t.Fatalf("%q or %q is no klog header", a, b)
 				}
 				c.klog(ha, ref)
 				got := c.klog(hb, ref)
-				if want := hb.time(ref); !ref.IsZero() && got != want {
+				if want := hb.Time(ref); !ref.IsZero() && got != want {
 					t.Fatalf("ref %v: after %q, %q: %v, want %v", ref, a, b, got, want)
 				}
 			}
@@ -52,7 +54,7 @@ func TestClock(t *testing.T) {
 	}
 }
 
-// FuzzClock checks a minuteClock against time.Parse and klogHeader.time on any pair of
+// FuzzClock checks a minuteClock against time.Parse and envelope.Klog.time on any pair of
 // timestamps.
 func FuzzClock(f *testing.F) {
 	f.Add("2026-11-29T08:03:23.978Z", "2026-11-29T08:03:24.5Z", uint32(1129), uint32(80323), uint32(978000), int64(0))
@@ -72,11 +74,11 @@ func FuzzClock(f *testing.F) {
 			return fmt.Sprintf("E%04d %02d:%02d:%02d.%06d 1 x.go:1] m", md%10000, hms/10000%100, hms/100%100, hms%100, (us+d)%10000000)
 		}
 		for _, s := range []string{line(0), line(1), line(999999)} {
-			h, ok := parseKlogHeader(s)
+			h, ok := envelope.KlogHeader(s)
 			if !ok {
 				return
 			}
-			if got, want := c.klog(h, ref), h.time(ref); got != want {
+			if got, want := c.klog(h, ref), h.Time(ref); got != want {
 				t.Fatalf("%q against %v: %v, want %v", s, ref, got, want)
 			}
 		}

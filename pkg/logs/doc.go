@@ -8,7 +8,7 @@
 //
 //	inputs (FileInputs, ClusterInputs)
 //	→ blocks of whole lines and the lines worth parsing (internal/scan: the SIMD gate, mmap)
-//	→ records (parseRecord: the envelopes, outermost first)
+//	→ records (parseRecord: the envelopes, outermost first, each parsed by package envelope)
 //	→ causes (Classify with cause.Classifier, the one classifier over the catalogue)
 //	→ aggregate (internal/agg: per host, component and cause, with bounded evidence)
 //	→ report and verdict (buildReport, verdict)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/credwatch/credwatch/pkg/logs/internal/quoted"
+	"github.com/credwatch/credwatch/pkg/logs/envelope"
 )
 
 // The per-line parsers' fast paths against the plain code they replace (the differential
@@ -23,7 +23,7 @@ func refHostFromPod(pod, container string) string {
 	return shortHost(node)
 }
 
-// refKlogTime is parseKlogHeader's numbers as strconv.Atoi read them.
+// refKlogTime is envelope.KlogHeader's numbers as strconv.Atoi read them.
 func refKlogTime(s string) (month, day, hh, mm, ss, us int) {
 	month, _ = strconv.Atoi(s[1:3])
 	day, _ = strconv.Atoi(s[3:5])
@@ -41,39 +41,26 @@ func refKlogTime(s string) (month, day, hh, mm, ss, us int) {
 }
 
 func checkFastPaths(t *testing.T, line string) {
-	var off [len(flatKeys)]int
-	audit, log := scanJSONKeys(line, &off)
-	var want [len(flatKeys)]int
-	quoted.KeyOffsets(line, flatKeys[:], want[:])
-	if off != want || audit != strings.Contains(line, `"audit.k8s.io/`) || log != strings.Contains(line, `"log":`) {
-		t.Errorf("scanJSONKeys(%q) = %v %v %v, want %v %v %v", line, off, audit, log, want,
-			strings.Contains(line, `"audit.k8s.io/`), strings.Contains(line, `"log":`))
-	}
-	for _, s := range []string{line, line[:min(len(line), 67)]} {
-		if got, want := indexBar(s), strings.Index(s, " | "); got != want {
-			t.Errorf("indexBar(%q) = %d, want %d", s, got, want)
-		}
-	}
-	if got, want := indexBracketSpace(line), strings.Index(line, "] "); got != want {
-		t.Errorf("indexBracketSpace(%q) = %d, want %d", line, got, want)
+	if got, want := envelope.IndexBracketSpace(line), strings.Index(line, "] "); got != want {
+		t.Errorf("envelope.IndexBracketSpace(%q) = %d, want %d", line, got, want)
 	}
 	pod, container, _ := strings.Cut(line, " ")
 	if got, want := hostFromPod(pod, container), refHostFromPod(pod, container); got != want {
 		t.Errorf("hostFromPod(%q, %q) = %q, want %q", pod, container, got, want)
 	}
-	if _, ok := parseKlogHeader(line); ok {
+	if _, ok := envelope.KlogHeader(line); ok {
 		_, _, cri := parseCRI(line, nil)
-		_, _, _, _, syslog := parseSyslog(line, time.Now())
-		_, _, _, kubectl := parseKubectlPrefix(line)
-		_, _, compose := parseCompose(line)
+		_, _, _, _, syslog := envelope.Syslog(line, time.Now())
+		_, _, _, kubectl := envelope.KubectlPrefix(line)
+		_, _, compose := envelope.Compose(line)
 		if cri || syslog || kubectl || compose {
 			t.Errorf("%q: a klog header and an envelope (cri %v, syslog %v, kubectl %v, compose %v)", line, cri, syslog, kubectl, compose)
 		}
 	}
-	if h, ok := parseKlogHeader(line); ok && len(line) > 14 {
+	if h, ok := envelope.KlogHeader(line); ok && len(line) > 14 {
 		m, d, hh, mm, ss, us := refKlogTime(line)
-		if h.month != m || h.day != d || h.hh != hh || h.mm != mm || h.ss != ss || h.us != us {
-			t.Errorf("parseKlogHeader(%q) time = %+v, want %d %d %d %d %d %d", line, h, m, d, hh, mm, ss, us)
+		if h.Month != m || h.Day != d || h.HH != hh || h.MM != mm || h.SS != ss || h.US != us {
+			t.Errorf("envelope.KlogHeader(%q) time = %+v, want %d %d %d %d %d %d", line, h, m, d, hh, mm, ss, us)
 		}
 	}
 	for _, f := range []string{"klog", "json", "cri", line} {
@@ -84,10 +71,7 @@ func checkFastPaths(t *testing.T, line string) {
 }
 
 var fastPathSeeds = append([]string{
-	`{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","responseStatus":{"code":401}}`,
-	`{"msg":"x \"log\": y","err":"e","ts":1.5,"time":"t","ts":2}`,
-	`{"msg":"a","message":"b","err":"c","error":"d","logger":"l","level":"e","caller":"c","host":"h","hostname":"n"}`,
-	`{"log":"x"}`, `"log"`, `"log":`, `{"msg"`, `"audit.k8s.io/`, `"`, `""`, `"":`, ``,
+	`{"log":"x"}`, `"log"`, `"log":`, `{"msg"`, `"`, `""`, `"":`, ``,
 	`kube-apiserver-ip-10-0-1-2.eu-west-2.compute.internal kube-apiserver E1129 08:00:00.1 1 a.go:1] x`,
 	`etcd-master-0 etcd x`, `x-host x`, `x- x`, `- `, `kube-scheduler- kube-scheduler`,
 	`web_1  | E1129 08:00:00.000000 1 a.go:1] x`, `a | b`, `| x`, ` |`, `a || b | c`,

@@ -75,7 +75,7 @@ func TestFieldCorpus(t *testing.T) {
 				t.Errorf("%s line %d: cause %q is not in the catalogue", fam.Family, i+1, fl.Cause)
 			}
 			total++
-			ev, ok := Classify(cl, parseRecord(fl.Line, lineContext{component: fl.From, ref: ref}))
+			ev, ok := Classify(cl, parseRecord(fl.Line, lineHint{component: fl.From, ref: ref}))
 			got, comp := "(none)", ""
 			if ok {
 				got, comp = ev.Cause, ev.Component

@@ -218,7 +218,7 @@ func hasLogLines(head []byte) bool {
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
-		if parseRecord(l, lineContext{}).Format != "plain" {
+		if parseRecord(l, lineHint{}).Format != "plain" {
 			return true
 		}
 	}

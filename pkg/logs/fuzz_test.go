@@ -7,53 +7,18 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/logs/cause"
+	"github.com/credwatch/credwatch/pkg/logs/envelope"
 )
 
 // Seed corpora live in testdata/fuzz/FuzzXxx/; `make fuzz` (hack/fuzz.sh) runs each target.
 
 var fuzzRef = time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC)
 
-func FuzzKlog(f *testing.F) {
-	f.Add(`E1213 15:29:38.634005       1 authentication.go:63] "Unable to authenticate the request" err="[invalid bearer token, service account token has been invalidated]"`)
-	f.Fuzz(func(t *testing.T, line string) {
-		h, ok := parseKlogHeader(line)
-		if !ok {
-			return
-		}
-		if !strings.HasSuffix(line, h.body) {
-			t.Fatalf("body %q is not the end of %q", h.body, line)
-		}
-		var r Record
-		parseKlogBody(h.body, &r)
-		_ = h.time(fuzzRef)
-	})
-}
-
-func FuzzSyslog(f *testing.F) {
-	f.Add(`Dec 16 09:25:01 ip-10-224-128-148 kubelet[1401]: I1216 09:25:01.699484    1401 scope.go:110] "RemoveContainer"`)
-	f.Fuzz(func(t *testing.T, line string) {
-		rest, _, host, prog, ok := parseSyslog(line, fuzzRef)
-		if ok && (!strings.HasSuffix(line, rest) || !strings.Contains(line, host) || !strings.Contains(line, prog)) {
-			t.Fatalf("parts of %q do not come from it: %q %q %q", line, rest, host, prog)
-		}
-	})
-}
-
-func FuzzCRI(f *testing.F) {
-	f.Add(`2026-11-29T08:00:04.918123456Z stderr F E1129 08:00:04.918000       1 authentication.go:75] "x"`)
-	f.Fuzz(func(t *testing.T, line string) {
-		rest, _, ok := parseCRI(line, nil)
-		if ok && !strings.HasSuffix(line, rest) {
-			t.Fatalf("rest %q is not the end of %q", rest, line)
-		}
-	})
-}
-
 func FuzzKubectlPrefix(f *testing.F) {
 	f.Add(`kube-apiserver-ip-10-0-252-80.eu-west-2.compute.internal kube-apiserver E1215 08:16:43.535948       1 authentication.go:63] "x"`)
 	f.Add(`[pod/kube-apiserver-cp-2/kube-apiserver] E1215 08:16:43.535948       1 authentication.go:63] "x"`)
 	f.Fuzz(func(t *testing.T, line string) {
-		rest, pod, container, ok := parseKubectlPrefix(line)
+		rest, pod, container, ok := envelope.KubectlPrefix(line)
 		if ok && (!strings.HasSuffix(line, rest) || !strings.Contains(line, pod) || !strings.Contains(line, container)) {
 			t.Fatalf("parts of %q do not come from it", line)
 		}
@@ -67,7 +32,7 @@ func FuzzJSONLine(f *testing.F) {
 	f.Add(`{"kind":"Event","apiVersion":"audit.k8s.io/v1","responseStatus":{"code":401},"userAgent":"x","sourceIPs":["10.0.0.1"]}`)
 	f.Fuzz(func(t *testing.T, line string) {
 		var r Record
-		inner, _, done := parseJSONLine(line, &r, nil, nil, nil, nil)
+		inner, _, done := parseJSONLine(line, &r, nil, nil)
 		if !done && len(inner) > len(line) {
 			t.Fatalf("inner line %d bytes from a %d-byte line", len(inner), len(line))
 		}
@@ -81,7 +46,7 @@ func FuzzLine(f *testing.F) {
 	}
 	cl := cause.NewClassifier(catalogue.Default())
 	f.Fuzz(func(t *testing.T, line string) {
-		ev, ok := Classify(cl, parseRecord(line, lineContext{host: "h", ref: fuzzRef}))
+		ev, ok := Classify(cl, parseRecord(line, lineHint{host: "h", ref: fuzzRef}))
 		if ok && ev.Cause == "" {
 			t.Fatalf("classified without a cause: %+v", ev)
 		}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/credwatch/credwatch/pkg/logs/envelope"
 	"github.com/credwatch/credwatch/pkg/logs/internal/quoted"
 )
 
@@ -27,24 +28,17 @@ type Record struct {
 	Audit       *AuditInfo
 
 	// body is a klog line's message not yet read (Msg, Err, Truncated and Audit unset) when
-	// lazy: parseRecord leaves it to worker.classifyBody if lineContext.lazyBody.
+	// lazy: parseRecord leaves it to worker.classifyBody if lineHint.lazyBody.
 	body string
 	lazy bool
 }
 
-// AuditInfo is what an audit event says about a request.
-type AuditInfo struct {
-	Code      int      `json:"code"`
-	User      string   `json:"user,omitempty"`
-	UserAgent string   `json:"userAgent,omitempty"`
-	SourceIPs []string `json:"sourceIPs,omitempty"`
-	Verb      string   `json:"verb,omitempty"`
-	URI       string   `json:"requestURI,omitempty"`
-	AuditID   string   `json:"auditID,omitempty"`
-}
+// AuditInfo is what an audit event or an access-log line says about a request.
+type AuditInfo = envelope.AuditInfo
 
-// lineContext is what the input says about its lines before they are read.
-type lineContext struct {
+// lineHint is what the input and the worker tell parseRecord before a line is read: hints, not
+// hooks (style guide §6). Nothing in it changes what parseRecord returns, only how fast.
+type lineHint struct {
 	host      string    // host from the file path or --host, may be empty
 	component string    // component from the file path, may be empty
 	ref       time.Time // reference time for year-less timestamps (file mtime or now)
@@ -53,10 +47,6 @@ type lineContext struct {
 	scratch *quoted.Scratch
 	// clock, if not nil, is a worker's, remembering the minute of its last timestamps.
 	clock *minuteClock
-	// flat, if not nil, is a worker's memo of flat JSON lines of the block (flatMemo).
-	flat *flatMemo
-	// tokens, if not nil, records where times are read (the worker's line memo).
-	tokens *tokenRecorder
 	// lazyBody leaves a klog message unread (Record.body) when nothing before it in the line
 	// bears on its classification: worker.classifyBody reads it, or remembers its answer.
 	lazyBody bool
@@ -86,7 +76,7 @@ func joinFormat(outer, inner string) string {
 }
 
 // parseRecord unwraps line. It never fails: a line no format claims is plain text.
-func parseRecord(line string, lc lineContext) Record {
+func parseRecord(line string, lc lineHint) Record {
 	r := Record{Host: lc.host, Component: lc.component}
 	if strings.IndexByte(line, 0x1b) >= 0 && strings.Contains(line, "\x1b[") {
 		line = stripANSI(line)
@@ -101,25 +91,12 @@ func parseRecord(line string, lc lineContext) Record {
 			break
 		}
 		if line[0] == '{' {
-			flat := lc.flat != nil && depth == 0 && r.Format == ""
-			if flat {
-				if rec, at, ok := lc.flat.lookup(line); ok {
-					lc.tokens.add(flatTs, line[at:])
-					return rec
-				}
-			}
-			ts := [2]int{-1, -1}
-			inner, t, done := parseJSONLine(line, &r, lc.scratch, lc.clock, &ts, lc.tokens)
+			inner, t, done := parseJSONLine(line, &r, lc.scratch, lc.clock)
 			if !t.IsZero() && envTime.IsZero() {
 				envTime = t
 			}
 			if done {
 				r.finishTime(envTime, partial)
-				if flat && ts[0] >= 0 && lc.flat.store(line, ts, &r) {
-					lc.tokens.add(flatTs, line[ts[0]:])
-				} else {
-					lc.tokens.markBad() // a time read some other way
-				}
 				return r
 			}
 			line = inner
@@ -127,65 +104,63 @@ func parseRecord(line string, lc lineContext) Record {
 		}
 		// A klog header first: a line that has one has none of the envelopes below (no CRI or
 		// syslog time, no lower-case pod name, no compose service before a bar; TestFastPaths).
-		if h, ok := parseKlogHeader(line); ok {
-			lc.tokens.add(klogTime, line)
+		if h, ok := envelope.KlogHeader(line); ok {
 			r.addFormat("klog")
-			r.Severity = line[:1] // I, W, E or F (parseKlogHeader)
-			r.Source = h.source
+			r.Severity = line[:1] // I, W, E or F (envelope.KlogHeader)
+			r.Source = h.Source
 			if envTime.IsZero() {
 				envTime, partial = lc.clock.klog(h, lc.ref), true
 			}
 			if lc.lazyBody && r.Msg == "" && r.Err == "" && !r.Truncated && r.Logger == "" && r.Audit == nil {
-				r.body, r.lazy = h.body, true
+				r.body, r.lazy = h.Body, true
 			} else {
-				readKlogBody(h.body, &r)
+				readKlogBody(h.Body, &r)
 			}
 			r.finishTime(envTime, partial)
 			return r
 		}
 		if rest, t, ok := parseCRI(line, lc.clock); ok {
-			lc.tokens.add(criTime, line)
 			r.addFormat("cri")
 			envTime = firstTime(envTime, t)
 			line = rest
 			continue
 		}
-		if rest, t, host, prog, ok := parseSyslog(line, lc.ref); ok {
+		if rest, t, host, prog, ok := envelope.Syslog(line, lc.ref); ok {
 			r.addFormat("syslog")
 			if envTime.IsZero() {
-				envTime, partial = t, syslogYearless(line)
+				envTime, partial = t, envelope.Yearless(line)
 			}
 			r.Host = shortHost(host)
 			r.Component = normalizeComponent(prog)
 			line = rest
 			continue
 		}
-		if rest, pod, container, ok := parseKubectlPrefix(line); ok {
+		if rest, pod, container, ok := envelope.KubectlPrefix(line); ok {
 			r.addFormat("kubectl")
 			r.Component = normalizeComponent(container)
 			r.Host = hostFromPod(pod, container)
 			line = rest
 			continue
 		}
-		if rest, service, ok := parseCompose(line); ok && r.Format == "" {
+		if rest, service, ok := envelope.Compose(line); ok && r.Format == "" {
 			r.addFormat("compose")
 			r.Component = normalizeComponent(service)
 			line = rest
 			continue
 		}
-		if rest, t, ok := parseLeadingTime(line); ok && (r.Format == "" || r.Format == "compose") {
+		if rest, t, ok := envelope.LeadingTime(line); ok && (r.Format == "" || r.Format == "compose") {
 			r.addFormat("timestamp")
 			envTime = firstTime(envTime, t)
 			line = rest
 			continue
 		}
-		if rest, prog, ok := parseProgramKlog(line); ok && r.Format == "" {
+		if rest, prog, ok := envelope.ProgramKlog(line); ok && r.Format == "" {
 			r.addFormat("syslog")
 			r.Component = normalizeComponent(prog)
 			line = rest
 			continue
 		}
-		if rest, prog, ok := parseCutSyslog(line); ok && r.Format == "" {
+		if rest, prog, ok := envelope.CutSyslog(line); ok && r.Format == "" {
 			r.addFormat("syslog")
 			r.Component = normalizeComponent(prog)
 			line = rest
@@ -302,5 +277,5 @@ func isIPv4(s string) bool {
 // envelopes, format, time and message, as the inputs of Analyze are read. ref is the reference
 // time for year-less timestamps. It never fails: a line no format claims is plain text.
 func ParseLine(line, host, component string, ref time.Time) Record {
-	return parseRecord(line, lineContext{host: host, component: normalizeComponent(component), ref: ref})
+	return parseRecord(line, lineHint{host: host, component: normalizeComponent(component), ref: ref})
 }

@@ -34,7 +34,7 @@ func TestSeedLines(t *testing.T) {
 	}
 	defer f.Close()
 	cl := cause.NewClassifier(catalogue.Default())
-	lc := lineContext{host: "seed", ref: time.Date(2022, 12, 31, 0, 0, 0, 0, time.UTC)}
+	lc := lineHint{host: "seed", ref: time.Date(2022, 12, 31, 0, 0, 0, 0, time.UTC)}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	n := 0

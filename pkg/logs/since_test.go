@@ -16,14 +16,13 @@ func sinceKlog(clock string) string {
 
 // TestSinceWithoutFullTime: --since never drops a line on a guessed time. Lines without a year
 // or zone (klog, syslog) or with no time at all are kept and counted as unfiltered, whatever the
-// file's modification time makes of them; lines with a full time are filtered as before. The
-// line memo (repeated lines) and the full parse agree.
+// file's modification time makes of them; lines with a full time are filtered as before.
 func TestSinceWithoutFullTime(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC)
 	since := now.Add(-2 * time.Hour)
 	var yearless, mixed []string
-	for i := range 20 { // enough repeats for the line memo
+	for i := range 20 { // repeated lines, as a log repeats them
 		yearless = append(yearless, sinceKlog("14:03:"+twoDigits(i)))
 	}
 	yearless = append(yearless, `Dec  2 14:05:01 cp-1 kubelet[812]: E1202 14:05:01.000001    812 authentication.go:75] "Unable to authenticate the request" err="[invalid bearer token, service account token has expired]"`)
@@ -63,25 +62,23 @@ func TestSinceWithoutFullTime(t *testing.T) {
 		{"mixed, no --since", write("mixed-all.log", mixed, now), time.Time{}, 6, 0},
 	}
 	for _, tt := range tests {
-		for _, memo := range []bool{true, false} {
-			t.Run(tt.name, func(t *testing.T) {
-				t.Parallel()
-				files := FileInputs(context.Background(), []string{tt.path}, nil, now, FileSelect{})
-				if len(files.Bad) > 0 {
-					t.Fatalf("inputs: %+v", files.Bad)
-				}
-				r, err := Analyze(context.Background(), Config{Since: tt.since, Now: now, Workers: 1, noLineMemo: !memo}, files.Inputs)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if r.Summary.AuthFailures != tt.failures || r.Summary.UnfilteredLines != int64(tt.unfilt) {
-					t.Errorf("memo %v: %d failures, %d unfiltered; want %d and %d", memo, r.Summary.AuthFailures, r.Summary.UnfilteredLines, tt.failures, tt.unfilt)
-				}
-				if got := r.Inputs[0].UnfilteredLines; got != int64(tt.unfilt) {
-					t.Errorf("memo %v: input's unfiltered lines %d, want %d", memo, got, tt.unfilt)
-				}
-			})
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			files := FileInputs(context.Background(), []string{tt.path}, nil, now, FileSelect{})
+			if len(files.Bad) > 0 {
+				t.Fatalf("inputs: %+v", files.Bad)
+			}
+			r, err := Analyze(context.Background(), Config{Since: tt.since, Now: now, Workers: 1}, files.Inputs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Summary.AuthFailures != tt.failures || r.Summary.UnfilteredLines != int64(tt.unfilt) {
+				t.Errorf("%d failures, %d unfiltered; want %d and %d", r.Summary.AuthFailures, r.Summary.UnfilteredLines, tt.failures, tt.unfilt)
+			}
+			if got := r.Inputs[0].UnfilteredLines; got != int64(tt.unfilt) {
+				t.Errorf("input's unfiltered lines %d, want %d", got, tt.unfilt)
+			}
+		})
 	}
 }
 

@@ -39,8 +39,6 @@ type worker struct {
 	scratch       quoted.Scratch // unescaped Docker lines of the block (lent like its bytes)
 	clock         minuteClock    // the minute of the last timestamps
 	bodies        bodyMemo       // answers for the klog messages read last
-	lines         lineMemo       // the lines read last, for those that differ only in their times
-	flat          flatMemo       // flat JSON lines of the block
 	lastHost      string
 	lastComponent string
 	seenHost      bool
@@ -90,7 +88,6 @@ func (w *worker) process(ch chunk) {
 	}
 	w.agg.Settle(func(ev *Event) { ev.own(data) })
 	w.scratch.Reset()
-	w.flat.reset() // its lines borrow the block
 	w.ev = Event{} // keep no reference to the block (the aggregator has copied what it keeps)
 	lines := int64(w.sc.Newlines)
 	if len(data) > 0 && data[len(data)-1] != '\n' {
@@ -115,16 +112,8 @@ func (w *worker) line(st *inputState, raw []byte, ascii bool, lineNo int64, seq 
 		text = strings.ToValidUTF8(string(raw), "\uFFFD")
 	}
 	lc := st.lc
-	lc.scratch, lc.clock, lc.lazyBody, lc.flat = &w.scratch, &w.clock, true, &w.flat
+	lc.scratch, lc.clock, lc.lazyBody = &w.scratch, &w.clock, true
 	ev := &w.ev
-	if e, t, ok := w.lines.lookup(st, text, lc); ok {
-		w.see(st, e.format, e.host, e.component, e.ownHost)
-		*ev = e.ev
-		ev.Time = t
-		w.emit(st, ev, text, lineNo, seq)
-		return
-	}
-	lc.tokens = w.lines.recorder(text)
 	rec := parseRecord(text, lc)
 	host, component := w.redacted(rec.Host, &w.hostName), w.redacted(rec.Component, &w.componentName)
 	w.see(st, rec.Format, host, component, rec.Host != st.lc.host)
@@ -142,9 +131,6 @@ func (w *worker) line(st *inputState, raw []byte, ascii bool, lineNo int64, seq 
 		ev.Component = "-"
 	}
 	ev.Host, ev.Component = w.redacted(ev.Host, &w.evHost), w.redacted(ev.Component, &w.evComponent)
-	if lc.tokens != nil {
-		w.lines.store(st, text, &rec, host, component, ev)
-	}
 	w.emit(st, ev, text, lineNo, seq)
 }
 

@@ -1,8 +1,8 @@
-package logs
+package envelope
 
 import "strings"
 
-// scanJSONKeys is, in one pass over line's quotes, what parseJSONLine asks of a JSON line:
+// scanJSONKeys is, in one pass over line's quotes, what JSONLine asks of a JSON line:
 // off[i] is the index of the first `"flatKeys[i]":` (-1 when absent, as quoted.KeyOffsets
 // gives), audit whether line contains `"audit.k8s.io/` and log whether it contains `"log":`.
 // Every quote of the line is visited, so both answers are those of strings.Contains; a key
