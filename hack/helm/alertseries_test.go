@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/check"
 	"github.com/credwatch/credwatch/pkg/finding"
 	"github.com/credwatch/credwatch/pkg/watch"
 )
@@ -288,7 +289,7 @@ func (c cluster) state(totals map[[2]string]int) *watch.State {
 		s.Findings = append(s.Findings, finding.Finding{ID: id, Severity: catalogue.Default().MustGet(id).Severity, Member: member})
 	}
 	for _, n := range names {
-		ms := watch.MemberState{Name: n, URL: "https://" + n + ":6443", Up: !c.down[n], Ready: !c.down[n] && !c.unready[n]}
+		ms := watch.MemberState{Endpoint: check.Endpoint{Name: n, URL: "https://" + n + ":6443"}, Up: !c.down[n], Ready: !c.down[n] && !c.unready[n]}
 		if !c.down[n] {
 			ms.Version, ms.SigningKID, ms.Issuer = "v1.36.3", c.kids[n], "https://kubernetes.default.svc.cluster.local"
 			ms.AuthFailures = map[string]float64{"error": 0}

@@ -12,9 +12,7 @@ func benchmarkSnapshot(members, pods, secrets int) *Snapshot {
 	s := &Snapshot{Now: time.Now(), Server: "https://lb:6443", Sources: map[string]string{}, Matrix: &Matrix{}}
 	for i := range members {
 		name := fmt.Sprintf("apiserver-%d", i)
-		s.Members = append(s.Members, Member{Name: name, URL: "https://" + name + ":6443", Reachable: true,
-			SigningIss: "https://kubernetes.default.svc.cluster.local", SigningKID: "kid", JWKS: []JWK{{KID: "kid"}},
-			APIAudiences: []string{"https://kubernetes.default.svc.cluster.local"}})
+		s.Members = append(s.Members, Member{Endpoint: Endpoint{Name: name, URL: "https://" + name + ":6443"}, Reachable: true, SigningIss: "https://kubernetes.default.svc.cluster.local", SigningKID: "kid", JWKS: []JWK{{KID: "kid"}}, APIAudiences: []string{"https://kubernetes.default.svc.cluster.local"}})
 		s.Matrix.Members = append(s.Matrix.Members, name)
 	}
 	for _, via := range s.Matrix.Members {

@@ -29,9 +29,7 @@ const (
 )
 
 func member(name, iss, kid string, issuers ...string) Member {
-	return Member{Name: name, URL: "https://" + name + ":6443", FoundBy: []string{"flag"}, Reachable: true, Version: "v1.36.3",
-		SigningIss: iss, SigningKID: kid, JWKS: []JWK{{KID: kid, Alg: "RS256", Kty: "RSA"}}, APIAudiences: []string{iss},
-		Discovery: &Discovery{Issuer: iss, JWKSURI: "https://" + name + ":6443/openid/v1/jwks"}, Issuers: issuers}
+	return Member{Endpoint: Endpoint{Name: name, URL: "https://" + name + ":6443", FoundBy: []string{"flag"}}, Reachable: true, Version: "v1.36.3", SigningIss: iss, SigningKID: kid, JWKS: []JWK{{KID: kid, Alg: "RS256", Kty: "RSA"}}, APIAudiences: []string{iss}, Discovery: &Discovery{Issuer: iss, JWKSURI: "https://" + name + ":6443/openid/v1/jwks"}, Issuers: issuers}
 }
 
 // matrixFor computes what the real members answer: accepted when the reviewer knows the kid and
@@ -162,7 +160,7 @@ func TestSkippedChecks(t *testing.T) {
 		t.Errorf("junit: %v\n%s", err, buf.String())
 	}
 
-	none := snapshot(Member{Name: "x", URL: "https://x:6443", Error: "dial tcp: connection refused"})
+	none := snapshot(Member{Endpoint: Endpoint{Name: "x", URL: "https://x:6443"}, Error: "dial tcp: connection refused"})
 	if r := Run(none, Registry()); !r.Unreachable || !r.Partial {
 		t.Errorf("no member reachable: unreachable=%v partial=%v", r.Unreachable, r.Partial)
 	}

@@ -37,7 +37,7 @@ func TestPresent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &Member{Name: "m", URL: srv.URL}
+	m := &Member{Endpoint: Endpoint{Name: "m", URL: srv.URL}}
 	probeMember(context.Background(), c, mc, m)
 	if m.Reachable || !m.rejectsUs { // (httptest's certificate has no CommonName to name it by)
 		t.Fatalf("member after /version answered 401: reachable %v, rejectsUs %v", m.Reachable, m.rejectsUs)

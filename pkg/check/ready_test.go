@@ -33,10 +33,10 @@ func TestParseReadyz(t *testing.T) {
 func TestCheckReadiness(t *testing.T) {
 	t.Parallel()
 	s := &Snapshot{Members: []Member{
-		{Name: "a", Reachable: true},
-		{Name: "b", Reachable: true, NotReady: []string{"etcd"}, FoundBy: []string{"flag"}},
-		{Name: "c", Reachable: true, NotReady: []string{"etcd"}, FoundBy: []string{"endpointslice"}},
-		{Name: "d", Reachable: false, NotReady: []string{"etcd"}},
+		{Endpoint: Endpoint{Name: "a"}, Reachable: true},
+		{Endpoint: Endpoint{Name: "b", FoundBy: []string{"flag"}}, Reachable: true, NotReady: []string{"etcd"}},
+		{Endpoint: Endpoint{Name: "c", FoundBy: []string{"endpointslice"}}, Reachable: true, NotReady: []string{"etcd"}},
+		{Endpoint: Endpoint{Name: "d"}, Reachable: false, NotReady: []string{"etcd"}},
 	}}
 	fs := checkReadiness(s)
 	if len(fs) != 2 || fs[0].Member != "b" || fs[0].Severity != catalogue.Warning || fs[1].Member != "c" || fs[1].Severity != catalogue.Error {

@@ -62,13 +62,19 @@ func (s *Snapshot) Missing(source string) string {
 	return s.Sources[source]
 }
 
-// Member is one kube-apiserver, as seen directly (not through the load balancer).
-type Member struct {
+// Endpoint is which kube-apiserver a member is and how it was found. It begins Member and
+// watch's MemberState alike, so that both say it in the same words (and the same JSON keys).
+type Endpoint struct {
 	Name    string   `json:"name"`
 	URL     string   `json:"url"`
 	FoundBy []string `json:"foundBy"` // endpointslice, static-pod, flag
 	// StaticPod is kube-system/<name> when the member runs as a static pod.
 	StaticPod string `json:"staticPod,omitempty"`
+}
+
+// Member is one kube-apiserver, as seen directly (not through the load balancer).
+type Member struct {
+	Endpoint
 	// Flags are the kube-apiserver flags from the static pod's command line (credential-related ones).
 	Flags map[string][]string `json:"flags,omitempty"`
 

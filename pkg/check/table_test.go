@@ -14,7 +14,7 @@ import (
 func TestTableCollapsesSkips(t *testing.T) {
 	why := "get probe service account credwatch/credwatch-probe: forbidden " + strings.Repeat("x", 600)
 	s := &Snapshot{Server: "https://127.0.0.1:6443", Now: time.Date(2026, 12, 2, 5, 0, 0, 0, time.UTC),
-		Members: []Member{{Name: "apiserver-1", Reachable: true}}, Sources: map[string]string{SrcMatrix: why}}
+		Members: []Member{{Endpoint: Endpoint{Name: "apiserver-1"}, Reachable: true}}, Sources: map[string]string{SrcMatrix: why}}
 	r := Run(s, Registry())
 	var b bytes.Buffer
 	if err := r.WriteTable(&b, report.TableOptions{}); err != nil {

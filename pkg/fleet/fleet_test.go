@@ -21,7 +21,7 @@ import (
 )
 
 func healthy() *check.Report {
-	return &check.Report{Members: []check.Member{{Name: "a", Reachable: true}, {Name: "b", Reachable: true}},
+	return &check.Report{Members: []check.Member{{Endpoint: check.Endpoint{Name: "a"}, Reachable: true}, {Endpoint: check.Endpoint{Name: "b"}, Reachable: true}},
 		Matrix: &check.Matrix{Rows: []check.Row{
 			{Via: "a", Cells: []check.Cell{{Member: "a", Accepted: true}, {Member: "b", Accepted: true}}},
 			{Via: "b", Cells: []check.Cell{{Member: "a", Accepted: true}, {Member: "b", Accepted: true}}}}}}

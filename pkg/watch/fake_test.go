@@ -23,7 +23,7 @@ func fakeSnapshot(cfg check.MembersConfig, ms []fakeMember) *check.Snapshot {
 	names := make([]string, len(ms))
 	for i, m := range ms {
 		names[i] = m.name
-		cm := check.Member{Name: m.name, URL: "https://" + m.name + ":6443", FoundBy: []string{"flag"}, Reachable: !m.down, NotReady: m.notReady}
+		cm := check.Member{Endpoint: check.Endpoint{Name: m.name, URL: "https://" + m.name + ":6443", FoundBy: []string{"flag"}}, Reachable: !m.down, NotReady: m.notReady}
 		if !m.down {
 			cm.Version = "v1.36.3"
 			cm.SigningKID, cm.SigningIss = m.kid, "https://issuer"

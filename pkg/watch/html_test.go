@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/internal/golden"
+	"github.com/credwatch/credwatch/pkg/check"
 	"github.com/credwatch/credwatch/pkg/markup"
 )
 
@@ -19,7 +20,7 @@ func TestTimelineChartGolden(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)
 	member := func(name string, up, ready bool) MemberState {
-		m := MemberState{Name: name, Up: up, Ready: ready, Version: "v1.36.3"}
+		m := MemberState{Endpoint: check.Endpoint{Name: name}, Up: up, Ready: ready, Version: "v1.36.3"}
 		if !up {
 			m.Error = "dial tcp 10.200.1.13:6443: connect: connection refused"
 		} else if !ready {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/check"
 	"github.com/credwatch/credwatch/pkg/redact"
 	"github.com/credwatch/credwatch/pkg/redact/redacttest"
 )
@@ -25,7 +26,7 @@ func TestEventsAndMetricsRedacted(t *testing.T) {
 	msg := "apiserver-2 rejected " + redacttest.JWS(sig) + " with Authorization: Bearer " + known
 	member := "https://admin:" + pass + "@127.0.0.1:6443"
 	raised := Event{Kind: FindingRaised, ID: "member-key-drift", Member: member, Severity: catalogue.Error, Message: msg}
-	state := &State{Interval: 1, Time: time.Now(), Members: []MemberState{{Name: member, Up: true}}}
+	state := &State{Interval: 1, Time: time.Now(), Members: []MemberState{{Endpoint: check.Endpoint{Name: member}, Up: true}}}
 	leaks := func(where, out string) {
 		t.Helper()
 		for _, s := range []string{sig, known, pass} {

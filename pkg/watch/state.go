@@ -33,10 +33,7 @@ type State struct {
 
 // MemberState is one member in one interval.
 type MemberState struct {
-	Name       string   `json:"name"`
-	URL        string   `json:"url"`
-	FoundBy    []string `json:"foundBy"`
-	StaticPod  string   `json:"staticPod,omitempty"`
+	check.Endpoint
 	Up         bool     `json:"up"`
 	Ready      bool     `json:"ready"`
 	NotReady   []string `json:"notReady,omitempty"`
@@ -111,7 +108,7 @@ func newState(n int, at time.Time, took time.Duration, snap *check.Snapshot, r *
 	}
 	finding.Sort(s.Findings)
 	for _, m := range snap.Members {
-		ms := MemberState{Name: m.Name, URL: m.URL, FoundBy: m.FoundBy, StaticPod: m.StaticPod, Up: m.Reachable,
+		ms := MemberState{Endpoint: m.Endpoint, Up: m.Reachable,
 			NotReady: m.NotReady, Error: m.Error, Version: m.Version, SigningKID: m.SigningKID}
 		ms.Ready = m.Reachable && len(m.NotReady) == 0
 		if m.Discovery != nil {
