@@ -5,7 +5,6 @@ package lab
 import (
 	"context"
 	"fmt"
-	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -100,16 +99,11 @@ func (o *tenantPodsOptions) tally(ctx context.Context, cs kubernetes.Interface) 
 	}
 	tw := tabwriter.NewWriter(o.streams.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "SERVED BY\tCALLS\t401\n")
-	var names []string
-	for n := range t.ByMember {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		fmt.Fprintf(tw, "%s\t%d\t%d\n", n, t.ByMember[n].Calls, t.ByMember[n].Unauthorized)
+	for _, m := range t.Members {
+		fmt.Fprintf(tw, "%s\t%d\t%d\n", m.Member, m.Requests, m.Unauthorized)
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(o.streams.Out, "%d calls from %d pods in the last %s through the kubernetes Service: %d answered 401 %v, %d got no answer\n",
-		t.Calls, len(t.Pods), o.since, t.Unauthorized, t.Reasons, t.NoResponse)
+		t.Requests, t.Pods, o.since, t.Unauthorized, t.Reasons, t.NoResponse)
 	return nil
 }

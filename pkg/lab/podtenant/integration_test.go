@@ -15,6 +15,7 @@ import (
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/labtest"
 	"github.com/credwatch/credwatch/pkg/lab/podtenant"
+	tallypkg "github.com/credwatch/credwatch/pkg/lab/tally"
 )
 
 // TestIntegrationLabNodes is the whole-cluster lab: 3 members on their own hosts, 2 real nodes,
@@ -52,13 +53,13 @@ func TestIntegrationLabNodes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("tally: %d calls, %d 401, %d no response; pods %v", tally.Calls, tally.Unauthorized, tally.NoResponse, tally.Pods)
-		if tally.Calls < 10 || tally.Unauthorized > 0 {
-			t.Errorf("healthy lab: %d calls, %d unauthorized (%v)", tally.Calls, tally.Unauthorized, tally.Reasons)
+		t.Logf("tally: %d calls, %d 401, %d no response; pods %+v", tally.Requests, tally.Unauthorized, tally.NoResponse, tally.PerPod)
+		if tally.Requests < 10 || tally.Unauthorized > 0 {
+			t.Errorf("healthy lab: %d calls, %d unauthorized (%v)", tally.Requests, tally.Unauthorized, tally.Reasons)
 		}
-		for m := range tally.ByMember {
-			if !strings.HasPrefix(m, "apiserver-") {
-				t.Errorf("a call served by %q", m)
+		for _, m := range tally.Members {
+			if !strings.HasPrefix(m.Member, "apiserver-") {
+				t.Errorf("a call served by %q", m.Member)
 			}
 		}
 	})
@@ -111,22 +112,22 @@ func TestIntegrationLabNodes(t *testing.T) {
 			t.Fatal(err)
 		}
 		since := time.Now()
-		var tally podtenant.Tally
+		var tally tallypkg.Snapshot
 		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(3 * time.Second) {
 			if tally, err = podtenant.ReadTally(ctx, cs, podtenant.Options{}, since); err != nil {
 				t.Fatal(err)
 			}
-			if c := tally.ByMember[m.Name]; c != nil && c.Unauthorized > 0 {
+			if tally.Member(m.Name).Unauthorized > 0 {
 				break
 			}
 		}
-		for name, c := range tally.ByMember {
-			t.Logf("served by %s: %d calls, %d 401", name, c.Calls, c.Unauthorized)
-			if name != m.Name && c.Unauthorized > 0 {
-				t.Errorf("%s (shared key) answered 401 %d times", name, c.Unauthorized)
+		for _, c := range tally.Members {
+			t.Logf("served by %s: %d calls, %d 401", c.Member, c.Requests, c.Unauthorized)
+			if c.Member != m.Name && c.Unauthorized > 0 {
+				t.Errorf("%s (shared key) answered 401 %d times", c.Member, c.Unauthorized)
 			}
 		}
-		if c := tally.ByMember[m.Name]; c == nil || c.Unauthorized == 0 || c.Unauthorized != c.Calls {
+		if c := tally.Member(m.Name); c.Unauthorized == 0 || c.Unauthorized != c.Requests {
 			t.Errorf("the drifted member %s: %+v, want every call through it rejected", m.Name, c)
 		}
 		t.Logf("401 reasons: %v", tally.Reasons)
@@ -152,10 +153,10 @@ func TestIntegrationLabNodes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for name, c := range tally.ByMember {
-			t.Logf("served by %q: %d calls, %d 401, statuses %v", name, c.Calls, c.Unauthorized, c.Statuses)
+		for _, c := range tally.Members {
+			t.Logf("served by %q: %d calls, %d 401, statuses %v", c.Member, c.Requests, c.Unauthorized, c.Statuses)
 		}
-		t.Logf("while apiserver-2 was listed: %d calls, %d 401 %v, %d without an answer", tally.Calls, tally.Unauthorized, tally.Reasons, tally.NoResponse)
+		t.Logf("while apiserver-2 was listed: %d calls, %d 401 %v, %d without an answer", tally.Requests, tally.Unauthorized, tally.Reasons, tally.NoResponse)
 		if tally.Unauthorized > 0 {
 			t.Errorf("pods got %d 401s: the shared key and issuer are intact, none expected", tally.Unauthorized)
 		}
@@ -168,8 +169,8 @@ func TestIntegrationLabNodes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c := tally.ByMember["apiserver-2"]; c != nil {
-			t.Logf("after apiserver-2 left the EndpointSlice, kept connections still reached it %d times (statuses %v)", c.Calls, c.Statuses)
+		if c := tally.Member("apiserver-2"); c.Requests > 0 {
+			t.Logf("after apiserver-2 left the EndpointSlice, kept connections still reached it %d times (statuses %v)", c.Requests, c.Statuses)
 		}
 		if tally.Unauthorized > 0 || tally.NoResponse > 0 {
 			t.Errorf("after apiserver-2 left the EndpointSlice: %d 401, %d without an answer", tally.Unauthorized, tally.NoResponse)

@@ -1,14 +1,14 @@
 // Package podtenant runs the lab's tenants as real pods: a Deployment of the tenant workload
 // (hack/labimages/tenant) whose containers read the token the kubelet projected and call the API
-// through the kubernetes Service, one JSON line per call naming the member that served it. Tally
-// reads those lines back through the apiserver (pod logs, served by the kubelets).
+// through the kubernetes Service, one JSON line per call naming the member that served it. ReadTally
+// reads those lines back through the apiserver (pod logs, served by the kubelets) and counts them
+// with tally.Tally, as the in-process tenants count theirs.
 package podtenant
 
 import (
 	"bufio"
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	labimage "github.com/credwatch/credwatch/pkg/lab/image"
+	"github.com/credwatch/credwatch/pkg/lab/tally"
 	"github.com/credwatch/credwatch/pkg/lab/workload"
 )
 
@@ -135,25 +136,12 @@ func deployment(o Options) *appsv1.Deployment {
 
 func ptr[T any](v T) *T { return &v }
 
-// Tally is what the tenant pods saw, from their logs: calls per serving member and the 401s.
-type Tally struct {
-	Calls        int `json:"calls"`
-	Unauthorized int `json:"unauthorized"`
-	NoResponse   int `json:"noResponse"`
-	// ByMember counts calls and 401s per serving member (the serving certificate's CN).
-	ByMember map[string]*workload.MemberCount `json:"byMember"`
-	// Reasons are the distinct 401 reasons, sorted.
-	Reasons []string `json:"reasons"`
-	// Pods are the pods read, each with its node.
-	Pods map[string]string `json:"pods"`
-}
-
 // ReadTally reads every tenant pod's log (through the apiserver, from the kubelet) and counts the
-// calls answered at or after since. The lab's scenarios change etcd's membership under it, and a
+// calls answered at or after since, per member and per pod (with its node). The lab's scenarios change etcd's membership under it, and a
 // list that lands in an etcd leader election times out (504) or is refused (503, 429): such a read
 // is tried again, up to five times, 2 s apart.
-func ReadTally(ctx context.Context, cs kubernetes.Interface, o Options, since time.Time) (Tally, error) {
-	var t Tally
+func ReadTally(ctx context.Context, cs kubernetes.Interface, o Options, since time.Time) (tally.Snapshot, error) {
+	var t tally.Snapshot
 	err := retry.OnError(wait.Backoff{Steps: 5, Duration: 2 * time.Second, Factor: 1}, transient, func() (err error) {
 		t, err = readTally(ctx, cs, o, since)
 		return err
@@ -167,14 +155,16 @@ func transient(err error) bool {
 		apierrors.IsServiceUnavailable(err) || apierrors.IsTooManyRequests(err)
 }
 
-func readTally(ctx context.Context, cs kubernetes.Interface, o Options, since time.Time) (Tally, error) {
+func readTally(ctx context.Context, cs kubernetes.Interface, o Options, since time.Time) (tally.Snapshot, error) {
 	o.complete()
-	t := Tally{ByMember: map[string]*workload.MemberCount{}, Pods: map[string]string{}}
+	var t tally.Tally
+	t.Reset(since)
 	sel := labels.SelectorFromSet(labels.Set{"app": o.Name}).String()
 	pods, err := cs.CoreV1().Pods(o.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
 	if err != nil {
-		return t, fmt.Errorf("list tenant pods: %w", err)
+		return tally.Snapshot{}, fmt.Errorf("list tenant pods: %w", err)
 	}
+	running := 0
 	for _, p := range pods.Items {
 		if p.Status.Phase != corev1.PodRunning {
 			continue
@@ -182,9 +172,10 @@ func readTally(ctx context.Context, cs kubernetes.Interface, o Options, since ti
 		st := metav1.NewTime(since.Add(-time.Second))
 		raw, err := cs.CoreV1().Pods(o.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{SinceTime: &st}).DoRaw(ctx)
 		if err != nil {
-			return t, fmt.Errorf("log of tenant pod %s: %w", p.Name, err)
+			return tally.Snapshot{}, fmt.Errorf("log of tenant pod %s: %w", p.Name, err)
 		}
-		t.Pods[p.Name] = p.Spec.NodeName
+		running++
+		t.PodOn(p.Name, p.Spec.NodeName)
 		sc := bufio.NewScanner(strings.NewReader(string(raw)))
 		sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
 		for sc.Scan() {
@@ -192,30 +183,14 @@ func readTally(ctx context.Context, cs kubernetes.Interface, o Options, since ti
 			if err != nil || l.Call == nil || l.Call.Time.Before(since) {
 				continue
 			}
-			t.add(*l.Call)
+			if l.Call.Pod == "" {
+				l.Call.Pod = p.Name
+			}
+			l.Call.AddTo(&t)
 		}
 	}
-	slices.Sort(t.Reasons)
-	return t, nil
-}
-
-func (t *Tally) add(c workload.Call) {
-	t.Calls++
-	m := t.ByMember[c.ServedBy]
-	if m == nil {
-		m = &workload.MemberCount{Member: c.ServedBy, Statuses: map[int]int{}}
-		t.ByMember[c.ServedBy] = m
-	}
-	m.Calls++
-	m.Statuses[c.Status]++
-	switch {
-	case c.Status == 401:
-		t.Unauthorized++
-		m.Unauthorized++
-		if c.Reason != "" && !slices.Contains(t.Reasons, c.Reason) {
-			t.Reasons = append(t.Reasons, c.Reason)
-		}
-	case c.Status == 0:
-		t.NoResponse++
-	}
+	t.SetPods(running)
+	s := t.Snapshot()
+	s.Namespace = o.Namespace
+	return s, nil
 }

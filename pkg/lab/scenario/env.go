@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/lab"
+	"github.com/credwatch/credwatch/pkg/lab/tally"
 	"github.com/credwatch/credwatch/pkg/lab/tenant"
 	"github.com/credwatch/credwatch/pkg/report"
 )
@@ -163,14 +164,14 @@ func (p *phase) probe(pr Probe) { p.probes = append(p.probes, pr) }
 func (p *phase) end() Phase {
 	// kube-apiserver writes its log unbuffered; a short pause lets the last lines land.
 	time.Sleep(time.Second)
-	var snaps []tenant.Snapshot
+	var snaps []tally.Snapshot
 	for _, t := range p.tenants {
 		snaps = append(snaps, t.Snapshot())
 	}
-	tallies := tenant.Merge(snaps...)
+	tallies := tally.Merge(snaps...)
 	// Members that served requests but were not tracked (should not happen) still show up.
 	for _, mt := range tallies.Members {
-		if _, ok := p.roles[mt.Member]; !ok && mt.Member != tenant.NoResponse {
+		if _, ok := p.roles[mt.Member]; !ok && mt.Member != tally.NoResponse {
 			p.order = append(p.order, mt.Member)
 			p.roles[mt.Member] = "unknown"
 		}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/lab/cloudlab/steps"
-	"github.com/credwatch/credwatch/pkg/lab/tenant"
+	"github.com/credwatch/credwatch/pkg/lab/tally"
 	"github.com/credwatch/credwatch/pkg/report"
 )
 
@@ -36,7 +36,7 @@ type Phase struct {
 	Name     string            `json:"name"`
 	Window   string            `json:"window"`
 	Members  []MemberEvidence  `json:"members"`
-	Tenants  tenant.Snapshot   `json:"tenants"`
+	Tenants  tally.Snapshot    `json:"tenants"`
 	Probes   []Probe           `json:"probes,omitempty"`
 	Measured map[string]string `json:"measured,omitempty"` // named measurements, e.g. first-401-after
 }
@@ -195,13 +195,13 @@ func (p Phase) writeTable(w io.Writer) error {
 		}
 		report.Row(tw, m.Name, m.Version, m.Role, strconv.Itoa(m.Requests), strconv.Itoa(m.Unauthorized), rate, statuses(m.Statuses), strconv.Itoa(n))
 	}
-	if n := t.Member(tenant.NoResponse).Requests; n > 0 {
-		report.Row(tw, tenant.NoResponse, "", "", strconv.Itoa(n), "0", "-", "", "")
+	if n := t.Member(tally.NoResponse).Requests; n > 0 {
+		report.Row(tw, tally.NoResponse, "", "", strconv.Itoa(n), "0", "-", "", "")
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	var pairs []tenant.PairTally
+	var pairs []tally.Pair
 	for _, pr := range t.Pairs {
 		if pr.Unauthorized > 0 {
 			pairs = append(pairs, pr)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/keys"
 	"github.com/credwatch/credwatch/pkg/lab/cloudlab"
+	"github.com/credwatch/credwatch/pkg/lab/tally"
 	"github.com/credwatch/credwatch/pkg/lab/tenant"
 
 	"github.com/credwatch/credwatch/pkg/report"
@@ -118,7 +119,7 @@ func TestEvidenceTable(t *testing.T) {
 		Name: "p", Window: "1s",
 		Members: []MemberEvidence{{Name: "apiserver-3", Version: "v1.36.3", Role: "added", Requests: 4, Unauthorized: 2, Statuses: map[int]int{201: 2, 401: 2},
 			AuthMessages: []MessageCount{{Message: "[invalid bearer token, invalid signature, no keys found]", Count: 2, Example: "E1129 line"}}}},
-		Tenants: tenant.Snapshot{Requests: 4, Unauthorized: 2, Pairs: []tenant.PairTally{{MintedBy: "apiserver-1", ServedBy: "apiserver-3", Requests: 2, Unauthorized: 2}}},
+		Tenants: tally.Snapshot{Requests: 4, Unauthorized: 2, Pairs: []tally.Pair{{MintedBy: "apiserver-1", ServedBy: "apiserver-3", Requests: 2, Unauthorized: 2}}},
 		Probes:  []Probe{{Name: "probe", Expect: 401, Status: 201, Duration: "3ms"}},
 	}}}
 	var b bytes.Buffer

@@ -5,7 +5,7 @@
 // does (bound to the pod, expirationSeconds 3607, the API audiences, refreshed at 80 % of the
 // lifetime or after 24 h), and calls the API through the load balancer with that bearer token,
 // recording for every request which member served it (the CommonName of the serving certificate) and
-// the HTTP status.
+// the HTTP status in a tally.Tally (package tally: the lab's one evidence count).
 //
 // MintVia and Present are the two halves of a cross-member check: mint a token through one member,
 // present it to another.

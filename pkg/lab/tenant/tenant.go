@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/credwatch/credwatch/pkg/bearer"
+	"github.com/credwatch/credwatch/pkg/lab/tally"
 )
 
 // Options configures a Tenant.
@@ -100,7 +101,7 @@ type Tenant struct {
 	minter *http.Client // admin credentials, new connection per request
 	bearer *http.Client // no client certificate, new connection per request
 
-	tally tally
+	tally tally.Tally
 
 	mu      sync.Mutex
 	pods    []Pod
@@ -136,7 +137,7 @@ func New(admin *rest.Config, o Options) (*Tenant, error) {
 		return nil, fmt.Errorf("tenant %s: %w", o.Namespace, err)
 	}
 	t := &Tenant{o: o, admin: admin, client: client, minter: minter, bearer: bc, tokens: map[string]Token{}, refresh: map[string]bool{}, failed: map[string]time.Time{}}
-	t.tally.reset(time.Now())
+	t.tally.Reset(time.Now())
 	return t, nil
 }
 
@@ -162,9 +163,7 @@ func (t *Tenant) Start(ctx context.Context) error {
 	done := make(chan struct{})
 	t.mu.Lock()
 	t.cancel, t.done = cancel, done
-	t.tally.mu.Lock()
-	t.tally.pods = len(t.pods)
-	t.tally.mu.Unlock()
+	t.tally.SetPods(len(t.pods))
 	t.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, p := range t.Pods() {
@@ -199,23 +198,16 @@ func (t *Tenant) Stop() {
 }
 
 // Snapshot returns a copy of the tallies; safe while the loops run.
-func (t *Tenant) Snapshot() Snapshot {
-	t.tally.mu.Lock()
-	defer t.tally.mu.Unlock()
-	s := t.tally.snapshot()
+func (t *Tenant) Snapshot() tally.Snapshot {
+	s := t.tally.Snapshot()
 	s.Namespace = t.o.Namespace
 	return s
 }
 
 // Reset returns the tallies so far and starts counting afresh.
-func (t *Tenant) Reset() Snapshot {
-	t.tally.mu.Lock()
-	defer t.tally.mu.Unlock()
-	s := t.tally.snapshot()
+func (t *Tenant) Reset() tally.Snapshot {
+	s := t.tally.Reset(time.Now())
 	s.Namespace = t.o.Namespace
-	pods := t.tally.pods
-	t.tally.reset(time.Now())
-	t.tally.pods = pods
 	return s
 }
 
@@ -309,7 +301,7 @@ func (t *Tenant) mintFor(ctx context.Context, p Pod) error {
 		Bound:             &Bound{Kind: "Pod", Name: p.Name, UID: p.UID},
 		ExpirationSeconds: t.o.ExpirationSeconds, Audiences: t.o.Audiences,
 	})
-	t.tally.minted(tok.MintedBy, err)
+	t.tally.Minted(tok.MintedBy, err)
 	if err != nil {
 		return err
 	}
@@ -365,9 +357,10 @@ func (t *Tenant) loop(ctx context.Context, p Pod) {
 				return
 			}
 			if res.Error != "" {
-				t.tally.fail(errors.New(res.Error))
+				t.tally.Fail(errors.New(res.Error))
 			}
-			t.tally.request(time.Now(), p.Name, res.ServedBy, tok.MintedBy, res.Status, time.Since(tok.IssuedAt))
+			// No reason: the in-process tenants' evidence lists samples, not reasons.
+			t.tally.Request(time.Now(), p.Name, res.ServedBy, tok.MintedBy, res.Status, time.Since(tok.IssuedAt), "")
 		}
 		select {
 		case <-ctx.Done():

@@ -1,7 +1,6 @@
 package tenant
 
 import (
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -32,52 +31,6 @@ func TestNeedsRefresh(t *testing.T) {
 				t.Errorf("NeedsRefresh(+%s) = %v, want %v", tt.at, got, tt.want)
 			}
 		})
-	}
-}
-
-func TestTally(t *testing.T) {
-	var ta tally
-	ta.reset(time.Unix(0, 0))
-	now := time.Unix(100, 0)
-	ta.minted("apiserver-1", nil)
-	ta.minted("apiserver-4", nil)
-	ta.minted("", errTest("boom"))
-	ta.request(now, "p-0", "apiserver-1", "apiserver-1", http.StatusCreated, time.Second)
-	ta.request(now, "p-0", "apiserver-4", "apiserver-1", http.StatusUnauthorized, 2*time.Second)
-	ta.request(now, "p-1", "apiserver-10", "apiserver-4", http.StatusUnauthorized, time.Second)
-	ta.request(now, "p-1", "", "apiserver-4", 0, time.Second)
-	s := ta.snapshot()
-	if s.Requests != 4 || s.Unauthorized != 2 || s.NoResponse != 1 || s.TokensIssued != 2 || s.TokenErrors != 1 || s.LastError != "boom" {
-		t.Fatalf("totals = %+v", s)
-	}
-	var names []string
-	for _, m := range s.Members {
-		names = append(names, m.Member)
-	}
-	if got, want := strings.Join(names, ","), "apiserver-1,apiserver-4,apiserver-10,"+NoResponse; got != want {
-		t.Errorf("member order = %s, want %s", got, want)
-	}
-	if m := s.Member("apiserver-4"); m.Unauthorized != 1 || m.TokensMinted != 1 || m.Statuses[401] != 1 {
-		t.Errorf("apiserver-4 = %+v", m)
-	}
-	if m := s.Member("apiserver-9"); m.Requests != 0 {
-		t.Errorf("absent member = %+v", m)
-	}
-	if len(s.Samples) != 2 || s.Samples[0].ServedBy != "apiserver-4" || s.Samples[0].TokenAge != "2s" {
-		t.Errorf("samples = %+v", s.Samples)
-	}
-	if got := s.UnauthorizedRate(); got != 0.5 {
-		t.Errorf("rate = %v", got)
-	}
-	// The snapshot is a copy.
-	s.Members[0].Statuses[201] = 99
-	if ta.snapshot().Members[0].Statuses[201] != 1 {
-		t.Error("snapshot shares its status map with the tally")
-	}
-
-	m := Merge(s, ta.snapshot())
-	if m.Requests != 8 || m.Unauthorized != 4 || m.Member("apiserver-4").Unauthorized != 2 || len(m.Pairs) != 4 || m.TokensIssued != 4 {
-		t.Errorf("merge = %+v", m)
 	}
 }
 

@@ -190,7 +190,7 @@ func statusMessage(data []byte) string {
 
 func orNone(s string) string {
 	if s == "" {
-		return NoResponse
+		return bearer.NoResponse
 	}
 	return s
 }

@@ -3,14 +3,13 @@ package workload
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"maps"
-	"net/http"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/bearer"
+	"github.com/credwatch/credwatch/pkg/lab/tally"
 )
 
 // The values of a line's "type".
@@ -71,79 +70,51 @@ func unixTime(n *json.Number) time.Time {
 	return time.Unix(s, 0).UTC()
 }
 
-// MemberCount counts the calls one member served.
-type MemberCount struct {
-	Member       string      `json:"member"` // bearer.NoResponse for calls that got no answer
-	Calls        int         `json:"calls"`
-	Unauthorized int         `json:"unauthorized"`
-	Statuses     map[int]int `json:"statuses"` // HTTP status -> calls; 0 = no response
-}
-
-// Summary is the cumulative line written every Config.Summary and on exit.
+// Summary is the cumulative line written every Config.Summary and on exit: the pod's calls so
+// far, counted by tally.Tally as every tenant's are (Since is the process start).
 type Summary struct {
-	Type         string        `json:"type"` // TypeSummary
-	Time         time.Time     `json:"time"`
-	Pod          string        `json:"pod,omitempty"`
-	Since        time.Time     `json:"since"` // the process start
-	Calls        int           `json:"calls"`
-	Accepted     int           `json:"accepted"` // 2xx
-	Unauthorized int           `json:"unauthorized"`
-	NoResponse   int           `json:"noResponse"`
-	TokenErrors  int           `json:"tokenErrors"`
-	Members      []MemberCount `json:"members"` // by member name
-	LastReason   string        `json:"lastReason,omitempty"`
+	Type string    `json:"type"` // TypeSummary
+	Time time.Time `json:"time"`
+	Pod  string    `json:"pod,omitempty"`
+	tally.Snapshot
 }
 
+// summary counts a pod's calls (Run's, one goroutine).
 type summary struct {
-	s       Summary
-	members map[string]*MemberCount
+	pod   string
+	tally tally.Tally
 }
 
 func newSummary(pod string, start time.Time) *summary {
-	return &summary{s: Summary{Type: TypeSummary, Pod: pod, Since: start.UTC()}, members: map[string]*MemberCount{}}
+	s := &summary{pod: pod}
+	s.tally.Reset(start.UTC())
+	s.tally.SetPods(1)
+	return s
 }
 
-func (s *summary) add(c Call) {
-	if c.TokenError != "" {
-		s.s.TokenErrors++
+func (s *summary) add(c Call) { c.AddTo(&s.tally) }
+
+// AddTo counts c in t: a call that could not read its token as a failed TokenRequest, any other
+// by the member that answered it (none: tally.NoResponse), with its token's age and its reason.
+func (c Call) AddTo(t *tally.Tally) {
+	if c.TokenError != "" { // no call was made
+		t.Minted("", errors.New(c.TokenError))
 		return
 	}
-	s.s.Calls++
 	by := c.ServedBy
-	if c.Status == 0 || by == "" {
-		by = bearer.NoResponse
+	if c.Status == 0 {
+		by = "" // no answer: tally.NoResponse
 	}
-	m, ok := s.members[by]
-	if !ok {
-		m = &MemberCount{Member: by, Statuses: map[int]int{}}
-		s.members[by] = m
+	var age time.Duration
+	if !c.Token.IssuedAt.IsZero() {
+		age = c.Time.Sub(c.Token.IssuedAt)
 	}
-	m.Calls++
-	m.Statuses[c.Status]++
-	switch {
-	case c.Status == 0:
-		s.s.NoResponse++
-	case c.Status >= 200 && c.Status < 300:
-		s.s.Accepted++
-	case c.Status == http.StatusUnauthorized:
-		s.s.Unauthorized++
-		m.Unauthorized++
-		s.s.LastReason = c.Reason
-	}
+	t.Request(c.Time, c.Pod, by, "", c.Status, age, c.Reason)
 }
 
 // at returns a copy of the counts stamped now.
 func (s *summary) at(now time.Time) Summary {
-	out := s.s
-	out.Time = now.UTC()
-	out.Members = make([]MemberCount, 0, len(s.members))
-	for _, m := range s.members {
-		c := *m
-		c.Statuses = maps.Clone(m.Statuses)
-		out.Members = append(out.Members, c)
-	}
-	sort.Slice(out.Members, func(i, j int) bool { return out.Members[i].Member < out.Members[j].Member })
-	return out
+	return Summary{Type: TypeSummary, Time: now.UTC(), Pod: s.pod, Snapshot: s.tally.Snapshot()}
 }
 
 // Line is one parsed output line: exactly one of Call and Summary is set.

@@ -111,7 +111,7 @@ func TestRunRejected(t *testing.T) {
 		t.Errorf("call line = %+v", call)
 	}
 	s := lines[3].Summary
-	if s.Calls != 3 || s.Unauthorized != 3 || s.Accepted != 0 || len(s.Members) != 1 || s.Members[0].Member != "apiserver-3" || s.Members[0].Statuses[401] != 3 || s.LastReason != "Unauthorized" {
+	if s.Requests != 3 || s.Unauthorized != 3 || len(s.Members) != 1 || s.Members[0].Member != "apiserver-3" || s.Members[0].Statuses[401] != 3 || len(s.Reasons) != 1 || s.Reasons[0] != "Unauthorized" {
 		t.Errorf("summary = %+v", s)
 	}
 }
@@ -138,7 +138,7 @@ func TestRunTokenMissing(t *testing.T) {
 	c.Calls = 2
 	lines, raw := runLines(t, c)
 	s := lines[len(lines)-1].Summary
-	if lines[0].Call.TokenError == "" || s.TokenErrors != 2 || s.Calls != 0 {
+	if lines[0].Call.TokenError == "" || s.TokenErrors != 2 || s.Requests != 0 {
 		t.Errorf("no token file:\n%s", raw)
 	}
 }

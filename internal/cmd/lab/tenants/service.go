@@ -10,6 +10,7 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/supervisor"
+	"github.com/credwatch/credwatch/pkg/lab/tally"
 	"github.com/credwatch/credwatch/pkg/lab/tenant"
 	"github.com/credwatch/credwatch/pkg/report"
 )
@@ -46,11 +47,11 @@ func (c Config) options() (tenant.Options, error) {
 
 // Tallies is what GET /v1/services/tenants/tallies returns (and `lab tenants` prints).
 type Tallies struct {
-	APIVersion string          `json:"apiVersion"`
-	Kind       string          `json:"kind"`
-	Namespace  string          `json:"namespace"`
-	Started    time.Time       `json:"started"`
-	Tenants    tenant.Snapshot `json:"tenants"`
+	APIVersion string         `json:"apiVersion"`
+	Kind       string         `json:"kind"`
+	Namespace  string         `json:"namespace"`
+	Started    time.Time      `json:"started"`
+	Tenants    tally.Snapshot `json:"tenants"`
 }
 
 // Factory builds the tenants service for the supervisor (supervisor.ServiceFactory).

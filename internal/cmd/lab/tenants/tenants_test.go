@@ -13,6 +13,7 @@ import (
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/labtest"
+	"github.com/credwatch/credwatch/pkg/lab/tally"
 	"github.com/credwatch/credwatch/pkg/lab/tenant"
 
 	"github.com/credwatch/credwatch/pkg/report"
@@ -73,9 +74,9 @@ func TestStartValidate(t *testing.T) {
 }
 
 func TestTalliesTable(t *testing.T) {
-	tl := Tallies{Namespace: "tenants", Tenants: tenant.Snapshot{Pods: 2, Since: time.Now(), Requests: 10, Unauthorized: 4,
-		Members: []tenant.MemberTally{{Member: "apiserver-4", Requests: 5, Unauthorized: 4, TokensMinted: 1}},
-		Pairs:   []tenant.PairTally{{MintedBy: "apiserver-1", ServedBy: "apiserver-4", Requests: 4, Unauthorized: 4}}}}
+	tl := Tallies{Namespace: "tenants", Tenants: tally.Snapshot{Pods: 2, Since: time.Now(), Requests: 10, Unauthorized: 4,
+		Members: []tally.Member{{Member: "apiserver-4", Requests: 5, Unauthorized: 4, TokensMinted: 1}},
+		Pairs:   []tally.Pair{{MintedBy: "apiserver-1", ServedBy: "apiserver-4", Requests: 4, Unauthorized: 4}}}}
 	var b bytes.Buffer
 	if err := tl.WriteTable(&b, report.TableOptions{}); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,13 @@
-package tenant
+// Package tally counts what the lab's tenants saw: their API calls by the member that served
+// them and the member that minted their token, per pod, the 401s with samples and reasons, and
+// the TokenRequests. The in-process tenants (lab/tenant), the tenant pods (lab/workload, one
+// summary line at a time) and the reader of those pods' logs (lab/podtenant) all count with
+// Tally, so their evidence says the same things under the same JSON keys.
+package tally
 
 import (
 	"net/http"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -13,11 +19,14 @@ import (
 // refused, reset, timeout): there was no TLS handshake to name the member.
 const NoResponse = bearer.NoResponse
 
+// maxReasons bounds the distinct 401 reasons a tally keeps.
+const maxReasons = 20
+
 // maxSamples bounds the 401 samples a tally keeps.
 const maxSamples = 50
 
-// MemberTally counts the requests one member served.
-type MemberTally struct {
+// Member counts the requests one member served.
+type Member struct {
 	Member       string      `json:"member"`
 	Requests     int         `json:"requests"`
 	Unauthorized int         `json:"unauthorized"`
@@ -25,17 +34,18 @@ type MemberTally struct {
 	TokensMinted int         `json:"tokensMinted,omitempty"` // TokenRequests this member answered
 }
 
-// PairTally counts requests by which member minted the token and which member served the request.
-type PairTally struct {
+// Pair counts requests by which member minted the token and which member served the request.
+type Pair struct {
 	MintedBy     string `json:"mintedBy"`
 	ServedBy     string `json:"servedBy"`
 	Requests     int    `json:"requests"`
 	Unauthorized int    `json:"unauthorized"`
 }
 
-// PodTally counts one pod's requests.
-type PodTally struct {
+// Pod counts one pod's requests.
+type Pod struct {
 	Pod               string    `json:"pod"`
+	Node              string    `json:"node,omitempty"` // the node it runs on, when known
 	Requests          int       `json:"requests"`
 	Unauthorized      int       `json:"unauthorized"`
 	LastAccepted      time.Time `json:"lastAccepted,omitzero"`      // last request answered 2xx
@@ -53,39 +63,40 @@ type Sample struct {
 
 // Snapshot is a consistent copy of a tenant's tallies.
 type Snapshot struct {
-	Namespace    string        `json:"namespace"`
-	Pods         int           `json:"pods"`
-	Since        time.Time     `json:"since"` // start, or the last Reset
-	Requests     int           `json:"requests"`
-	Unauthorized int           `json:"unauthorized"`
-	NoResponse   int           `json:"noResponse"`
-	TokensIssued int           `json:"tokensIssued"`
-	TokenErrors  int           `json:"tokenErrors"`
-	LastError    string        `json:"lastError,omitempty"`
-	Members      []MemberTally `json:"members"`
-	Pairs        []PairTally   `json:"pairs,omitempty"`
-	PerPod       []PodTally    `json:"perPod,omitempty"`
-	Samples      []Sample      `json:"samples,omitempty"` // up to 50 401s, oldest first
+	Namespace    string    `json:"namespace"`
+	Pods         int       `json:"pods"`
+	Since        time.Time `json:"since"` // start, or the last Reset
+	Requests     int       `json:"requests"`
+	Unauthorized int       `json:"unauthorized"`
+	NoResponse   int       `json:"noResponse"`
+	TokensIssued int       `json:"tokensIssued"`
+	TokenErrors  int       `json:"tokenErrors"`
+	LastError    string    `json:"lastError,omitempty"`
+	Members      []Member  `json:"members"`
+	Pairs        []Pair    `json:"pairs,omitempty"`
+	PerPod       []Pod     `json:"perPod,omitempty"`
+	Samples      []Sample  `json:"samples,omitempty"` // up to 50 401s, oldest first
+	Reasons      []string  `json:"reasons,omitempty"` // the distinct 401 reasons, sorted (up to 20)
 }
 
 // Member returns the tally of one member (zero if it served nothing).
-func (s Snapshot) Member(name string) MemberTally {
+func (s Snapshot) Member(name string) Member {
 	for _, m := range s.Members {
 		if m.Member == name {
 			return m
 		}
 	}
-	return MemberTally{Member: name, Statuses: map[int]int{}}
+	return Member{Member: name, Statuses: map[int]int{}}
 }
 
 // Pod returns the tally of one pod (zero if it made no request).
-func (s Snapshot) Pod(name string) PodTally {
+func (s Snapshot) Pod(name string) Pod {
 	for _, p := range s.PerPod {
 		if p.Pod == name {
 			return p
 		}
 	}
-	return PodTally{Pod: name}
+	return Pod{Pod: name}
 }
 
 // UnauthorizedRate is the share of requests that got a 401 (0 when there were none).
@@ -98,7 +109,7 @@ func (s Snapshot) UnauthorizedRate() float64 {
 
 // Merge adds the counts of several snapshots (for several tenants in one scenario).
 func Merge(snaps ...Snapshot) Snapshot {
-	var t tally
+	var t Tally
 	t.reset(time.Time{})
 	for _, s := range snaps {
 		if t.since.IsZero() || (!s.Since.IsZero() && s.Since.Before(t.since)) {
@@ -129,6 +140,9 @@ func Merge(snaps ...Snapshot) Snapshot {
 		}
 		for _, p := range s.PerPod {
 			pt := t.pod(p.Pod)
+			if p.Node != "" {
+				pt.Node = p.Node
+			}
 			pt.Requests += p.Requests
 			pt.Unauthorized += p.Unauthorized
 			if p.LastAccepted.After(pt.LastAccepted) {
@@ -139,6 +153,11 @@ func Merge(snaps ...Snapshot) Snapshot {
 			}
 		}
 		t.samples = append(t.samples, s.Samples...)
+		for _, r := range s.Reasons {
+			if len(t.reasons) < maxReasons && !slices.Contains(t.reasons, r) {
+				t.reasons = append(t.reasons, r)
+			}
+		}
 	}
 	sort.Slice(t.samples, func(i, j int) bool { return t.samples[i].Time.Before(t.samples[j].Time) })
 	if len(t.samples) > maxSamples {
@@ -151,8 +170,9 @@ func Merge(snaps ...Snapshot) Snapshot {
 	return out
 }
 
-// tally is the mutable state behind Snapshot; the zero value needs reset before use.
-type tally struct {
+// Tally is the mutable state behind Snapshot, safe for concurrent use. The zero value counts
+// from the zero time; Reset starts it over.
+type Tally struct {
 	mu           sync.Mutex
 	since        time.Time
 	pods         int
@@ -162,57 +182,94 @@ type tally struct {
 	tokensIssued int
 	tokenErrors  int
 	lastError    string
-	members      map[string]*MemberTally
-	pairs        map[[2]string]*PairTally
-	perPod       map[string]*PodTally
+	members      map[string]*Member
+	pairs        map[[2]string]*Pair
+	perPod       map[string]*Pod
 	samples      []Sample
+	reasons      []string
 }
 
-func (t *tally) reset(now time.Time) {
+// Reset starts the counts over from now (the number of pods stays).
+func (t *Tally) Reset(now time.Time) Snapshot {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.snapshot()
+	t.reset(now)
+	return s
+}
+
+func (t *Tally) reset(now time.Time) {
 	t.since = now
 	t.requests, t.unauthorized, t.noResponse, t.tokensIssued, t.tokenErrors = 0, 0, 0, 0, 0
 	t.lastError = ""
-	t.members = map[string]*MemberTally{}
-	t.pairs = map[[2]string]*PairTally{}
-	t.perPod = map[string]*PodTally{}
+	t.members = map[string]*Member{}
+	t.pairs = map[[2]string]*Pair{}
+	t.perPod = map[string]*Pod{}
 	t.samples = nil
+	t.reasons = nil
 }
 
-func (t *tally) pod(name string) *PodTally {
+// init makes the zero value usable.
+func (t *Tally) init() {
+	if t.members == nil {
+		t.reset(t.since)
+	}
+}
+
+// SetPods records how many pods make the requests.
+func (t *Tally) SetPods(n int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.pods = n
+}
+
+// PodOn records the node a pod runs on.
+func (t *Tally) PodOn(pod, node string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.init()
+	t.pod(pod).Node = node
+}
+
+func (t *Tally) pod(name string) *Pod {
 	p, ok := t.perPod[name]
 	if !ok {
-		p = &PodTally{Pod: name}
+		p = &Pod{Pod: name}
 		t.perPod[name] = p
 	}
 	return p
 }
 
-func (t *tally) member(name string) *MemberTally {
+func (t *Tally) member(name string) *Member {
 	m, ok := t.members[name]
 	if !ok {
-		m = &MemberTally{Member: name, Statuses: map[int]int{}}
+		m = &Member{Member: name, Statuses: map[int]int{}}
 		t.members[name] = m
 	}
 	return m
 }
 
-func (t *tally) pair(minted, served string) *PairTally {
+func (t *Tally) pair(minted, served string) *Pair {
 	k := [2]string{minted, served}
 	p, ok := t.pairs[k]
 	if !ok {
-		p = &PairTally{MintedBy: minted, ServedBy: served}
+		p = &Pair{MintedBy: minted, ServedBy: served}
 		t.pairs[k] = p
 	}
 	return p
 }
 
-// request records one API call made with a tenant token.
-func (t *tally) request(now time.Time, pod, servedBy, mintedBy string, status int, tokenAge time.Duration) {
+// Request records one API call made with a tenant token: when its answer came, the pod, the
+// member that served it ("" or NoResponse: none answered) and the one that minted the token
+// ("" when not known), its HTTP status (0: no response), the token's age and, for a 401, the
+// reason the member gave ("" when not known).
+func (t *Tally) Request(now time.Time, pod, servedBy, mintedBy string, status int, tokenAge time.Duration, reason string) {
 	if servedBy == "" {
 		servedBy = NoResponse
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.init()
 	t.requests++
 	m := t.member(servedBy)
 	m.Requests++
@@ -238,13 +295,18 @@ func (t *tally) request(now time.Time, pod, servedBy, mintedBy string, status in
 		if len(t.samples) < maxSamples {
 			t.samples = append(t.samples, Sample{Time: now, Pod: pod, ServedBy: servedBy, MintedBy: mintedBy, TokenAge: tokenAge.Round(time.Millisecond).String()})
 		}
+		if reason != "" && len(t.reasons) < maxReasons && !slices.Contains(t.reasons, reason) {
+			t.reasons = append(t.reasons, reason)
+		}
 	}
 }
 
-// minted records one TokenRequest (err != nil: it failed).
-func (t *tally) minted(by string, err error) {
+// Minted records one TokenRequest answered by member by ("" when not known); err != nil: it
+// failed (or the token could not be read).
+func (t *Tally) Minted(by string, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.init()
 	if err != nil {
 		t.tokenErrors++
 		t.lastError = err.Error()
@@ -256,17 +318,25 @@ func (t *tally) minted(by string, err error) {
 	}
 }
 
-func (t *tally) fail(err error) {
+// Fail records an error that is no request's answer (the last one is kept).
+func (t *Tally) Fail(err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.lastError = err.Error()
 }
 
-func (t *tally) snapshot() Snapshot {
+// Snapshot returns a consistent copy of the counts.
+func (t *Tally) Snapshot() Snapshot {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.snapshot()
+}
+
+func (t *Tally) snapshot() Snapshot {
 	s := Snapshot{
 		Since: t.since, Pods: t.pods, Requests: t.requests, Unauthorized: t.unauthorized, NoResponse: t.noResponse,
 		TokensIssued: t.tokensIssued, TokenErrors: t.tokenErrors, LastError: t.lastError,
-		Members: []MemberTally{}, Samples: append([]Sample(nil), t.samples...),
+		Members: []Member{}, Samples: append([]Sample(nil), t.samples...), Reasons: slices.Sorted(slices.Values(t.reasons)),
 	}
 	for _, m := range t.members {
 		c := *m
