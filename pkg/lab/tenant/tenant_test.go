@@ -34,10 +34,6 @@ func TestNeedsRefresh(t *testing.T) {
 	}
 }
 
-type errTest string
-
-func (e errTest) Error() string { return string(e) }
-
 func TestOptionsComplete(t *testing.T) {
 	tests := []struct {
 		name    string
