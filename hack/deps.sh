@@ -3,7 +3,7 @@
 #   chromium  — headless check of `credwatch logs --html` pages
 #   ripgrep   — the `make bench` throughput comparison
 #   python3-keystone, uwsgi-plugin-python3 — a real Keystone for `credwatch cloud` tests
-#   curl, jq  — hack/keystone/start.sh creates the service user through the Keystone API
+#   curl, jq  — pkg/lab/keystone/start.sh creates the service user through the Keystone API
 #   iproute2, iptables — the lab's network hosts (network namespaces, veths, partitions)
 #   containerd, runc, containernetworking-plugins — the lab's nodes (lab up --nodes N)
 set -euo pipefail

@@ -1,5 +1,6 @@
-// Command credwatch-cloudlab runs the cloud lab's scenario cloud-password-rotated in one era and
-// prints its step evidence as JSON on stdout (progress on stderr). `credwatch lab scenario
+// Command credwatch-cloudlab runs the cloud lab's scenario cloud-password-rotated in one era
+// (vSphere in-tree or external, or OpenStack with a real Keystone) and prints its step evidence
+// as JSON on stdout (progress on stderr). `credwatch lab scenario
 // cloud-password-rotated` runs it: the lab's vCenter is govmomi's simulator, which weighs 25 MB,
 // so it lives in this program and not in the credwatch binary. `make build` builds both.
 //
@@ -32,7 +33,7 @@ func redacted(args []string, stdout, stderr io.Writer) int {
 	known := &redact.Known{}
 	known.Add(cloudlab.DefaultPassword, cloudlab.NewPassword)
 	out, errOut := redact.NewWriter(stdout, known), redact.NewWriter(stderr, known)
-	code := run(args, out, errOut)
+	code := run(args, out, errOut, known)
 	if err := out.Flush(); err != nil && code == 0 {
 		code = 1
 	}
@@ -40,7 +41,7 @@ func redacted(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
+func run(args []string, stdout, stderr io.Writer, known *redact.Known) int {
 	fs := flag.NewFlagSet("credwatch-cloudlab", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o cloudlab.StartOptions
@@ -73,6 +74,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "credwatch-cloudlab: %v\n", err)
 		return 1
 	}
+	known.Add(env.Secrets...) // the era's own passwords (Keystone's administrator and service user)
 	ev, err := cloudlab.Run(ctx, env)
 	downCtx, done := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer done()

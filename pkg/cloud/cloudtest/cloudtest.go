@@ -1,18 +1,14 @@
 // Package cloudtest starts the real cloud endpoints credwatch's tests log in to: govmomi's vCenter
-// simulator (vcsim) in-process, and a real Keystone (hack/keystone/start.sh) as a child process.
+// simulator (vcsim) in-process, and a real Keystone (package keystone) as a child process.
 package cloudtest
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"encoding/pem"
 	neturl "net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,6 +19,8 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"github.com/credwatch/credwatch/pkg/lab/keystone"
 )
 
 // VCSim is an in-process vCenter simulator with one valid login that can be changed, as an admin
@@ -66,49 +64,27 @@ func StartVCSim(t testing.TB, user, pass string) *VCSim {
 	return v
 }
 
-// Keystone is a real Keystone started by hack/keystone/start.sh.
-type Keystone struct {
-	URL             string // http://127.0.0.1:PORT/v3
-	AdminPassword   string
-	ServiceUser     string
-	ServiceUserID   string
-	ServicePassword string
-	ServiceProject  string
-}
+// Keystone is a real Keystone (package keystone of the lab), with the helpers the tests use.
+type Keystone struct{ *keystone.Server }
 
-// StartKeystone runs hack/keystone/start.sh in a temporary directory and stops it with the test.
-// It fails (never skips) when the Debian packages are missing: run hack/deps.sh.
+// StartKeystone starts a Keystone in a temporary directory and stops it with the test. It fails
+// (never skips) when the Debian packages are missing: run hack/deps.sh.
 func StartKeystone(t testing.TB) *Keystone {
 	t.Helper()
-	script := filepath.Join(moduleRoot(t), "hack", "keystone", "start.sh")
-	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	start := time.Now()
-	out, err := exec.CommandContext(ctx, script, dir).CombinedOutput()
-	t.Cleanup(func() {
-		if out, err := exec.Command(filepath.Join(filepath.Dir(script), "stop.sh"), dir).CombinedOutput(); err != nil {
-			t.Logf("stop keystone: %v: %s", err, out)
-		}
-	})
-	if err != nil {
-		t.Fatalf("start keystone (needs python3-keystone and uwsgi-plugin-python3: run hack/deps.sh as root): %v\n%s", err, lastLines(string(out), 30))
-	}
-	t.Logf("keystone ready in %s", time.Since(start).Round(time.Second))
-	env := map[string]string{}
-	f, err := os.Open(filepath.Join(dir, "env"))
+	k, err := keystone.Start(ctx, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), "="); ok {
-			env[k] = v
+	t.Cleanup(func() {
+		if err := k.Stop(context.Background()); err != nil {
+			t.Logf("%v", err)
 		}
-	}
-	return &Keystone{URL: env["KEYSTONE_URL"], AdminPassword: env["ADMIN_PASSWORD"], ServiceUser: env["SERVICE_USER"],
-		ServiceUserID: env["SERVICE_USER_ID"], ServicePassword: env["SERVICE_PASSWORD"], ServiceProject: env["SERVICE_PROJECT"]}
+	})
+	t.Logf("keystone ready in %s", time.Since(start).Round(time.Second))
+	return &Keystone{k}
 }
 
 func (k *Keystone) admin(ctx context.Context, t testing.TB) *gophercloud.ServiceClient {
@@ -157,20 +133,4 @@ func (k *Keystone) ResetPassword(t testing.TB, newPassword string) {
 	if _, err := users.Update(ctx, k.admin(ctx, t), k.ServiceUserID, users.UpdateOpts{Password: newPassword}).Extract(); err != nil {
 		t.Fatalf("reset password: %v", err)
 	}
-}
-
-func moduleRoot(t testing.TB) string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("cannot locate the module root")
-	}
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

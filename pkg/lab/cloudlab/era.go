@@ -7,11 +7,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/credwatch/credwatch/pkg/lab"
+	"github.com/credwatch/credwatch/pkg/lab/keystone"
 )
 
 // The vSphere eras cloud-password-rotated runs in.
@@ -22,10 +27,13 @@ const (
 	// External is the vSphere CPI's era: the cloud controller manager as a DaemonSet reading
 	// its Secret.
 	External = "external"
+	// ExternalOpenStack is the same on OpenStack: a real Keystone (package keystone) and the
+	// OpenStack cloud controller manager reading its cloud.conf Secret.
+	ExternalOpenStack = "external-openstack"
 )
 
 // Eras lists the eras Start knows.
-func Eras() []string { return []string{InTree, External} }
+func Eras() []string { return []string{InTree, External, ExternalOpenStack} }
 
 // The service account a lab started by Start is deployed with.
 const (
@@ -42,9 +50,13 @@ type StartOptions struct {
 	Log    io.Writer     // progress (nil: discard)
 }
 
-// Start starts vCenter's simulator and a lab of one member and one node in the era, and returns
-// the scenario's Env on it; stop tears both down (also after a failed Run).
+// Start starts the era's cloud (vCenter's simulator, or a Keystone) and a lab of one member and
+// one node in it, and returns the scenario's Env on them; stop tears both down (also after a
+// failed Run).
 func Start(ctx context.Context, o StartOptions) (env *Env, stop func(context.Context) error, err error) {
+	if o.Era == ExternalOpenStack {
+		return startOpenStack(ctx, o)
+	}
 	if o.Dir == "" {
 		return nil, nil, errors.New("cloud lab: no state directory")
 	}
@@ -125,4 +137,81 @@ func ExternalEnv(l *lab.Lab, era, ccm string, acct Account, writeSecret func(con
 		"restored": func(ctx context.Context) bool { return env.ControllerStatus(ctx) == "healthy" },
 	}
 	return env, nil
+}
+
+// startOpenStack is Start for ExternalOpenStack: a Keystone on 127.0.0.1 whose service user the
+// cluster is deployed with, relayed onto the lab network, and the OpenStack cloud controller
+// manager as a DaemonSet.
+func startOpenStack(ctx context.Context, o StartOptions) (*Env, func(context.Context) error, error) {
+	if o.BinDir == "" {
+		o.BinDir = lab.DefaultBinDir()
+	}
+	cfgDir := filepath.Join(o.Dir, "cloud")
+	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("cloud lab: %w", err)
+	}
+	ks, err := keystone.Start(ctx, filepath.Join(o.Dir, "keystone"))
+	if err != nil {
+		return nil, nil, err
+	}
+	stack := &OpenStack{Admin: KeystoneAdmin{URL: ks.URL, AdminPassword: ks.AdminPassword, ServiceUserID: ks.ServiceUserID},
+		User: ks.ServiceUser, Password: ks.ServicePassword, Project: ks.ServiceProject}
+	closeCloud := func(ctx context.Context) error {
+		stack.Close()
+		return ks.Stop(ctx)
+	}
+	img, err := CCMImageTarball(o.BinDir, cfgDir)
+	if err != nil {
+		return nil, nil, errors.Join(err, closeCloud(context.WithoutCancel(ctx)))
+	}
+	lo := lab.Options{Dir: filepath.Join(o.Dir, "lab"), BinDir: o.BinDir, Members: 1, Nodes: 1, Log: o.Log,
+		Cloud: stack.External(), ExtraImages: []string{img}}
+	if err := lab.CheckBinaries(lo.BinDir, lo.Needs()); err != nil {
+		return nil, nil, errors.Join(err, closeCloud(context.WithoutCancel(ctx)))
+	}
+	l, err := lab.Up(ctx, lo)
+	if err != nil {
+		return nil, nil, errors.Join(fmt.Errorf("cloud lab: start lab: %w", err), closeCloud(context.WithoutCancel(ctx)))
+	}
+	stop := func(ctx context.Context) error { return errors.Join(l.Down(ctx), closeCloud(ctx)) }
+	env, err := OpenStackEnv(l, stack)
+	if err != nil {
+		return nil, nil, errors.Join(err, stop(context.WithoutCancel(ctx)))
+	}
+	env.Secrets = []string{ks.AdminPassword, ks.ServicePassword}
+	env.Window, env.Log = o.Window, o.Log
+	return env, stop, nil
+}
+
+// OpenStackEnv is the scenario's Env for ExternalOpenStack on l, whose cloud o set up. Its steps
+// also wait for what this era shows only after a crash and a back-off: the new node's manager
+// Pod in BackOff after the sessions ended, and the manager crash-looping again after the
+// restarts.
+func OpenStackEnv(l *lab.Lab, o *OpenStack) (*Env, error) {
+	env, err := ExternalEnv(l, ExternalOpenStack, OCCMName, o.KS, o.WriteSecret)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := kubernetes.NewForConfig(l.RESTConfig())
+	if err != nil {
+		return nil, fmt.Errorf("cloud lab: client: %w", err)
+	}
+	env.Await["sessions-ended"] = warningSeen(cs, "Back-off restarting failed container "+OCCMName)
+	env.Await["controller-restarted"] = func(ctx context.Context) bool {
+		st := env.ControllerStatus(ctx)
+		return strings.Contains(st, "CrashLoopBackOff") || strings.Contains(st, "exited 255")
+	}
+	env.Await["kubelet-restarted"] = env.Await["controller-restarted"]
+	return env, nil
+}
+
+// warningSeen holds once a Warning Event's message contains sub.
+func warningSeen(cs kubernetes.Interface, sub string) func(context.Context) bool {
+	return func(ctx context.Context) bool {
+		evs, err := cs.CoreV1().Events("").List(ctx, metav1.ListOptions{FieldSelector: "type=Warning"})
+		if err != nil {
+			return false
+		}
+		return slices.ContainsFunc(evs.Items, func(e corev1.Event) bool { return strings.Contains(e.Message, sub) })
+	}
 }

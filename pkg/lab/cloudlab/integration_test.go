@@ -6,14 +6,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/credwatch/credwatch/internal/cli"
@@ -236,6 +233,12 @@ func externalEnv(t *testing.T, l *lab.Lab, era, ccm string, acct cloudlab.Accoun
 	if err != nil {
 		t.Fatal(err)
 	}
+	return env, withChecks(t, l, env)
+}
+
+// withChecks has env log to the test, watch 8 s a step and run credwatch check after the steps
+// the tests assert on; the reports are filled in as the scenario runs.
+func withChecks(t *testing.T, l *lab.Lab, env *cloudlab.Env) map[string]checkReport {
 	env.Log, env.Window = testLog{t}, 8*time.Second
 	reports := map[string]checkReport{}
 	env.AfterStep = func(_ context.Context, step string) error {
@@ -244,18 +247,7 @@ func externalEnv(t *testing.T, l *lab.Lab, era, ccm string, acct cloudlab.Accoun
 		}
 		return nil
 	}
-	return env, reports
-}
-
-// warningSeen holds once a Warning Event's message contains sub.
-func warningSeen(cs kubernetes.Interface, sub string) func(context.Context) bool {
-	return func(ctx context.Context) bool {
-		evs, err := cs.CoreV1().Events("").List(ctx, metav1.ListOptions{FieldSelector: "type=Warning"})
-		if err != nil {
-			return false
-		}
-		return slices.ContainsFunc(evs.Items, func(e corev1.Event) bool { return strings.Contains(e.Message, sub) })
-	}
+	return reports
 }
 
 // wantBeforeAndAfterReboot asserts that credwatch check reported ids on the rotated lab, before

@@ -16,7 +16,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 )
 
-// Keystone is a real Keystone (hack/keystone/start.sh, listening on 127.0.0.1) as the lab's
+// Keystone is a real Keystone (package keystone, listening on 127.0.0.1) as the lab's
 // hosts reach it: through a pass-through on the lab network that counts the token requests
 // (POST /v3/auth/tokens) it relays, accepted (201) and rejected (401). Only the cluster's
 // consumers (and credwatch) go through it; the administrator's calls go to Keystone directly.

@@ -1,11 +1,8 @@
 package cloudlab_test
 
 import (
-	"context"
 	"strings"
 	"testing"
-
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/credwatch/credwatch/pkg/cloud/cloudtest"
 	"github.com/credwatch/credwatch/pkg/lab"
@@ -29,17 +26,12 @@ func TestIntegrationCloudRotatedOpenStack(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := labtest.Start(t, lab.Options{Dir: shortDir(t), Members: 1, Nodes: 1, Cloud: o.External(), ExtraImages: []string{img}})
-	env, reports := externalEnv(t, l, "external-openstack", cloudlab.OCCMName, o.KS, o.WriteSecret)
-	// What this era's steps show takes a crash and a back-off: wait for it rather than a window.
-	cs := kubernetes.NewForConfigOrDie(l.RESTConfig())
-	env.Await["sessions-ended"] = warningSeen(cs, "Back-off restarting failed container "+cloudlab.OCCMName)
-	env.Await["controller-restarted"] = func(ctx context.Context) bool {
-		st := env.ControllerStatus(ctx)
-		return strings.Contains(st, "CrashLoopBackOff") || strings.Contains(st, "exited 255")
+	// What this era's steps show takes a crash and a back-off: OpenStackEnv's steps wait for it.
+	env, err := cloudlab.OpenStackEnv(l, o)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// credwatch check runs after the kubelet's restart: wait until the restarted kubelet shows the
-	// manager crash-looping again, as it did before, rather than trusting a window on a busy machine.
-	env.Await["kubelet-restarted"] = env.Await["controller-restarted"]
+	reports := withChecks(t, l, env)
 	ev := runScenario(t, env)
 	c := checker{t, ev}
 	const ccm = "cloud-controller-manager"

@@ -55,6 +55,9 @@ type Env struct {
 	// evidence: a BackOff Warning, a crash loop), until it holds or a minute passes: a loaded
 	// machine is slower than any fixed window.
 	Await map[string]func(ctx context.Context) bool
+	// Secrets are the era's passwords besides the scenario's own (DefaultPassword, NewPassword):
+	// whoever prints the run's output redacts them.
+	Secrets []string
 	// Window is how long each step watches (default 15 s).
 	Window time.Duration
 	Log    io.Writer

@@ -42,6 +42,7 @@ func All() []Scenario {
 		{Name: "mixed-version-roll", Summary: "an old-line control plane replaced by new-line members one by one", Version: lab.OldVersion, Run: mixedVersionRoll},
 		{Name: "cloud-password-rotated", Summary: "the vSphere account's password is rotated under a kubespray cluster (in-tree provider): new nodes never register", Version: lab.InTreeCloudVersion, CloudEra: "in-tree"},
 		{Name: "cloud-password-rotated-external", Summary: "the same with the vSphere CPI as a DaemonSet: a node that joins stays tainted, its Pods Pending", CloudEra: "external"},
+		{Name: "cloud-password-rotated-openstack", Summary: "the OpenStack account's password is reset in a real Keystone under the OpenStack cloud controller manager: its token is revoked, a new node stays uninitialized", CloudEra: "external-openstack"},
 	}
 }
 

@@ -20,7 +20,7 @@ var (
 	// The cloud scenarios run in pkg/lab/cloudlab's integration tests (their own labs, with
 	// nodes and a vCenter simulator; TestIntegrationScenarioCommand runs one through
 	// credwatch-cloudlab); their evidence is committed in docs/evidence, not captured for logs.
-	cloudTests = []string{"cloud-password-rotated", "cloud-password-rotated-external"}
+	cloudTests = []string{"cloud-password-rotated", "cloud-password-rotated-external", "cloud-password-rotated-openstack"}
 )
 
 // TestEveryScenarioIsRun fails when a registered scenario is in no lab test or no capture run, or

@@ -3,7 +3,7 @@
 #
 # Everything lives in DIR: keystone.conf, the SQLite database, fernet and credential keys, logs, the
 # uwsgi pid file, and DIR/env (shell syntax) with KEYSTONE_URL, ADMIN_PASSWORD, SERVICE_USER,
-# SERVICE_PASSWORD, SERVICE_PROJECT, SERVICE_USER_ID and KEYSTONE_PID. Stop it with hack/keystone/stop.sh DIR.
+# SERVICE_PASSWORD, SERVICE_PROJECT, SERVICE_USER_ID and KEYSTONE_PID. Stop it with stop.sh DIR (package keystone embeds both).
 #
 # Needs the Debian packages python3-keystone and uwsgi-plugin-python3 (hack/deps.sh), not the
 # `keystone` package, whose install starts a server on all interfaces. Choices that matter:
