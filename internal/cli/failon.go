@@ -6,9 +6,13 @@ import (
 	"github.com/credwatch/credwatch/pkg/catalogue"
 )
 
-// FailOn is the --fail-on flag of check, cloud and watch: the severity at or above which a
-// finding makes the command exit 1 (default error). Its completion offers the severities.
-type FailOn struct{ raw string }
+// FailOn is the --fail-on flag of check, cloud, watch and preflight: the severity at or above
+// which a finding makes the command exit 1 (default error). Its completion offers the severities.
+type FailOn struct {
+	raw string
+	// Severity is the parsed flag, set by Complete.
+	Severity catalogue.Severity
+}
 
 // Register adds --fail-on to fs with the command's own usage line.
 func (f *FailOn) Register(fs *pflag.FlagSet, usage string) {
@@ -16,13 +20,23 @@ func (f *FailOn) Register(fs *pflag.FlagSet, usage string) {
 	FlagValues(fs, "fail-on", severities()...)
 }
 
-// Severity parses the flag; a value that is not a severity is a usage error.
-func (f *FailOn) Severity() (catalogue.Severity, error) {
+// Complete parses the flag into Severity; a value that is not a severity is a usage error.
+func (f *FailOn) Complete() error {
 	sev, err := catalogue.ParseSeverity(f.raw)
 	if err != nil {
-		return "", Usagef("--fail-on: %w", err)
+		return Usagef("--fail-on: %w", err)
 	}
-	return sev, nil
+	f.Severity = sev
+	return nil
+}
+
+// CompleteReport completes the two flags every command that reports findings has: -o, then
+// --fail-on (the first bad one is the error).
+func CompleteReport(output *OutputFlag, failOn *FailOn) error {
+	if err := output.Complete(); err != nil {
+		return err
+	}
+	return failOn.Complete()
 }
 
 func severities() []string {

@@ -50,6 +50,12 @@ func (r *recorder) first(match func(Event) bool) (int, Event) {
 
 func runScript(t *testing.T, intervals int, steps ...[]fakeMember) (*recorder, Summary) {
 	t.Helper()
+	return runFetch(t, intervals, script(steps...))
+}
+
+// runFetch runs a watch whose intervals fetch through fetch until intervals of them have run.
+func runFetch(t *testing.T, intervals int, fetch func(context.Context, check.MembersConfig) (*check.Snapshot, error)) (*recorder, Summary) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	rec := &recorder{}
@@ -59,7 +65,7 @@ func runScript(t *testing.T, intervals int, steps ...[]fakeMember) (*recorder, S
 		}
 	})
 	w, err := New(Config{Check: check.Config{Timeout: time.Second}, Interval: 10 * time.Millisecond, MetricsEvery: 1,
-		Fetch: script(steps...), Observers: []Observer{rec, stop}})
+		Fetch: fetch, Observers: []Observer{rec, stop}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,16 +372,7 @@ func TestWatchSkippedCheckKeepsFindings(t *testing.T) {
 		}
 		return s, nil
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	rec := &recorder{}
-	stop := ObserverFunc(func(*State, []Event) {
-		if len(rec.states) >= 3 {
-			cancel()
-		}
-	})
-	w, _ := New(Config{Check: check.Config{Timeout: time.Second}, Interval: 10 * time.Millisecond, Fetch: fetch, Observers: []Observer{rec, stop}})
-	w.Run(ctx)
+	rec, _ := runFetch(t, 3, fetch)
 	if n, e := rec.first(func(e Event) bool { return e.Kind == FindingCleared && e.ID == "member-key-drift" }); n != 0 {
 		t.Errorf("member-key-drift cleared in interval %d while the matrix was unknown: %+v", n, e)
 	}
@@ -397,16 +394,7 @@ func TestWatchDiscoveryFailureKeepsMembers(t *testing.T) {
 		}
 		return fakeSnapshot(cfg, healthy), nil
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	rec := &recorder{}
-	stop := ObserverFunc(func(*State, []Event) {
-		if len(rec.states) >= 3 {
-			cancel()
-		}
-	})
-	w, _ := New(Config{Check: check.Config{Timeout: time.Second}, Interval: 10 * time.Millisecond, Fetch: fetch, Observers: []Observer{rec, stop}})
-	w.Run(ctx)
+	rec, _ := runFetch(t, 3, fetch)
 	if n, e := rec.first(func(e Event) bool { return e.Kind == MemberLeft || e.Kind == MemberJoined && e.Interval > 1 }); n != 0 {
 		t.Errorf("interval %d: %+v", n, e)
 	}

@@ -28,14 +28,13 @@ type options struct {
 	fleet   *fleetFlags
 
 	members      *memberflags.Flags
-	failOnFlag   cli.FailOn
+	failOn       cli.FailOn
 	publicCAFile string
 	noCloud      bool
 	cloudLogin   bool
 	cloudLoginTO time.Duration
 
-	cfg    check.Config
-	failOn catalogue.Severity
+	cfg check.Config
 }
 
 // NewCommand returns `credwatch check`.
@@ -89,7 +88,7 @@ reachable, or nothing at or above --fail-on but a core check was skipped (partia
 	o.kube = cli.NewKubeFlags(fs, o.streams.Known)
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF, report.JUnit)
 	o.members = memberflags.New(fs)
-	o.failOnFlag.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical")
+	o.failOn.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical")
 	fs.StringVar(&o.publicCAFile, "public-issuer-ca", "", "PEM bundle trusted (with the system roots) when fetching a public issuer")
 	fs.BoolVar(&o.noCloud, "no-cloud", false, "leave out the cloud-provider credentials (the cloud-credentials check is skipped)")
 	fs.BoolVar(&o.cloudLogin, "cloud-login", false, "log in to vCenter/Keystone with each cloud credential found (off: repeated failed logins can lock accounts)")
@@ -99,14 +98,9 @@ reachable, or nothing at or above --fail-on but a core check was skipped (partia
 }
 
 func (o *options) complete(cmd *cobra.Command) error {
-	if err := o.output.Complete(); err != nil {
+	if err := cli.CompleteReport(o.output, &o.failOn); err != nil {
 		return err
 	}
-	sev, err := o.failOnFlag.Severity()
-	if err != nil {
-		return err
-	}
-	o.failOn = sev
 	if o.noCloud && o.cloudLogin {
 		return cli.Usagef("--no-cloud and --cloud-login contradict each other")
 	}
@@ -124,7 +118,10 @@ func (o *options) complete(cmd *cobra.Command) error {
 		}
 		ca = b
 	}
-	var rc *rest.Config
+	var (
+		rc  *rest.Config
+		err error
+	)
 	if o.fleet.enabled() {
 		if err := o.fleet.validate(cmd, o); err != nil {
 			return err
@@ -153,7 +150,7 @@ func (o *options) run(cmd *cobra.Command) error {
 		return cli.Usage(err)
 	}
 	r := check.Run(snap, check.Registry())
-	r.FailOn = o.failOn
+	r.FailOn = o.failOn.Severity
 	r.ToolVersion = cli.Build().Version
 	if err := report.Print(o.streams.Out, o.output.Format, r); err != nil {
 		return err
@@ -161,7 +158,7 @@ func (o *options) run(cmd *cobra.Command) error {
 	for _, g := range r.SkippedByReason() {
 		o.streams.Infof("skipped %s: %s", strings.Join(g.Checks, ", "), g.Reason)
 	}
-	return ExitFor(r, o.failOn)
+	return ExitFor(r, o.failOn.Severity)
 }
 
 // ExitFor maps a report to the documented exit code: 3 when no member was reachable; else 1 when a

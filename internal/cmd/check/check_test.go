@@ -1,14 +1,12 @@
 package check
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/internal/cmdtest"
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/check"
 	"github.com/credwatch/credwatch/pkg/finding"
@@ -52,22 +50,7 @@ contexts: [{name: a, context: {cluster: a, user: a}}]
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			cmd := NewCommand(cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
-			cmd.SetArgs(append([]string{"--kubeconfig", "/nonexistent"}, tt.args...))
-			cmd.SilenceUsage, cmd.SilenceErrors = true, true
-			cmd.SetOut(&out)
-			cmd.SetErr(&errOut)
-			err := cmd.ExecuteContext(context.Background())
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v, want %q", err, tt.want)
-			}
-			if tt.name != "args" && cli.Code(err) != cli.ExitUsage {
-				t.Errorf("exit %d, want 2", cli.Code(err))
-			}
-			if out.Len() != 0 {
-				t.Errorf("stdout not empty: %s", out.String())
-			}
+			cmdtest.Usage(t, NewCommand, tt.want, append([]string{"--kubeconfig", "/nonexistent"}, tt.args...)...)
 		})
 	}
 }

@@ -61,7 +61,7 @@ func (o *options) runFleet(cmd *cobra.Command) error {
 		cfg.REST = c.REST
 		clusters[i] = fleet.Cluster{Context: c.Context, Config: cfg}
 	}
-	r := fleet.Check(cmd.Context(), clusters, fleet.Options{Parallel: o.fleet.parallel, FailOn: o.failOn})
+	r := fleet.Check(cmd.Context(), clusters, fleet.Options{Parallel: o.fleet.parallel, FailOn: o.failOn.Severity})
 	if err := report.Print(o.streams.Out, o.output.Format, r); err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (o *options) runFleet(cmd *cobra.Command) error {
 			}
 		}
 	}
-	return fleetExit(r, o.failOn)
+	return fleetExit(r, o.failOn.Severity)
 }
 
 // fleetExit is ExitFor across clusters: 3 when a cluster could not be checked or no member of it

@@ -22,18 +22,17 @@ import (
 )
 
 type options struct {
-	streams    cli.Streams
-	kube       *cli.KubeFlags
-	output     *cli.OutputFlag
-	configs    []string
-	noLogin    bool
-	noCluster  bool
-	insecure   []string
-	failOnFlag cli.FailOn
-	loginTO    time.Duration
-	interval   time.Duration
+	streams   cli.Streams
+	kube      *cli.KubeFlags
+	output    *cli.OutputFlag
+	configs   []string
+	noLogin   bool
+	noCluster bool
+	insecure  []string
+	failOn    cli.FailOn
+	loginTO   time.Duration
+	interval  time.Duration
 
-	failOn      catalogue.Severity
 	insecureSet map[cloud.Provider]bool
 	explicit    bool // --kubeconfig or --context given
 }
@@ -91,21 +90,16 @@ be read or parsed (or other usage errors); 3 the cluster could not be read compl
 	fs.BoolVar(&o.noCluster, "no-cluster", false, "do not read the cluster; only the --config files")
 	fs.StringSliceVar(&o.insecure, "insecure-skip-tls-verify", nil, "do not verify the TLS certificate of these providers: vsphere,openstack (no value: both)")
 	fs.Lookup("insecure-skip-tls-verify").NoOptDefVal = "vsphere,openstack"
-	o.failOnFlag.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical")
+	o.failOn.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical")
 	fs.DurationVar(&o.loginTO, "login-timeout", 15*time.Second, "bound of each login attempt (connect, TLS, login, logout)")
 	fs.DurationVar(&o.interval, "login-interval", time.Second, "minimum time between two login attempts against the same server")
 	return cmd
 }
 
 func (o *options) complete(cmd *cobra.Command) error {
-	if err := o.output.Complete(); err != nil {
+	if err := cli.CompleteReport(o.output, &o.failOn); err != nil {
 		return err
 	}
-	sev, err := o.failOnFlag.Severity()
-	if err != nil {
-		return err
-	}
-	o.failOn = sev
 	o.insecureSet = map[cloud.Provider]bool{}
 	for _, p := range o.insecure {
 		switch strings.ToLower(strings.TrimSpace(p)) {
@@ -170,7 +164,7 @@ func (o *options) run(ctx context.Context) error {
 	obs := cloud.Fetch(ctx, cloud.FetchOptions{Configs: cfgs, ConfigErrors: cfgErrs, Client: cs, NoLogin: o.noLogin,
 		Login:  cloud.LoginOptions{Timeout: o.loginTO, Insecure: o.insecureSet, Interval: o.interval},
 		Health: true, Timeout: o.kube.Timeout})
-	r := cloud.Judge(obs, o.failOn)
+	r := cloud.Judge(obs, o.failOn.Severity)
 	r.ToolVersion = cli.Build().Version
 	if partial {
 		r.Partial = true
@@ -179,7 +173,7 @@ func (o *options) run(ctx context.Context) error {
 	if err := report.Print(o.streams.Out, o.output.Format, r); err != nil {
 		return err
 	}
-	return ExitFor(r, o.failOn)
+	return ExitFor(r, o.failOn.Severity)
 }
 
 // kubeconfigExists reports whether $KUBECONFIG or ~/.kube/config names a kubeconfig.

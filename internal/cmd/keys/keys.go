@@ -13,10 +13,6 @@ import (
 
 // NewCommand returns `credwatch keys`.
 func NewCommand(s cli.Streams) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "keys",
-		Short: "Service-account signing keys: kid, JWKS, and drift between key sets",
-	}
-	cmd.AddCommand(id.NewCommand(s), jwks.NewCommand(s), diff.NewCommand(s))
-	return cmd
+	return cli.Group("keys", "Service-account signing keys: kid, JWKS, and drift between key sets", "",
+		id.NewCommand(s), jwks.NewCommand(s), diff.NewCommand(s))
 }

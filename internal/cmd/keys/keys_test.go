@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/credwatch/credwatch/internal/cmd/keys"
-	"github.com/credwatch/credwatch/internal/cmd/token/cmdtest"
+	"github.com/credwatch/credwatch/internal/cmdtest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

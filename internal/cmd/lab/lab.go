@@ -8,7 +8,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,26 +22,16 @@ import (
 
 // NewCommand returns `credwatch lab`.
 func NewCommand(s cli.Streams) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "lab",
-		Short: "Run a real multi-member Kubernetes control plane on this machine (etcd, kube-apiservers, load balancer)",
-		Long: strings.TrimSpace(`
+	return cli.Group("lab", "Run a real multi-member Kubernetes control plane on this machine (etcd, kube-apiservers, load balancer)", `
 The lab runs real kube-apiserver and etcd processes on 127.0.x.y addresses: N apiservers, each on
 its own address and its own ("stacked") etcd member, behind a TCP load balancer, optionally with a
 real kube-controller-manager. Membership changes mirror a control-plane rolling upgrade.
 
 State (certificates, keys, kubeconfigs, logs, state.json, the supervisor's socket) lives in --dir,
 default $XDG_STATE_HOME/credwatch/lab (~/.local/state/credwatch/lab). Binaries come from
-$CREDWATCH_LAB_BIN or ./.lab-cache/bin (make lab-binaries).`),
-		Args: cobra.NoArgs,
-	}
-	for _, c := range []*cobra.Command{
+$CREDWATCH_LAB_BIN or ./.lab-cache/bin (make lab-binaries).`,
 		newUp(s), newDown(s), newStatus(s), newAddMember(s), newRemoveMember(s), newRoll(s), newPartition(s), newHeal(s), newTenantPods(s), newServe(s),
-		scenario.NewCommand(s), tenants.NewCommand(s, DefaultDir()),
-	} {
-		cmd.AddCommand(c)
-	}
-	return cmd
+		scenario.NewCommand(s), tenants.NewCommand(s, DefaultDir()))
 }
 
 // services is the list of features the supervisor can host next to the lab (see

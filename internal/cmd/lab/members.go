@@ -33,12 +33,9 @@ func newAddMember(s cli.Streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return o.withProgress(cmd.Context(), func(ctx context.Context, c *supervisor.Client, s cli.Streams) error {
+			return o.change(cmd.Context(), func(ctx context.Context, c *supervisor.Client) (string, error) {
 				m, err := c.AddMember(ctx, mo)
-				if err == nil {
-					fmt.Fprintf(s.Out, "added %s (%s) on %s, etcd %s\n", m.Name, m.Version, m.Address, m.EtcdName)
-				}
-				return err
+				return fmt.Sprintf("added %s (%s) on %s, etcd %s", m.Name, m.Version, m.Address, m.EtcdName), err
 			})
 		},
 	}
@@ -56,12 +53,8 @@ func newRemoveMember(s cli.Streams) *cobra.Command {
 		Short: "Remove a kube-apiserver and its etcd member (optionally etcd first, keeping the apiserver)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.withProgress(cmd.Context(), func(ctx context.Context, c *supervisor.Client, s cli.Streams) error {
-				err := c.RemoveMember(ctx, args[0], o.remove)
-				if err == nil {
-					fmt.Fprintf(s.Out, "removed %s\n", args[0])
-				}
-				return err
+			return o.change(cmd.Context(), func(ctx context.Context, c *supervisor.Client) (string, error) {
+				return "removed " + args[0], c.RemoveMember(ctx, args[0], o.remove)
 			})
 		},
 	}
@@ -99,6 +92,18 @@ func newRoll(s cli.Streams) *cobra.Command {
 	o.dir.add(cmd.Flags())
 	o.member.add(cmd.Flags())
 	return cmd
+}
+
+// change runs op against the supervisor with its progress echoed (withProgress) and, when op
+// succeeds, prints the line op returns: what it did.
+func (o *memberOptions) change(ctx context.Context, op func(context.Context, *supervisor.Client) (string, error)) error {
+	return o.withProgress(ctx, func(ctx context.Context, c *supervisor.Client, s cli.Streams) error {
+		did, err := op(ctx, c)
+		if err == nil {
+			fmt.Fprintln(s.Out, did)
+		}
+		return err
+	})
 }
 
 // withProgress runs op against the supervisor while echoing the supervisor's progress lines.

@@ -28,12 +28,8 @@ func newPartition(s cli.Streams) *cobra.Command {
 			if err := lab.ValidatePartitionFrom(f); err != nil {
 				return cli.Usagef("--from: %v", err)
 			}
-			return o.withProgress(cmd.Context(), func(ctx context.Context, c *supervisor.Client, s cli.Streams) error {
-				if err := c.Partition(ctx, args[0], f); err != nil {
-					return err
-				}
-				fmt.Fprintf(s.Out, "partitioned %s from %s\n", args[0], f)
-				return nil
+			return o.change(cmd.Context(), func(ctx context.Context, c *supervisor.Client) (string, error) {
+				return fmt.Sprintf("partitioned %s from %s", args[0], f), c.Partition(ctx, args[0], f)
 			})
 		},
 	}
@@ -52,12 +48,8 @@ func newHeal(s cli.Streams) *cobra.Command {
 		Short: "Remove every partition of a member",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.withProgress(cmd.Context(), func(ctx context.Context, c *supervisor.Client, s cli.Streams) error {
-				if err := c.Heal(ctx, args[0]); err != nil {
-					return err
-				}
-				fmt.Fprintf(s.Out, "healed %s\n", args[0])
-				return nil
+			return o.change(cmd.Context(), func(ctx context.Context, c *supervisor.Client) (string, error) {
+				return "healed " + args[0], c.Heal(ctx, args[0])
 			})
 		},
 	}

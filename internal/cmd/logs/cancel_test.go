@@ -3,13 +3,10 @@
 package logs
 
 import (
-	"bytes"
-	"context"
 	"io"
 	"testing"
-	"time"
 
-	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/internal/cmdtest"
 	"github.com/credwatch/credwatch/internal/userfile/userfiletest"
 )
 
@@ -34,27 +31,7 @@ func TestCancelBlockedInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			args, stdin := tt.setup(t)
-			if stdin == nil {
-				stdin = bytes.NewReader(nil)
-			}
-			var out, errOut bytes.Buffer
-			cmd := NewCommand(cli.Streams{In: stdin, Out: &out, ErrOut: &errOut})
-			cmd.SetArgs(append([]string{"-q", "--progress", "never"}, args...))
-			cmd.SetOut(&out)
-			cmd.SetErr(&errOut)
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() { done <- cmd.ExecuteContext(ctx) }()
-			time.Sleep(20 * time.Millisecond) // let it block; it passes as well if it has not yet
-			cancel()
-			select {
-			case err := <-done:
-				if cli.Code(err) != cli.ExitInterrupted {
-					t.Fatalf("exit %d (%v), want %d", cli.Code(err), err, cli.ExitInterrupted)
-				}
-			case <-time.After(30 * time.Second):
-				t.Fatal("logs did not return after its context was cancelled")
-			}
+			cmdtest.Interrupt(t, NewCommand, stdin, append([]string{"-q", "--progress", "never"}, args...)...)
 		})
 	}
 }

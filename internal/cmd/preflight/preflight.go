@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/credwatch/credwatch/internal/cli"
-	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/finding"
 	"github.com/credwatch/credwatch/pkg/preflight"
 	"github.com/credwatch/credwatch/pkg/preflight/input"
@@ -21,13 +20,12 @@ type options struct {
 
 	current, planned string
 	capiVersion      string
-	failOnFlag       cli.FailOn
+	failOn           cli.FailOn
 	// cluster is NAMESPACE/NAME for live mode (reading the current side from a management
 	// cluster); not offered as a flag yet.
 	cluster string
 
-	cfg    preflight.Config
-	failOn catalogue.Severity
+	cfg preflight.Config
 }
 
 // NewCommand returns `credwatch preflight`.
@@ -72,7 +70,7 @@ cluster).`),
 	fs.StringVar(&o.current, "current", "", "the running control plane: a YAML file or a directory of them")
 	fs.StringVar(&o.planned, "planned", "", "the control plane about to be applied: a YAML file or a directory of them")
 	fs.StringVar(&o.capiVersion, "capi-version", "", "Cluster API version that will run the roll (vX.Y.Z); overrides clusterctl Provider objects")
-	o.failOnFlag.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical")
+	o.failOn.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical")
 	return cmd
 }
 
@@ -88,11 +86,8 @@ func (o *options) execute() error {
 	return o.run()
 }
 
-func (o *options) complete() (err error) {
-	if err = o.output.Complete(); err == nil {
-		o.failOn, err = o.failOnFlag.Severity()
-	}
-	return err
+func (o *options) complete() error {
+	return cli.CompleteReport(o.output, &o.failOn)
 }
 
 func (o *options) validate() error {
@@ -121,11 +116,11 @@ func (o *options) run() error {
 	if err != nil {
 		return cli.Usage(err) // every error Run returns is about the input
 	}
-	r.FailOn, r.ToolVersion = o.failOn, cli.Build().Version
+	r.FailOn, r.ToolVersion = o.failOn.Severity, cli.Build().Version
 	if err := report.Print(o.streams.Out, o.output.Format, r); err != nil {
 		return err
 	}
-	if finding.AnyAtLeast(r.Findings, o.failOn) {
+	if finding.AnyAtLeast(r.Findings, o.failOn.Severity) {
 		return cli.Silent(cli.ExitFindings)
 	}
 	return nil

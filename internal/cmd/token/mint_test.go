@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/credwatch/credwatch/internal/cmd/token"
-	"github.com/credwatch/credwatch/internal/cmd/token/cmdtest"
+	"github.com/credwatch/credwatch/internal/cmdtest"
 	"github.com/credwatch/credwatch/internal/userfile/userfiletest"
 )
 

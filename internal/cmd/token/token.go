@@ -13,10 +13,6 @@ import (
 
 // NewCommand returns `credwatch token`.
 func NewCommand(s cli.Streams) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "token",
-		Short: "Inspect, verify and mint service-account tokens offline (never prints a signature)",
-	}
-	cmd.AddCommand(inspect.NewCommand(s), verify.NewCommand(s), mint.NewCommand(s))
-	return cmd
+	return cli.Group("token", "Inspect, verify and mint service-account tokens offline (never prints a signature)", "",
+		inspect.NewCommand(s), verify.NewCommand(s), mint.NewCommand(s))
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/credwatch/credwatch/internal/cmd/token"
-	"github.com/credwatch/credwatch/internal/cmd/token/cmdtest"
+	"github.com/credwatch/credwatch/internal/cmdtest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

@@ -31,19 +31,18 @@ type options struct {
 	output  *cli.OutputFlag
 	members *memberflags.Flags
 
-	interval   time.Duration
-	duration   time.Duration
-	failOnFlag cli.FailOn
-	listen     string
-	events     bool
-	report     string
-	live       string
-	labDir     string
-	logFiles   []string
-	podLogs    bool
+	interval time.Duration
+	duration time.Duration
+	failOn   cli.FailOn
+	listen   string
+	events   bool
+	report   string
+	live     string
+	labDir   string
+	logFiles []string
+	podLogs  bool
 
-	cfg    watch.Config
-	failOn catalogue.Severity
+	cfg watch.Config
 	// reportFile is --report, opened in complete so that an unwritable path is a usage error
 	// before the watch rather than a lost timeline after it; reportNew says complete created it.
 	reportFile *os.File
@@ -101,7 +100,7 @@ seen; else 0. 2 usage; 130 when interrupted (unless 0).`),
 	o.members = memberflags.New(fs)
 	fs.DurationVar(&o.interval, "interval", 5*time.Second, "time between the starts of two intervals")
 	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (0: until interrupted)")
-	o.failOnFlag.Register(fs, "exit 1 when a finding at or above this severity was seen: info|warning|error|critical")
+	o.failOn.Register(fs, "exit 1 when a finding at or above this severity was seen: info|warning|error|critical")
 	fs.StringVar(&o.listen, "listen", "", "serve Prometheus metrics on ADDR/metrics, and /healthz and /readyz (e.g. :9090)")
 	fs.BoolVar(&o.events, "events", false, "record Kubernetes Events when a finding appears and clears (on the member's static Pod, else default/kubernetes)")
 	fs.StringVar(&o.report, "report", "", "write a self-contained HTML timeline to FILE on exit (opened at the start: a FILE that cannot be written is exit 2)")
@@ -113,14 +112,9 @@ seen; else 0. 2 usage; 130 when interrupted (unless 0).`),
 }
 
 func (o *options) complete(cmd *cobra.Command) error {
-	if err := o.output.Complete(); err != nil {
+	if err := cli.CompleteReport(o.output, &o.failOn); err != nil {
 		return err
 	}
-	sev, err := o.failOnFlag.Severity()
-	if err != nil {
-		return err
-	}
-	o.failOn = sev
 	if o.interval <= 0 || o.duration < 0 {
 		return cli.Usagef("--interval must be positive and --duration not negative")
 	}
@@ -238,7 +232,7 @@ func (o *options) run(ctx context.Context) (err error) {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	return ExitFor(sum, o.failOn)
+	return ExitFor(sum, o.failOn.Severity)
 }
 
 // ExitFor maps what a watch saw to the documented exit code: 3 when no member answered in any

@@ -1,14 +1,13 @@
 package watch
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/internal/cmdtest"
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/watch"
 )
@@ -35,22 +34,7 @@ func TestUsageErrors(t *testing.T) {
 		{"log file a device", []string{"--log-file", "apiserver-1=" + os.DevNull}, "--log-file apiserver-1=" + os.DevNull + ": open " + os.DevNull + ": not a regular file"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			cmd := NewCommand(cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
-			cmd.SetArgs(append([]string{"--kubeconfig", "/nonexistent"}, tt.args...))
-			cmd.SilenceUsage, cmd.SilenceErrors = true, true
-			cmd.SetOut(&out)
-			cmd.SetErr(&errOut)
-			err := cmd.ExecuteContext(context.Background())
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v, want %q", err, tt.want)
-			}
-			if cli.Code(err) != cli.ExitUsage {
-				t.Errorf("exit %d, want 2", cli.Code(err))
-			}
-			if out.Len() != 0 {
-				t.Errorf("stdout not empty: %s", out.String())
-			}
+			cmdtest.Usage(t, NewCommand, tt.want, append([]string{"--kubeconfig", "/nonexistent"}, tt.args...)...)
 		})
 	}
 }

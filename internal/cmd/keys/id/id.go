@@ -10,19 +10,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/internal/cmd/keys/pemargs"
 	"github.com/credwatch/credwatch/pkg/keys"
 	"github.com/credwatch/credwatch/pkg/report"
 )
 
-type options struct {
-	streams cli.Streams
-	output  *cli.OutputFlag
-	files   []string
-}
-
 // NewCommand returns `credwatch keys id`.
 func NewCommand(s cli.Streams) *cobra.Command {
-	o := &options{streams: s}
 	cmd := &cobra.Command{
 		Use:   "id PEM...",
 		Short: "Print the kid kube-apiserver derives for each key (public or private PEM, RSA or ECDSA)",
@@ -32,16 +26,8 @@ is the kid in the header of every token that member signs and in its /openid/v1/
 it with a failing token's kid (credwatch token inspect) to find which member signed it.`,
 		Example: `  # the kid of every control-plane node's key
   credwatch keys id /etc/kubernetes/pki/sa.pub`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			o.files = args
-			if err := o.output.Complete(); err != nil {
-				return err
-			}
-			return o.run()
-		},
 	}
-	o.output = cli.NewOutputFlag(cmd.Flags())
+	pemargs.Register(cmd, s, run)
 	return cmd
 }
 
@@ -83,12 +69,8 @@ func keyType(k keys.Key) string {
 	return fmt.Sprintf("%T", k.Public)
 }
 
-func (o *options) run() error {
-	all, err := keys.LoadPEMFiles(o.files...)
-	if err != nil {
-		return cli.Usage(err)
-	}
-	return report.Print(o.streams.Out, o.output.Format, KeyList{APIVersion: report.APIVersion, Kind: "KeyList", Keys: Describe(all)})
+func run(o *pemargs.Options) error {
+	return report.Print(o.Streams.Out, o.Output.Format, KeyList{APIVersion: report.APIVersion, Kind: "KeyList", Keys: Describe(o.Keys)})
 }
 
 // WriteTable renders the list for people.

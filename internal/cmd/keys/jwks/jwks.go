@@ -9,19 +9,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/internal/cmd/keys/pemargs"
 	"github.com/credwatch/credwatch/pkg/keys"
 	"github.com/credwatch/credwatch/pkg/report"
 )
 
-type options struct {
-	streams cli.Streams
-	output  *cli.OutputFlag
-	files   []string
-}
-
 // NewCommand returns `credwatch keys jwks`.
 func NewCommand(s cli.Streams) *cobra.Command {
-	o := &options{streams: s}
 	cmd := &cobra.Command{
 		Use:   "jwks PEM...",
 		Short: "Write the JWKS document kube-apiserver would serve at /openid/v1/jwks for these keys",
@@ -31,42 +25,30 @@ material only. With -o json (the default) the output is byte-for-byte that docum
 plus a newline), so it can be compared with what a member serves or uploaded to a cloud's
 identity federation. It is the one credwatch document without apiVersion/kind.`,
 		Example: `  credwatch keys jwks /etc/kubernetes/pki/sa.pub > jwks.json`,
-		Args:    cobra.MinimumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			o.files = args
-			if err := o.output.Complete(); err != nil {
-				return err
-			}
-			return o.run()
-		},
 	}
-	o.output = cli.NewOutputFlag(cmd.Flags(), report.JSON, report.Table, report.YAML)
-	o.output.Raw = string(report.JSON)
+	o := pemargs.Register(cmd, s, run, report.JSON, report.Table, report.YAML)
+	o.Output.Raw = string(report.JSON)
 	cmd.Flags().Lookup("output").DefValue = string(report.JSON)
 	return cmd
 }
 
-func (o *options) run() error {
-	all, err := keys.LoadPEMFiles(o.files...)
+func run(o *pemargs.Options) error {
+	doc, err := keys.JWKS(o.Keys)
 	if err != nil {
 		return cli.Usage(err)
 	}
-	doc, err := keys.JWKS(all)
-	if err != nil {
-		return cli.Usage(err)
-	}
-	switch o.output.Format {
+	switch o.Output.Format {
 	case report.JSON:
-		_, err := o.streams.Out.Write(append(doc, '\n'))
+		_, err := o.Streams.Out.Write(append(doc, '\n'))
 		return err
 	case report.YAML:
 		var v any
 		if err := json.Unmarshal(doc, &v); err != nil {
 			return err
 		}
-		return report.Print(o.streams.Out, report.YAML, v)
+		return report.Print(o.Streams.Out, report.YAML, v)
 	}
-	return report.Print(o.streams.Out, report.Table, table(all))
+	return report.Print(o.Streams.Out, report.Table, table(o.Keys))
 }
 
 type table []keys.Key

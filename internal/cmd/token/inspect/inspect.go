@@ -9,6 +9,7 @@ import (
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/internal/cmd/token/timeflag"
+	"github.com/credwatch/credwatch/internal/cmd/token/tokenarg"
 	"github.com/credwatch/credwatch/pkg/report"
 	"github.com/credwatch/credwatch/pkg/token"
 )
@@ -55,10 +56,7 @@ mounted service-account volume such as /var/run/secrets/kubernetes.io/serviceacc
 }
 
 func (o *options) complete(args []string) error {
-	o.path = "-"
-	if len(args) == 1 {
-		o.path = args[0]
-	}
+	o.path = tokenarg.Path(args)
 	at, err := timeflag.Parse(o.atRaw, o.now())
 	if err != nil {
 		return cli.Usagef("--at: %w", err)
@@ -68,16 +66,9 @@ func (o *options) complete(args []string) error {
 }
 
 func (o *options) run(ctx context.Context) error {
-	raw, name, err := token.Read(ctx, o.path, o.streams.In)
-	if err != nil && ctx.Err() != nil {
-		return err // abandoned on a signal: exit 130, not a usage error
-	}
+	t, name, err := tokenarg.Decode(ctx, o.path, o.streams.In)
 	if err != nil {
-		return cli.Usage(err)
-	}
-	t, err := token.Decode(raw)
-	if err != nil {
-		return cli.Usagef("%s: %w", name, err)
+		return err
 	}
 	return report.Print(o.streams.Out, o.output.Format, token.Inspect(t, name, o.at))
 }

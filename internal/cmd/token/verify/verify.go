@@ -13,6 +13,7 @@ import (
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/internal/cmd/keys/fetchflag"
 	"github.com/credwatch/credwatch/internal/cmd/token/timeflag"
+	"github.com/credwatch/credwatch/internal/cmd/token/tokenarg"
 	"github.com/credwatch/credwatch/pkg/keys"
 	"github.com/credwatch/credwatch/pkg/kubever"
 	"github.com/credwatch/credwatch/pkg/report"
@@ -84,10 +85,7 @@ func (o *options) complete(ctx context.Context, args []string) error {
 	if err := o.output.Complete(); err != nil {
 		return err
 	}
-	o.path = "-"
-	if len(args) == 1 {
-		o.path = args[0]
-	}
+	o.path = tokenarg.Path(args)
 	v, err := kubever.Parse(o.versionRaw)
 	if err != nil {
 		return cli.Usagef("--kube-version: %w", err)
@@ -131,16 +129,9 @@ func (o *options) complete(ctx context.Context, args []string) error {
 }
 
 func (o *options) run(ctx context.Context) error {
-	raw, name, err := token.Read(ctx, o.path, o.streams.In)
-	if err != nil && ctx.Err() != nil {
-		return err // abandoned on a signal: exit 130, not a usage error
-	}
+	t, name, err := tokenarg.Decode(ctx, o.path, o.streams.In)
 	if err != nil {
-		return cli.Usage(err)
-	}
-	t, err := token.Decode(raw)
-	if err != nil {
-		return cli.Usagef("%s: %w", name, err)
+		return err
 	}
 	d, err := token.Verify(t, o.cfg)
 	if err != nil {

@@ -1,6 +1,6 @@
 // Package cmdtest runs a credwatch command in-process the way internal/app does (same error line,
-// same exit code) and compares output with golden files. Test helper for the token and keys
-// commands.
+// same exit code) and compares output with golden files. Test helper for the commands of
+// internal/cmd.
 package cmdtest
 
 import (
@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -53,6 +54,44 @@ func RunContext(ctx context.Context, t testing.TB, newCmd func(cli.Streams) *cob
 		errOut.WriteString("credwatch: error: " + msg + "\n")
 	}
 	return Result{Stdout: out.String(), Stderr: errOut.String(), Code: code}
+}
+
+// Usage runs the command built by newCmd with args and fails the test unless it is a usage error
+// (exit 2) whose message holds want, with nothing on stdout.
+func Usage(t testing.TB, newCmd func(cli.Streams) *cobra.Command, want string, args ...string) {
+	t.Helper()
+	r := Run(t, newCmd, nil, args...)
+	if !strings.Contains(r.Stderr, "credwatch: error: ") || !strings.Contains(r.Stderr, want) {
+		t.Fatalf("stderr = %q, want an error with %q", r.Stderr, want)
+	}
+	if r.Code != cli.ExitUsage {
+		t.Errorf("exit %d, want %d", r.Code, cli.ExitUsage)
+	}
+	if r.Stdout != "" {
+		t.Errorf("stdout not empty: %s", r.Stdout)
+	}
+}
+
+// Interrupt runs the command built by newCmd with args and stdin, cancels its context as the
+// first SIGINT/SIGTERM does once it has had a moment to block, and fails the test unless the
+// command returns exit 130. The 30-s deadline is a safety net against a hang, not a claim about
+// speed.
+func Interrupt(t *testing.T, newCmd func(cli.Streams) *cobra.Command, stdin io.Reader, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan Result, 1)
+	go func() { done <- RunContext(ctx, t, newCmd, stdin, args...) }()
+	time.Sleep(20 * time.Millisecond) // let it block; it passes as well if it has not yet
+	cancel()
+	select {
+	case r := <-done:
+		if r.Code != cli.ExitInterrupted {
+			t.Fatalf("exit %d, want %d; stderr %q", r.Code, cli.ExitInterrupted, r.Stderr)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the command did not return after its context was cancelled")
+	}
 }
 
 // Golden compares got with the file at path, rewriting it when update is set.
