@@ -48,6 +48,7 @@ install:
 	CGO_ENABLED=0 $(GO) install $(RELEASE_FLAGS) ./cmd/credwatch
 
 lint:
+	hack/boilerplate.sh
 	@out="$$(gofmt -l $$(git ls-files '*.go' | grep -v '^hack/labbin/'))"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags capture ./pkg/lab/scenario/
