@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Command credwatch-cloudlab runs the cloud lab's scenario cloud-password-rotated in one era
 // (vSphere in-tree or external, or OpenStack with a real Keystone) and prints its step evidence
 // as JSON on stdout (progress on stderr). `credwatch lab scenario

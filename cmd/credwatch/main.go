@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Command credwatch finds, explains and watches the credential failures that take Kubernetes
 // control planes down: service-account tokens one API server mints and another rejects, expired or
 // invalidated tokens, and rotated cloud-provider credentials. Run `credwatch --help`.

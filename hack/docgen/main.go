@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Command docgen writes the command reference (one Markdown page per command) from credwatch's
 // cobra tree: go run ./hack/docgen docs/reference. A test keeps the committed pages current.
 package main

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Command imagepush pushes the credwatch image that `make image` wrote — an OCI layout tarball
 // holding one multi-platform index — to a registry with go-containerregistry, tagged with the Helm
 // chart's appVersion, the tag the chart's image defaults to. `make image-push REGISTRY=host:port[/path]`

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Command krew writes credwatch's krew plugin manifest for a release from the checksums.txt
 // hack/release wrote beside the archives (make release VERSION=vX.Y.Z runs both):
 //

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Command ociimage writes the credwatch release image — static binaries already built for each
 // platform — as an OCI image layout tarball holding one multi-platform index. `make image` runs it
 // through hack/image.sh:

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Command populate-lab fills a cluster (usually a lab) with the inventory `credwatch check` is
 // budgeted against: pods with projected tokens, service accounts, and legacy secret-based token
 // Secrets, some of them mounted and some marked used or invalid. Objects go into namespaces

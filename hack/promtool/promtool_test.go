@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package promtool unit-tests the Helm chart's alert rules with Prometheus's own promtool
 // (github.com/prometheus/prometheus/cmd/promtool, pinned in go.mod as a tool). The service
 // discovery plugins are left out of the build (-tags=remove_all_sd): rule tests need none.

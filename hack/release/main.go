@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Command release builds credwatch's release archives and their checksums (`make release
 // VERSION=vX.Y.Z` runs it, then hack/krew for the krew manifest and hack/image.sh for the image):
 //

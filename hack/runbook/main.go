@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Command runbook writes docs/runbook.md: the prose of runbook.md.tmpl with every command output
 // rendered by the current code from committed evidence, and every remedy taken from the
 // catalogue. A test (TestRunbookCurrent) keeps the committed page current.

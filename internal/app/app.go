@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package app runs the credwatch command line: it sets up signals, builds the command tree, runs
 // it and turns the result into an exit code. It never exits; main does, with Main's code.
 package app

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package cli holds what every credwatch command shares: streams, exit codes, the -o flag, the
 // kubectl connection flags and the kubectl-plugin display name. Commands live in internal/cmd/...
 package cli

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package cmdtest runs a credwatch command in-process the way internal/app does (same error line,
 // same exit code) and compares output with golden files. Test helper for the commands of
 // internal/cmd.

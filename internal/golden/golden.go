@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package golden compares a test's output with a file under testdata, or rewrites the file
 // when the test binary runs with -update (each test package declares its own flag and passes
 // its value: a package-level flag here would clash with theirs).

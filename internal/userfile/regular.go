@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // regular.go: opening a file that must be regular (watch --log-file, --report) without ever
 // blocking, refusing a FIFO, device or socket with ErrNotRegular.
 

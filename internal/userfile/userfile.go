@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package userfile opens and reads the files a user names on the command line (and stdin) so
 // that cancelling the command's context abandons them: a FIFO nobody writes to blocks open(2),
 // and a pipe that never closes blocks read(2), and neither looks at a context. Regular files

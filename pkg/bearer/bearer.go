@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package bearer presents a bearer token to a kube-apiserver with nothing but net/http and reports
 // the answer: the HTTP status, the member that served it (the CommonName of its serving
 // certificate, read from the TLS connection state), the user it authenticated, or the reason and

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package catalogue is credwatch's one list of causes and findings: stable IDs, severities,
 // explanations, remedies, and the exact message spellings per Kubernetes line. Every command
 // reads it; `credwatch explain ID` prints an entry.

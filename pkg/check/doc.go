@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package check implements `credwatch check`: it finds every kube-apiserver behind a cluster
 // endpoint, asks each one directly, and diagnoses which member rejects which tokens and why.
 //

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package cloud finds the cloud-provider credentials a Kubernetes control plane runs on (vSphere
 // and OpenStack), tests them against the provider for real, and says which consumers did not
 // re-read a changed credential and which symptoms of a rejected one the cluster already shows.

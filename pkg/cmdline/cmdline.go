@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package cmdline reads the --flags of a Kubernetes component's command line (a static Pod's
 // command and args) the way the component's pflag parser sees them, keeping every value of every
 // flag in order so that callers decide between first, last and all.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package finding is the shape every diagnosing command (check, logs, cloud) reports in: a
 // catalogue ID with its severity, the evidence that raised it, the explanation and the remedy.
 package finding

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package fleet checks several clusters at once: credwatch check against each kubeconfig context,
 // a bounded number at a time, with one summary per cluster beside its full report.
 package fleet

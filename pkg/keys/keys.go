@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package keys loads service-account signing keys the way kube-apiserver does (PEM files with one
 // or more public or private RSA/ECDSA keys; JWKS documents), derives their key IDs exactly as
 // kube-apiserver does, renders the JWKS document it serves at /openid/v1/jwks, and compares key

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package kubever names Kubernetes minor versions ("lines") and compares them. Message spellings
 // and validation behaviour in credwatch are keyed by line.
 package kubever

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package lab runs a real Kubernetes cluster on this machine from binaries built from the Go
 // module proxy (hack/labbin): an etcd cluster, N kube-apiservers (stacked: each talks to "its
 // own" etcd member), a TCP load balancer in front of them (LBMode: only ready members, or all of

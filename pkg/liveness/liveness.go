@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package liveness says whether a control-plane controller is alive from its leader-election
 // Lease in kube-system: a holder that has not renewed within the lease duration (plus a small
 // grace for clock differences) is not running, whatever its Pod status says.

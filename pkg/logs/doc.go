@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package logs reads control-plane logs in any format the field produces (klog text and JSON,
 // kubectl/stern prefixes, journald/syslog, Docker json-file, CRI, audit events, client output),
 // finds every authentication-related line, names its cause from the shared catalogue, aggregates

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package markup writes the HTML and inline SVG of credwatch's self-contained pages (logs
 // --html, watch --report) without html/template.
 //

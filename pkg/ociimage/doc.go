@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package ociimage builds OCI images from static Go binaries with go-containerregistry, without a
 // container daemon or a registry.
 //

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package preflight predicts, before a control-plane roll starts, what it will break: it
 // compares the current and the planned control plane (Cluster API, kubeadm, static pods, kops),
 // models the roll machine by machine with a trust matrix per step, and reports findings from the

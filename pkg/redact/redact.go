@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package redact is credwatch's one place that takes secrets out of text. Every byte that leaves
 // the process passes through it: app.Main wraps stdout and stderr in a Writer, report.Print and
 // the files of --report and --html write through one, and the logs evidence path calls Text

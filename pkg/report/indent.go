@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 package report
 
 // indentJSON appends src, the output of json.Marshal or json.Encoder.Encode (compact: no space

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package report is credwatch's one printer layer: every command hands its result here and the
 // chosen format (-o table|json|yaml, and sarif|junit for findings) decides how it is written.
 // JSON and YAML documents carry apiVersion and kind and are a contract (docs/json.md).

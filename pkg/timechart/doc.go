@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package timechart draws a chart over time as inline SVG for credwatch's self-contained HTML
 // pages: labelled rows on one time axis (UTC), each holding spans (a status that lasted, as watch's
 // member lanes) and marks (a count at an instant, as logs' lines per minute), under a legend.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package token decodes, classifies, mints and verifies Kubernetes service-account tokens the way
 // kube-apiserver does, without a cluster: Decode never trusts the token, Mint signs exactly as
 // kube-apiserver (and kube-controller-manager for legacy tokens) sign, Verify reproduces the

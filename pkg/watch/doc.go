@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package watch implements `credwatch watch`: package check run over time. Every interval it
 // re-discovers the members and runs check's Fetch (members, trust matrix, public issuer) and the
 // token checks on the snapshot; it keeps "held" tokens — one minted through each member when it

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Command tenant is the workload of the lab's tenant pods: it presents the projected
 // service-account token the kubelet wrote to the API through the kubernetes Service in a loop and
 // writes one JSON line per call (status, serving member, 401 reason) and periodic summaries to

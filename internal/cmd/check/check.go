@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package check implements `credwatch check`: ask every kube-apiserver member directly which
 // tokens it accepts, and why it rejects the others.
 package check

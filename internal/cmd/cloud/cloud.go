@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package cloud implements `credwatch cloud`: find the cloud-provider credentials a cluster runs
 // on, test them against vCenter or Keystone, and name the consumers that must be restarted.
 package cloud

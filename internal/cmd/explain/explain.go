@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package explain implements `credwatch explain ID`: one catalogue entry, or the list of them.
 package explain
 

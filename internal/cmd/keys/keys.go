@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package keys implements `credwatch keys`: key IDs, JWKS documents and key-set diffs, computed
 // exactly as kube-apiserver computes them.
 package keys

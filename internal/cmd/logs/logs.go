@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package logs implements `credwatch logs`: name the cause of every authentication failure in
 // control-plane logs read from files, directories, stdin or the cluster itself.
 package logs

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package preflight implements `credwatch preflight`: predict, before a control-plane roll
 // starts, which tokens and pods it will break.
 package preflight

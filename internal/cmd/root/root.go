@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package root assembles credwatch's command tree from the one list of top-level commands.
 package root
 

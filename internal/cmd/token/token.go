@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package token implements `credwatch token`: inspect, verify and mint service-account tokens
 // offline.
 package token

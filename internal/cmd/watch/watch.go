@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package watch implements `credwatch watch`: ask every member every interval, and report what
 // changed — members joining and leaving, trust broken and restored, findings raised and cleared.
 package watch

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package userfiletest makes inputs that block forever, for tests that cancel a command's
 // context and expect it to return: a FIFO nobody writes to, a FIFO whose writer never writes,
 // and a pipe that never closes.

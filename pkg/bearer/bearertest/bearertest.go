@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package bearertest serves SelfSubjectReviews over TLS for tests of code that presents bearer tokens.
 package bearertest
 

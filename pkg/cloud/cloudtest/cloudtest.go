@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package cloudtest starts the real cloud endpoints credwatch's tests log in to: govmomi's vCenter
 // simulator (vcsim) in-process, and a real Keystone (package keystone) as a child process.
 package cloudtest

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package sariftest validates SARIF logs against the OASIS SARIF 2.1.0 schema (errata 01), kept
 // beside the project in shared/reference/schemas, for the tests of every command that writes one.
 package sariftest

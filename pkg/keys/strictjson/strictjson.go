@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package strictjson checks JSON text more strictly than encoding/json: one value, no duplicate
 // object keys (encoding/json keeps the last one silently, go-jose's decoder rejects them), and a
 // bounded nesting depth. Token and JWKS parsers run it before decoding untrusted input.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package hostnet gives the lab real network hosts: one network namespace per host, each joined
 // by a veth pair to a bridge that lives in the lab's own namespace, and one veth from the machine
 // into that bridge so that processes on the machine (credwatch, the tests, the load balancer)

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package image builds the images the lab's nodes run — pause, the tenant workload and credwatch
 // itself — from this repository's source, with no registry and no container daemon: `go build`
 // (static, -trimpath) and pkg/ociimage, into one docker-archive tarball for

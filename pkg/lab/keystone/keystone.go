@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package keystone runs a real Keystone for the lab and the tests: Debian's python3-keystone under
 // uwsgi, on 127.0.0.1, with its state (configuration, SQLite database, keys, logs) in one
 // directory. start.sh and stop.sh do the work; they are embedded, so that credwatch-cloudlab

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package labtest starts a lab (package lab) for a test: skipped under -short, fails with the make
 // target when any binary the lab's options need is missing, torn down by t.Cleanup, member log
 // tails dumped on failure.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package node runs one real Kubernetes worker node of the lab inside a network namespace the lab
 // made: containerd (Debian's, with runc and the CNI reference plugins), a kubelet and kube-proxy in
 // iptables mode, each with its own configuration, state and logs under the node's directory.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package podtenant runs the lab's tenants as real pods: a Deployment of the tenant workload
 // (hack/labimages/tenant) whose containers read the token the kubelet projected and call the API
 // through the kubernetes Service, one JSON line per call naming the member that served it. ReadTally

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package proc runs the lab's child processes: each in its own process group, killed when its
 // parent dies, its output appended to a log file, stopped with SIGTERM and then SIGKILL.
 package proc

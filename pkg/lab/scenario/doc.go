@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package scenario reproduces the credential faults seen in the field on a real lab control plane
 // (package lab) while tenants (package tenant) call the API through the load balancer, and returns
 // the evidence: per-member tallies of what the tenants got back and the "Unable to authenticate the

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package tally counts what the lab's tenants saw: their API calls by the member that served
 // them and the member that minted their token, per pod, the 401s with samples and reasons, and
 // the TokenRequests. The in-process tenants (lab/tenant), the tenant pods (lab/workload, one

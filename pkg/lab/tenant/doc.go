@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package tenant simulates the workloads of a lab cluster without nodes (a lab with nodes runs
 // real pods: package podtenant), fast enough for the scenarios' many short windows. A
 // Tenant does the kubelet's part: it creates a namespace, a service account and Pod objects (which

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package workload is the tenant program the lab runs in its pods (hack/labimages/tenant): it
 // reads the projected service-account token the kubelet wrote — again before every call, because
 // the kubelet replaces it at 80 % of its lifetime — and presents it to the API through the

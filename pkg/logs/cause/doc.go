@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package cause is the one classifier over the catalogue: it names the cause of a log message
 // from the catalogue's message spellings, mapping one line's message (an authentication failure,
 // possibly an aggregate of several errors, or a context event such as a lease loss) to a

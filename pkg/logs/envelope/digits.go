@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 package envelope
 
 // IsDigits reports whether s is one or more ASCII digits (the klog header and the minute clock

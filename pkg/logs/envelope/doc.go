@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package envelope holds the pure parsers of log envelopes, one file per format: bytes in, the
 // parts out (the rest of the line, a time or its text, a host, a program, a JSON line's fields),
 // no memo, no I/O, no state. pkg/logs tries them in order as it unwraps a line (parseRecord) and

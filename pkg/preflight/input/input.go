@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package input reads the control-plane objects credwatch preflight compares: Cluster API
 // objects, kubeadm configuration files, kube-apiserver static-pod manifests and kops Cluster
 // specs, from multi-document YAML files or directories of them. It keeps only the fields the

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package redacttest plants secrets for the "no secret in any output" fuzz properties and finds
 // them again, in any spelling. Passwords are made of marker runes (Cyrillic capitals) that no
 // other text in credwatch's output contains, so even a one-character password is asserted

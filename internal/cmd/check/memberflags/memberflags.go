@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package memberflags registers the flags that say which members to ask and with which probe
 // account and tokens, shared by `credwatch check` and `credwatch watch`.
 package memberflags

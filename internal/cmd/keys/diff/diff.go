@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package diff implements `credwatch keys diff`: compare two key sets (PEM, JWKS file or URL,
 // issuer discovery) and list the keys in both, only left and only right.
 package diff

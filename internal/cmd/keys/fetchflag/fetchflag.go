@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package fetchflag registers the flags that control how key sources at URLs (JWKS, issuer
 // discovery) are fetched, shared by `keys diff` and `token verify --jwks URL`.
 package fetchflag

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package id implements `credwatch keys id`: the kid kube-apiserver derives for each key.
 package id
 

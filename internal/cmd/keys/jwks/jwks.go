@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package jwks implements `credwatch keys jwks`: the JWKS document kube-apiserver serves at
 // /openid/v1/jwks for a set of keys.
 package jwks

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package pemargs is what keys id and keys jwks share: commands that take PEM files as their
 // arguments and print one document about the keys in them.
 package pemargs

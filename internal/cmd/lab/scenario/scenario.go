@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package scenario implements `credwatch lab scenario [NAME]`: run one field scenario end to end on
 // a lab of its own (start, tenants, steps, evidence, teardown), or list the scenarios.
 package scenario

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package tenants implements `credwatch lab tenants`: kubelet-like tenants hosted by a running lab's
 // supervisor (`lab tenants start`) and their live per-member tallies (`lab tenants`).
 package tenants

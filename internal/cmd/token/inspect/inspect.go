@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package inspect implements `credwatch token inspect`: decode a token without trusting it.
 package inspect
 

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package mint implements `credwatch token mint`: sign a token exactly as kube-apiserver (or,
 // with --legacy, kube-controller-manager) would, for drills and demos. It writes nothing to any
 // cluster.

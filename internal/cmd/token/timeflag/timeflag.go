@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package timeflag parses the time flags of the token commands (--at, --iat): RFC 3339, a Unix
 // time, "now", or a duration relative to now such as -10m or +2h.
 package timeflag

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package tokenarg reads the [FILE|-|DIR] argument of token inspect and token verify: the token
 // from FILE, from stdin ("-", the default), or from DIR/token of a service-account volume.
 package tokenarg

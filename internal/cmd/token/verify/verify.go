@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package verify implements `credwatch token verify`: the verdict a given kube-apiserver line
 // would reach about a token, with the message it would log.
 package verify

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package steps is the evidence of the cloud lab's scenarios, step by step: what was done and
 // what the real components did while it ran. It is its own package, apart from cloudlab (which
 // links govmomi's vCenter simulator, 25 MB), so that the credwatch binary can read and print it.

@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package loggen writes synthetic kube-apiserver logs for benchmarks: ordinary request and
 // controller lines with a share of authentication failures, in mixed formats (klog text of
 // every era, klog JSON, CRI, Docker json-file, kubectl prefixes).

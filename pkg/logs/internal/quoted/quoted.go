@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Package quoted reads the quoted strings of log lines: Go-quoted klog values and JSON strings,
 // including ones cut off before their closing quote.
 package quoted

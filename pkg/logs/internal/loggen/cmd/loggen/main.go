@@ -1,3 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
 // Command loggen writes a synthetic kube-apiserver log for hack/bench-logs.sh:
 // loggen -size 1G -o FILE prints "lines auth" on stdout.
 package main
