@@ -11,12 +11,15 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
 	_ "embed"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/credwatch/credwatch/pkg/redact"
 )
 
 var (
@@ -45,11 +48,16 @@ func Start(ctx context.Context, dir string) (*Server, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("keystone: state directory: %w", err)
 	}
-	s := &Server{dir: dir}
-	out, err := s.script(ctx, "start.sh", startScript)
+	// The passwords are chosen here, not by start.sh, so that they are known before anything the
+	// script prints: its output goes into the error through redaction.
+	s := &Server{dir: dir, AdminPassword: "admin-" + rand.Text(), ServicePassword: "svc-" + rand.Text()}
+	known := &redact.Known{}
+	known.Add(s.AdminPassword, s.ServicePassword)
+	out, err := s.script(ctx, "start.sh", startScript,
+		"KEYSTONE_ADMIN_PASSWORD="+s.AdminPassword, "KEYSTONE_SERVICE_PASSWORD="+s.ServicePassword)
 	if err != nil {
 		_ = s.Stop(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("keystone: start (needs python3-keystone and uwsgi-plugin-python3: run hack/deps.sh as root): %w\n%s", err, lastLines(out, 30))
+		return nil, fmt.Errorf("keystone: start (needs python3-keystone and uwsgi-plugin-python3: run hack/deps.sh as root): %w\n%s", err, known.Redact(lastLines(out, 30)))
 	}
 	env, err := os.ReadFile(filepath.Join(dir, "env"))
 	if err != nil {
@@ -63,8 +71,7 @@ func Start(ctx context.Context, dir string) (*Server, error) {
 			v[k] = val
 		}
 	}
-	s.URL, s.AdminPassword, s.ServiceUser = v["KEYSTONE_URL"], v["ADMIN_PASSWORD"], v["SERVICE_USER"]
-	s.ServiceUserID, s.ServicePassword, s.ServiceProject = v["SERVICE_USER_ID"], v["SERVICE_PASSWORD"], v["SERVICE_PROJECT"]
+	s.URL, s.ServiceUser, s.ServiceUserID, s.ServiceProject = v["KEYSTONE_URL"], v["SERVICE_USER"], v["SERVICE_USER_ID"], v["SERVICE_PROJECT"]
 	return s, nil
 }
 
@@ -77,12 +84,14 @@ func (s *Server) Stop(ctx context.Context) error {
 }
 
 // script writes the embedded script into the state directory and runs it on that directory.
-func (s *Server) script(ctx context.Context, name string, body []byte) (string, error) {
+func (s *Server) script(ctx context.Context, name string, body []byte, env ...string) (string, error) {
 	path := filepath.Join(s.dir, name)
 	if err := os.WriteFile(path, body, 0o700); err != nil {
 		return "", err
 	}
-	out, err := exec.CommandContext(ctx, "/bin/bash", path, s.dir).CombinedOutput()
+	cmd := exec.CommandContext(ctx, "/bin/bash", path, s.dir)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
 
