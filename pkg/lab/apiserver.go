@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/credwatch/credwatch/pkg/lab/controlplane/pki"
 	"github.com/credwatch/credwatch/pkg/lab/proc"
 )
 
@@ -96,7 +97,7 @@ func (l *Lab) startMember(ctx context.Context, o MemberOptions, etcdName string)
 	args = append(args, l.o.Cloud.apiserverArgs(o.Version)...)
 	args = append(args, o.ExtraArgs...)
 	m.Args = append([]string{bin}, args...)
-	if err := writeKubeconfig(l.MemberKubeconfig(name), m.URL, "credwatch-lab-admin", l.ca.certPEM, l.adminCert, l.adminKey); err != nil {
+	if err := pki.WriteKubeconfig(l.MemberKubeconfig(name), m.URL, "credwatch-lab-admin", l.ca.CertPEM(), l.adminCert, l.adminKey); err != nil {
 		return nil, err
 	}
 	p, err := startProc(name, netns, bin, args, m.LogFile)
@@ -119,13 +120,13 @@ func (l *Lab) memberSAKey(name, choice string) (keyFile, pubFile string, err err
 		return l.SharedSAKeyFile(), l.SharedSAPubFile(), nil
 	case SAKeyNew:
 		keyFile, pubFile = l.path("sa", name+".key"), l.path("sa", name+".pub")
-		return keyFile, pubFile, newSAKey(keyFile, pubFile)
+		return keyFile, pubFile, pki.NewSAKey(keyFile, pubFile)
 	}
 	if _, err := os.Stat(choice); err != nil {
 		return "", "", fmt.Errorf("service-account key %q: want shared, new or a PEM private key file: %w", choice, err)
 	}
 	pubFile = l.path("sa", name+".pub")
-	return choice, pubFile, publicFromPrivate(choice, pubFile)
+	return choice, pubFile, pki.PublicFromPrivate(choice, pubFile)
 }
 
 // waitMember waits for the member's /readyz, bounded by Options.Wait; on failure the error carries

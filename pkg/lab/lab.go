@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -23,6 +22,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/credwatch/credwatch/pkg/lab/controlplane/pki"
 	"github.com/credwatch/credwatch/pkg/lab/hostnet"
 	"github.com/credwatch/credwatch/pkg/lab/proc"
 )
@@ -38,7 +38,7 @@ type Lab struct {
 	// lab network too, so concurrent labs must not share it).
 	reservation net.Listener
 	hosts       *hostnet.Network // nil on the loopback network
-	ca          *ca
+	ca          *pki.CA
 	lb          *loadBalancer
 	tlsc        *tls.Config // admin client TLS config (CA + admin cert)
 
@@ -246,7 +246,7 @@ func cloneMember(m Member) Member {
 }
 
 // CA returns the cluster CA certificate (PEM).
-func (l *Lab) CA() []byte { return slices.Clone(l.ca.certPEM) }
+func (l *Lab) CA() []byte { return slices.Clone(l.ca.CertPEM()) }
 
 // SharedSAKeyFile is the lab's shared service-account private key (PEM).
 func (l *Lab) SharedSAKeyFile() string { return l.path("sa", "sa.key") }
@@ -458,10 +458,4 @@ func readyz(ctx context.Context, c *http.Client, base string) error {
 		return fmt.Errorf("/readyz: HTTP %d", resp.StatusCode)
 	}
 	return nil
-}
-
-func certPool(pemData []byte) *x509.CertPool {
-	p := x509.NewCertPool()
-	p.AppendCertsFromPEM(pemData)
-	return p
 }

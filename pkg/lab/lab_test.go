@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/lab/controlplane/pki"
 )
 
 func TestOptionsComplete(t *testing.T) {
@@ -65,7 +67,7 @@ func TestBinaryMissingNamesMakeTarget(t *testing.T) {
 }
 
 func TestServingCertificateNamesMember(t *testing.T) {
-	c, err := newCA()
+	c, err := pki.NewCA()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,31 +93,8 @@ func TestServingCertificateNamesMember(t *testing.T) {
 			t.Errorf("serving cert does not cover %s: %v", host, err)
 		}
 	}
-	if _, err := cert.Verify(x509.VerifyOptions{Roots: certPool(c.certPEM)}); err != nil {
+	if _, err := cert.Verify(x509.VerifyOptions{Roots: c.Pool()}); err != nil {
 		t.Errorf("not signed by the lab CA: %v", err)
-	}
-}
-
-func TestKeyIDIsStable(t *testing.T) {
-	dir := t.TempDir()
-	key, pub := filepath.Join(dir, "sa.key"), filepath.Join(dir, "sa.pub")
-	if err := newSAKey(key, pub); err != nil {
-		t.Fatal(err)
-	}
-	a, err := KeyIDFromPublicKeyFile(pub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pub2 := filepath.Join(dir, "again.pub")
-	if err := publicFromPrivate(key, pub2); err != nil {
-		t.Fatal(err)
-	}
-	b, err := KeyIDFromPublicKeyFile(pub2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a != b || len(a) != 43 {
-		t.Errorf("kid %q vs %q (want 43 chars, equal)", a, b)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/credwatch/credwatch/pkg/lab/controlplane/pki"
 	"github.com/credwatch/credwatch/pkg/lab/hostnet"
 	"github.com/credwatch/credwatch/pkg/lab/node"
 	"github.com/credwatch/credwatch/pkg/lab/proc"
@@ -114,14 +115,14 @@ func (l *Lab) Status(ctx context.Context, probe bool) Status {
 		s.ControllerManager = &ProcStatus{PID: l.kcm.PID(), Running: !done, LogFile: l.ControllerManagerLogFile()}
 	}
 	l.mu.Unlock()
-	s.SharedSAKeyID, _ = KeyIDFromPublicKeyFile(l.SharedSAPubFile())
+	s.SharedSAKeyID, _ = pki.KeyIDFromPublicKeyFile(l.SharedSAPubFile())
 	inLB := l.lb.backends()
 	for i := range s.Members {
 		m := &s.Members[i]
 		ready, ok := inLB[m.Name]
 		m.InLB, m.Ready = ok, ready
 		if len(m.SAPubFiles) > 0 {
-			m.KeyID, _ = KeyIDFromPublicKeyFile(m.SAPubFiles[0])
+			m.KeyID, _ = pki.KeyIDFromPublicKeyFile(m.SAPubFiles[0])
 		}
 	}
 	if probe {

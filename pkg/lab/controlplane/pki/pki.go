@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright The credwatch Authors.
 
-package lab
+// Package pki is the lab's certificate authority and key material: the CA that signs every
+// serving and client certificate, the service-account signing keys, and kubeconfig files.
+package pki
 
 import (
 	"crypto"
@@ -21,14 +23,15 @@ import (
 	"github.com/credwatch/credwatch/pkg/keys"
 )
 
-// ca is the lab's certificate authority.
-type ca struct {
+// CA is the lab's certificate authority.
+type CA struct {
 	cert    *x509.Certificate
 	key     crypto.Signer
 	certPEM []byte
 }
 
-func newCA() (*ca, error) {
+// NewCA makes a fresh ECDSA P-256 CA, valid for ten years.
+func NewCA() (*CA, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("generate CA key: %w", err)
@@ -50,10 +53,28 @@ func newCA() (*ca, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse CA certificate: %w", err)
 	}
-	return &ca{cert: cert, key: key, certPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}, nil
+	return &CA{cert: cert, key: key, certPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}, nil
 }
 
-func loadCA(certFile, keyFile string) (*ca, error) {
+// LoadOrCreateCA loads the CA from certFile and keyFile, or creates one and writes both files
+// when either is missing.
+func LoadOrCreateCA(certFile, keyFile string) (*CA, error) {
+	if exists(certFile) && exists(keyFile) {
+		return LoadCA(certFile, keyFile)
+	}
+	c, err := NewCA()
+	if err != nil {
+		return nil, err
+	}
+	keyPEM, err := marshalSigner(c.key)
+	if err != nil {
+		return nil, err
+	}
+	return c, WritePair(certFile, keyFile, c.certPEM, keyPEM)
+}
+
+// LoadCA reads a CA certificate and its private key (PEM).
+func LoadCA(certFile, keyFile string) (*CA, error) {
 	certPEM, err := os.ReadFile(certFile)
 	if err != nil {
 		return nil, fmt.Errorf("read CA certificate: %w", err)
@@ -74,11 +95,21 @@ func loadCA(certFile, keyFile string) (*ca, error) {
 	if err != nil {
 		return nil, fmt.Errorf("CA key %s: %w", keyFile, err)
 	}
-	return &ca{cert: cert, key: key, certPEM: certPEM}, nil
+	return &CA{cert: cert, key: key, certPEM: certPEM}, nil
 }
 
-// issue signs a leaf certificate; serving certificates get SANs, client certificates get org.
-func (c *ca) issue(cn string, orgs []string, ips []net.IP, dns []string, server bool) (certPEM, keyPEM []byte, err error) {
+// CertPEM is the CA certificate (PEM); the caller may not modify it.
+func (c *CA) CertPEM() []byte { return c.certPEM }
+
+// Pool is a certificate pool holding only this CA.
+func (c *CA) Pool() *x509.CertPool {
+	p := x509.NewCertPool()
+	p.AddCert(c.cert)
+	return p
+}
+
+// Issue signs a leaf certificate; serving certificates get SANs, client certificates get orgs.
+func (c *CA) Issue(cn string, orgs []string, ips []net.IP, dns []string, server bool) (certPEM, keyPEM []byte, err error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, fmt.Errorf("generate key for %s: %w", cn, err)
@@ -109,18 +140,18 @@ func (c *ca) issue(cn string, orgs []string, ips []net.IP, dns []string, server 
 		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), nil
 }
 
-func marshalSigner(key crypto.Signer) (typ string, keyPEM []byte, err error) {
+func marshalSigner(key crypto.Signer) ([]byte, error) {
 	switch k := key.(type) {
 	case *ecdsa.PrivateKey:
 		der, err := x509.MarshalECPrivateKey(k)
 		if err != nil {
-			return "", nil, fmt.Errorf("marshal key: %w", err)
+			return nil, fmt.Errorf("marshal key: %w", err)
 		}
-		return "EC PRIVATE KEY", pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), nil
+		return pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), nil
 	case *rsa.PrivateKey:
-		return "RSA PRIVATE KEY", pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)}), nil
+		return pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)}), nil
 	}
-	return "", nil, fmt.Errorf("unsupported key type %T", key)
+	return nil, fmt.Errorf("unsupported key type %T", key)
 }
 
 func serial() *big.Int {
@@ -131,8 +162,8 @@ func serial() *big.Int {
 	return n
 }
 
-// newSAKey writes a fresh RSA-2048 service-account key pair (PKCS#1 private, PKIX public).
-func newSAKey(keyFile, pubFile string) error {
+// NewSAKey writes a fresh RSA-2048 service-account key pair (PKCS#1 private, PKIX public).
+func NewSAKey(keyFile, pubFile string) error {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return fmt.Errorf("generate service-account key: %w", err)
@@ -144,8 +175,8 @@ func newSAKey(keyFile, pubFile string) error {
 	return writePublicKey(key.Public(), pubFile)
 }
 
-// publicFromPrivate writes the public half of the PEM private key in keyFile to pubFile.
-func publicFromPrivate(keyFile, pubFile string) error {
+// PublicFromPrivate writes the public half of the PEM private key in keyFile to pubFile.
+func PublicFromPrivate(keyFile, pubFile string) error {
 	data, err := os.ReadFile(keyFile)
 	if err != nil {
 		return fmt.Errorf("read service-account key: %w", err)
@@ -204,7 +235,8 @@ func KeyIDFromPublicKeyFile(pubFile string) (string, error) {
 	return ks[0].KeyID, nil
 }
 
-func writePair(certFile, keyFile string, certPEM, keyPEM []byte) error {
+// WritePair writes a certificate (0644) and its key (0600).
+func WritePair(certFile, keyFile string, certPEM, keyPEM []byte) error {
 	if err := os.WriteFile(certFile, certPEM, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", certFile, err)
 	}
@@ -212,4 +244,9 @@ func writePair(certFile, keyFile string, certPEM, keyPEM []byte) error {
 		return fmt.Errorf("write %s: %w", keyFile, err)
 	}
 	return nil
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
