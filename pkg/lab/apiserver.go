@@ -154,7 +154,7 @@ func (l *Lab) waitMember(ctx context.Context, m *memberProc) error {
 
 // stopMember takes the apiserver out of the load balancer and stops it.
 func (l *Lab) stopMember(m *memberProc) {
-	l.lb.remove(m.Name)
+	l.lb.Remove(m.Name)
 	m.proc.Stop(stopGrace)
 	l.mu.Lock()
 	l.mems = slices.DeleteFunc(l.mems, func(x *memberProc) bool { return x == m })

@@ -22,6 +22,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/credwatch/credwatch/pkg/lab/controlplane/lb"
 	"github.com/credwatch/credwatch/pkg/lab/controlplane/pki"
 	"github.com/credwatch/credwatch/pkg/lab/hostnet"
 	"github.com/credwatch/credwatch/pkg/lab/proc"
@@ -39,7 +40,7 @@ type Lab struct {
 	reservation net.Listener
 	hosts       *hostnet.Network // nil on the loopback network
 	ca          *pki.CA
-	lb          *loadBalancer
+	lb          *lb.LoadBalancer
 	tlsc        *tls.Config // admin client TLS config (CA + admin cert)
 
 	adminCert, adminKey []byte
@@ -55,7 +56,7 @@ type Lab struct {
 	images string // the lab images tarball (labs with nodes)
 	// registries maps each of Options.Registries to its forwarder's URL (labs with nodes).
 	registries   map[string]string
-	registryFwds []*loadBalancer
+	registryFwds []*lb.LoadBalancer
 
 	kubeletArgsOnce sync.Once
 	kubeletArgs     []string
@@ -99,10 +100,10 @@ func Up(ctx context.Context, o Options) (*Lab, error) {
 			return nil, err
 		}
 	}
-	l.lb = newLoadBalancer(ln, o.LBMode, l.tlsc)
+	l.lb = lb.New(ln, lb.Config{Mode: o.LBMode, Check: l.readyCheck()})
 	l.logf("lab: load balancer on %s (mode %s), directory %s", l.LBAddress(), o.LBMode, o.Dir)
 	if err := l.writeKubeconfigs(); err != nil {
-		l.lb.close()
+		l.lb.Close()
 		return nil, err
 	}
 	if err := l.start(ctx); err != nil {
@@ -154,7 +155,7 @@ func (l *Lab) start(ctx context.Context) error {
 		return err
 	}
 	for _, m := range mems {
-		l.lb.add(m.Name, m.Address, true)
+		l.lb.Add(m.Name, m.Address, true)
 	}
 	l.logf("lab: %d apiservers (%s) ready after %s", len(mems), l.o.Version, time.Since(t0).Round(time.Millisecond))
 	if c := l.o.Cloud; c != nil && c.Prepare != nil {
@@ -198,7 +199,7 @@ func (l *Lab) Down(ctx context.Context) error {
 	}
 	proc.StopAll(procs, stopGrace)
 	if l.lb != nil {
-		l.lb.close()
+		l.lb.Close()
 	}
 	l.mu.Lock()
 	l.mems, l.etcd, l.kcm = nil, nil, nil
@@ -255,14 +256,14 @@ func (l *Lab) SharedSAKeyFile() string { return l.path("sa", "sa.key") }
 func (l *Lab) SharedSAPubFile() string { return l.path("sa", "sa.pub") }
 
 // LBAddress is the load balancer's host:port.
-func (l *Lab) LBAddress() string { return l.lb.ln.Addr().String() }
+func (l *Lab) LBAddress() string { return l.lb.Addr() }
 
 // LBMode is the load balancer's current mode.
-func (l *Lab) LBMode() LBMode { return l.lb.getMode() }
+func (l *Lab) LBMode() LBMode { return l.lb.Mode() }
 
 // SetLBMode switches the load balancer's mode for new connections.
 func (l *Lab) SetLBMode(m LBMode) {
-	l.lb.setMode(m)
+	l.lb.SetMode(m)
 	_ = l.saveState()
 }
 
@@ -442,6 +443,12 @@ func (l *Lab) freePort(ip string, port int, what string) (int, error) {
 	_ = ln.Close()
 	l.logf("lab: %s: %s:%d is in use, using port %d", what, ip, port, p)
 	return p, nil
+}
+
+// readyCheck is the load balancer's health check: the member's /readyz with the admin client.
+func (l *Lab) readyCheck() lb.Check {
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: l.tlsc, DisableKeepAlives: true}}
+	return func(ctx context.Context, addr string) bool { return readyz(ctx, c, "https://"+addr) == nil }
 }
 
 func readyz(ctx context.Context, c *http.Client, base string) error {

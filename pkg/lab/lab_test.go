@@ -4,11 +4,8 @@
 package lab
 
 import (
-	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
-	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,77 +92,6 @@ func TestServingCertificateNamesMember(t *testing.T) {
 	}
 	if _, err := cert.Verify(x509.VerifyOptions{Roots: c.Pool()}); err != nil {
 		t.Errorf("not signed by the lab CA: %v", err)
-	}
-}
-
-// echoServer answers every connection with its name and closes it.
-func echoServer(t *testing.T, name string) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = c.Write([]byte(name))
-			_ = c.Close()
-		}
-	}()
-	return ln.Addr().String()
-}
-
-func TestLoadBalancerModes(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lb := newLB(ln, LBReady, &tls.Config{MinVersion: tls.VersionTLS12}, false)
-	defer lb.close()
-	lb.add("a", echoServer(t, "a"), true)
-	lb.add("b", echoServer(t, "b"), true)
-	lb.add("c", echoServer(t, "c"), false)
-	get := func() string {
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		b, _ := io.ReadAll(c)
-		return string(b)
-	}
-	tests := []struct {
-		mode LBMode
-		want map[string]bool
-	}{
-		{LBReady, map[string]bool{"a": true, "b": true}},
-		{LBAll, map[string]bool{"a": true, "b": true, "c": true}},
-	}
-	for _, tt := range tests {
-		lb.setMode(tt.mode)
-		seen := map[string]bool{}
-		for i := 0; i < 6; i++ {
-			seen[get()] = true
-		}
-		if len(seen) != len(tt.want) {
-			t.Errorf("mode %s reached %v, want %v", tt.mode, seen, tt.want)
-		}
-		for k := range seen {
-			if !tt.want[k] {
-				t.Errorf("mode %s reached %s", tt.mode, k)
-			}
-		}
-	}
-	lb.remove("a")
-	lb.setMode(LBReady)
-	for i := 0; i < 3; i++ {
-		if got := get(); got != "b" {
-			t.Errorf("after removing a, ready mode reached %q", got)
-		}
 	}
 }
 

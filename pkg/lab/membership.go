@@ -39,7 +39,7 @@ func (l *Lab) AddMember(ctx context.Context, o MemberOptions) (Member, error) {
 	if err != nil {
 		return Member{}, errors.Join(err, l.removeEtcd(context.Background(), e.name))
 	}
-	l.lb.add(m.Name, m.Address, true)
+	l.lb.Add(m.Name, m.Address, true)
 	l.logf("lab: %s joined the load balancer", m.Name)
 	return cloneMember(m.Member), l.saveState()
 }

@@ -11,16 +11,18 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/lab/controlplane/lb"
 )
 
 // LBMode selects which members the load balancer sends connections to.
-type LBMode string
+type LBMode = lb.Mode
 
 const (
 	// LBReady skips members whose /readyz fails (checked every second).
-	LBReady LBMode = "ready"
+	LBReady = lb.Ready
 	// LBAll keeps sending to members that are not ready, like the ELB in the seed incident.
-	LBAll LBMode = "all"
+	LBAll = lb.All
 )
 
 // Version lines the lab knows how to run.

@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+
+	"github.com/credwatch/credwatch/pkg/lab/controlplane/lb"
 )
 
 // validateRegistries checks Options.Registries: host:port of a registry on this machine's loopback.
@@ -48,8 +50,8 @@ func (l *Lab) openRegistries() (map[string]string, error) {
 				return nil, fmt.Errorf("registry %s: forwarder on the lab network: %w", r, err)
 			}
 		}
-		fw := newLB(ln, LBAll, nil, false)
-		fw.add("registry", r, true)
+		fw := lb.New(ln, lb.Config{Mode: lb.All})
+		fw.Add("registry", r, true)
 		l.mu.Lock()
 		l.registryFwds = append(l.registryFwds, fw)
 		l.mu.Unlock()
@@ -66,6 +68,6 @@ func (l *Lab) closeRegistries() {
 	l.registryFwds = nil
 	l.mu.Unlock()
 	for _, fw := range fws {
-		fw.close()
+		fw.Close()
 	}
 }

@@ -95,7 +95,7 @@ func (s Status) PIDs() []int {
 func (l *Lab) Status(ctx context.Context, probe bool) Status {
 	l.mu.Lock()
 	s := Status{
-		Dir: l.o.Dir, Version: l.o.Version, LBAddress: l.LBAddress(), LBMode: l.lb.getMode(),
+		Dir: l.o.Dir, Version: l.o.Version, LBAddress: l.LBAddress(), LBMode: l.lb.Mode(),
 		AdminKubeconfig: l.AdminKubeconfig(), Down: l.down, Network: l.o.Network,
 	}
 	if l.hosts != nil {
@@ -116,7 +116,7 @@ func (l *Lab) Status(ctx context.Context, probe bool) Status {
 	}
 	l.mu.Unlock()
 	s.SharedSAKeyID, _ = pki.KeyIDFromPublicKeyFile(l.SharedSAPubFile())
-	inLB := l.lb.backends()
+	inLB := l.lb.Backends()
 	for i := range s.Members {
 		m := &s.Members[i]
 		ready, ok := inLB[m.Name]
