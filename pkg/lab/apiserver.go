@@ -10,11 +10,10 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/credwatch/credwatch/pkg/lab/controlplane/apiserver"
 	"github.com/credwatch/credwatch/pkg/lab/controlplane/pki"
-	"github.com/credwatch/credwatch/pkg/lab/proc"
 )
 
 // startMember allocates the next apiserver name, writes its certificate and key files and starts
@@ -33,14 +32,9 @@ func (l *Lab) startMember(ctx context.Context, o MemberOptions, etcdName string)
 	l.mu.Lock()
 	l.nMem++
 	name := fmt.Sprintf("apiserver-%d", l.nMem)
-	var etcdURL string
-	for _, e := range l.etcd {
-		if e.name == etcdName {
-			etcdURL = e.clientURL
-		}
-	}
 	l.mu.Unlock()
-	if etcdURL == "" {
+	e, ok := l.etcd.Member(etcdName)
+	if !ok {
 		return nil, fmt.Errorf("%s: no etcd member %q", name, etcdName)
 	}
 	ip, netns, err := l.placeOn(ctx, memberNumber(name), l.memberIP(name))
@@ -66,27 +60,12 @@ func (l *Lab) startMember(ctx context.Context, o MemberOptions, etcdName string)
 		SAKeyFile: keyFile, SAPubFiles: []string{pubFile}, EtcdName: etcdName,
 		LogFile: l.path("logs", name+".log"),
 	}}
-	args := []string{
-		"--advertise-address=" + ip,
-		"--bind-address=" + ip,
-		"--secure-port=" + strconv.Itoa(port),
-		"--etcd-servers=" + etcdURL,
-		"--client-ca-file=" + l.path("pki", "ca.crt"),
-		"--tls-cert-file=" + crt,
-		"--tls-private-key-file=" + key,
-		"--cert-dir=" + l.path("pki"),
-		"--service-account-signing-key-file=" + keyFile,
-		"--service-account-key-file=" + pubFile,
-		"--authorization-mode=Node,RBAC",
-		"--service-cluster-ip-range=" + ServiceCIDR,
-		"--profiling=false",
-	}
-	for _, iss := range o.Issuers {
-		args = append(args, "--service-account-issuer="+iss)
-	}
-	if len(o.APIAudiences) > 0 {
-		args = append(args, "--api-audiences="+strings.Join(o.APIAudiences, ","))
-	}
+	args := apiserver.Config{
+		IP: ip, Port: port, EtcdURL: e.ClientURL,
+		ClientCAFile: l.path("pki", "ca.crt"), CertFile: crt, KeyFile: key, CertDir: l.path("pki"),
+		SAKeyFile: keyFile, SAPubFile: pubFile, Issuers: o.Issuers, Audiences: o.APIAudiences,
+		ServiceCIDR: ServiceCIDR,
+	}.Args()
 	if l.hosts != nil {
 		ka, err := l.kubeletClientArgs()
 		if err != nil {
@@ -132,24 +111,15 @@ func (l *Lab) memberSAKey(name, choice string) (keyFile, pubFile string, err err
 // waitMember waits for the member's /readyz, bounded by Options.Wait; on failure the error carries
 // the tail of its log.
 func (l *Lab) waitMember(ctx context.Context, m *memberProc) error {
-	ctx, cancel := context.WithTimeout(ctx, l.o.Wait)
-	defer cancel()
 	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: l.tlsc, DisableKeepAlives: true}}
 	t0 := time.Now()
-	for {
-		if done, err := m.proc.Exited(); done {
-			return fmt.Errorf("%s exited (%v); last lines of %s:\n%s", m.Name, err, m.LogFile, proc.Tail(m.LogFile, 25))
-		}
-		if readyz(ctx, c, m.URL) == nil {
-			l.logf("lab: %s ready after %s", m.Name, time.Since(t0).Round(time.Millisecond))
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%s not ready within %s: %w; last lines of %s:\n%s", m.Name, l.o.Wait, ctx.Err(), m.LogFile, proc.Tail(m.LogFile, 25))
-		case <-time.After(500 * time.Millisecond):
-		}
+	err := m.proc.WaitUntil(ctx, "ready", l.o.Wait, 500*time.Millisecond, func(ctx context.Context) error {
+		return apiserver.Readyz(ctx, c, m.URL)
+	})
+	if err == nil {
+		l.logf("lab: %s ready after %s", m.Name, time.Since(t0).Round(time.Millisecond))
 	}
+	return err
 }
 
 // stopMember takes the apiserver out of the load balancer and stops it.

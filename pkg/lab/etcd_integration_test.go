@@ -8,6 +8,8 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/lab/controlplane/etcd"
 )
 
 // TestIntegrationEtcdMembership grows a real one-member etcd cluster to two and shrinks it back
@@ -22,9 +24,6 @@ func TestIntegrationEtcdMembership(t *testing.T) {
 	if err := o.complete(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Binary(o.BinDir, "", "etcd"); err != nil {
-		t.Fatal(err)
-	}
 	l := &Lab{o: o, logs: map[string]string{}}
 	if err := l.prepareDir(); err != nil {
 		t.Fatal(err)
@@ -34,31 +33,31 @@ func TestIntegrationEtcdMembership(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	t.Cleanup(func() {
-		for _, e := range l.etcd {
-			e.proc.Stop(stopGrace)
-		}
-	})
+	c, err := l.newEtcdCluster()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	first := l.newEtcd()
-	if err := l.startEtcd(ctx, first, initialCluster([]*etcdProc{first}), "new"); err != nil {
+	first := c.Next()
+	if err := c.Start(ctx, first, etcd.InitialCluster([]*etcd.Member{first}), "new"); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.waitEtcd(ctx, first); err != nil {
+	if err := c.WaitHealthy(ctx, first); err != nil {
 		t.Fatal(err)
 	}
-	second, err := l.addEtcd(ctx)
+	second, err := c.Add(ctx)
 	if err != nil {
-		t.Fatalf("addEtcd: %v", err)
+		t.Fatalf("Add: %v", err)
 	}
 	names := func() []string {
 		t.Helper()
-		c, err := l.etcdClient("")
+		cl, err := c.Client("")
 		if err != nil {
 			t.Fatal(err)
 		}
-		ms, err := c.MemberList(ctx)
+		ms, err := cl.MemberList(ctx)
 		if err != nil {
 			t.Fatalf("MemberList: %v", err)
 		}
@@ -69,12 +68,12 @@ func TestIntegrationEtcdMembership(t *testing.T) {
 		return out
 	}
 	if got := names(); len(got) != 2 || got[0] == got[1] {
-		t.Fatalf("members after add: %v, want %s and %s", got, first.name, second.name)
+		t.Fatalf("members after add: %v, want %s and %s", got, first.Name, second.Name)
 	}
-	if err := l.removeEtcd(ctx, first.name); err != nil {
-		t.Fatalf("removeEtcd %s: %v", first.name, err)
+	if err := c.Remove(ctx, first.Name); err != nil {
+		t.Fatalf("Remove %s: %v", first.Name, err)
 	}
-	if got := names(); len(got) != 1 || got[0] != second.name {
-		t.Errorf("members after removing %s: %v, want [%s]", first.name, got, second.name)
+	if got := names(); len(got) != 1 || got[0] != second.Name {
+		t.Errorf("members after removing %s: %v, want [%s]", first.Name, got, second.Name)
 	}
 }

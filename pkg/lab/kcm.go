@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/credwatch/credwatch/pkg/lab/controlplane/apiserver"
 	"github.com/credwatch/credwatch/pkg/lab/proc"
 )
 
@@ -66,7 +67,7 @@ func (l *Lab) StartControllerManager(ctx context.Context) error {
 	l.kcm = p
 	l.logs["kube-controller-manager"] = l.ControllerManagerLogFile()
 	l.mu.Unlock()
-	if err := l.waitHealthy(ctx, "kube-controller-manager", p, fmt.Sprintf("https://%s:%d/healthz", ip, port)); err != nil {
+	if err := l.waitHealthy(ctx, p, fmt.Sprintf("https://%s:%d/healthz", ip, port)); err != nil {
 		return err
 	}
 	return l.saveState()
@@ -74,28 +75,15 @@ func (l *Lab) StartControllerManager(ctx context.Context) error {
 
 // waitHealthy polls a control-plane component's /healthz (bounded by Options.Wait); on failure
 // the error carries the tail of its log.
-func (l *Lab) waitHealthy(ctx context.Context, name string, p *proc.Proc, url string) error {
+func (l *Lab) waitHealthy(ctx context.Context, p *proc.Proc, url string) error {
 	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: insecureTLS(), DisableKeepAlives: true}}
-	wctx, cancel := context.WithTimeout(ctx, l.o.Wait)
-	defer cancel()
-	for {
-		if done, err := p.Exited(); done {
-			return fmt.Errorf("%s exited (%v); last lines of %s:\n%s", name, err, p.LogFile, proc.Tail(p.LogFile, 25))
-		}
-		req, _ := http.NewRequestWithContext(wctx, http.MethodGet, url, nil)
-		if resp, err := c.Do(req); err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				l.logf("lab: %s healthy on %s", name, req.URL.Host)
-				return nil
-			}
-		}
-		select {
-		case <-wctx.Done():
-			return fmt.Errorf("%s not healthy within %s; last lines of %s:\n%s", name, l.o.Wait, p.LogFile, proc.Tail(p.LogFile, 25))
-		case <-time.After(500 * time.Millisecond):
-		}
+	err := p.WaitUntil(ctx, "healthy", l.o.Wait, 500*time.Millisecond, func(ctx context.Context) error {
+		return apiserver.Get200(ctx, c, url)
+	})
+	if err == nil {
+		l.logf("lab: %s healthy on %s", p.Name, url)
 	}
+	return err
 }
 
 // StopControllerManager stops the kube-controller-manager (SIGTERM, SIGKILL after a bounded wait).

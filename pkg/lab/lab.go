@@ -22,6 +22,8 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/credwatch/credwatch/pkg/lab/controlplane/apiserver"
+	"github.com/credwatch/credwatch/pkg/lab/controlplane/etcd"
 	"github.com/credwatch/credwatch/pkg/lab/controlplane/lb"
 	"github.com/credwatch/credwatch/pkg/lab/controlplane/pki"
 	"github.com/credwatch/credwatch/pkg/lab/hostnet"
@@ -48,7 +50,7 @@ type Lab struct {
 	opMu   sync.Mutex // serialises Up/Down/AddMember/RemoveMember/Roll/KCM changes
 	mu     sync.Mutex // guards the fields below
 	mems   []*memberProc
-	etcd   []*etcdProc
+	etcd   *etcd.Cluster
 	kcm    *proc.Proc
 	sched  *proc.Proc // kube-scheduler (labs with nodes)
 	nodes  []*nodeProc
@@ -63,7 +65,6 @@ type Lab struct {
 	kubeletArgsErr  error
 	logs            map[string]string // every member/etcd/kcm ever started -> log file
 	nMem            int               // last apiserver index used
-	nEtc            int               // last etcd index used
 	down            bool
 }
 
@@ -89,6 +90,11 @@ func Up(ctx context.Context, o Options) (*Lab, error) {
 	if err := l.writePKI(); err != nil {
 		return nil, err
 	}
+	etc, err := l.newEtcdCluster()
+	if err != nil {
+		return nil, err
+	}
+	l.etcd = etc
 	ln, err := l.reserveAddresses()
 	if err != nil {
 		return nil, err
@@ -115,18 +121,18 @@ func Up(ctx context.Context, o Options) (*Lab, error) {
 
 func (l *Lab) start(ctx context.Context) error {
 	t0 := time.Now()
-	var initial []*etcdProc
+	var initial []*etcd.Member
 	for i := 1; i <= l.o.EtcdMembers; i++ {
-		initial = append(initial, l.newEtcd())
+		initial = append(initial, l.etcd.Next())
 	}
-	cluster := initialCluster(initial)
+	cluster := etcd.InitialCluster(initial)
 	for _, e := range initial {
-		if err := l.startEtcd(ctx, e, cluster, "new"); err != nil {
+		if err := l.etcd.Start(ctx, e, cluster, "new"); err != nil {
 			return err
 		}
 	}
 	for _, e := range initial {
-		if err := l.waitEtcd(ctx, e); err != nil {
+		if err := l.etcd.WaitHealthy(ctx, e); err != nil {
 			return err
 		}
 	}
@@ -138,7 +144,7 @@ func (l *Lab) start(ctx context.Context) error {
 	}
 	var mems []*memberProc
 	for i := 0; i < l.o.Members; i++ {
-		m, err := l.startMember(ctx, MemberOptions{}, initial[i%len(initial)].name)
+		m, err := l.startMember(ctx, MemberOptions{}, initial[i%len(initial)].Name)
 		if err != nil {
 			return err
 		}
@@ -181,7 +187,6 @@ func (l *Lab) Down(ctx context.Context) error {
 	defer l.opMu.Unlock()
 	l.mu.Lock()
 	mems := slices.Clone(l.mems)
-	etcds := slices.Clone(l.etcd)
 	kcm := l.kcm
 	l.down = true
 	l.mu.Unlock()
@@ -193,16 +198,14 @@ func (l *Lab) Down(ctx context.Context) error {
 	}
 	proc.StopAll(procs, stopGrace)
 	proc.StopAll([]*proc.Proc{kcm, l.sched}, stopGrace)
-	procs = procs[:0]
-	for _, e := range etcds {
-		procs = append(procs, e.proc)
+	if l.etcd != nil {
+		l.etcd.Stop()
 	}
-	proc.StopAll(procs, stopGrace)
 	if l.lb != nil {
 		l.lb.Close()
 	}
 	l.mu.Lock()
-	l.mems, l.etcd, l.kcm = nil, nil, nil
+	l.mems, l.kcm = nil, nil
 	l.mu.Unlock()
 	netErr := l.closeNetwork(ctx)
 	l.logf("lab: down")
@@ -448,21 +451,5 @@ func (l *Lab) freePort(ip string, port int, what string) (int, error) {
 // readyCheck is the load balancer's health check: the member's /readyz with the admin client.
 func (l *Lab) readyCheck() lb.Check {
 	c := &http.Client{Transport: &http.Transport{TLSClientConfig: l.tlsc, DisableKeepAlives: true}}
-	return func(ctx context.Context, addr string) bool { return readyz(ctx, c, "https://"+addr) == nil }
-}
-
-func readyz(ctx context.Context, c *http.Client, base string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/readyz", nil)
-	if err != nil {
-		return err
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("/readyz: HTTP %d", resp.StatusCode)
-	}
-	return nil
+	return func(ctx context.Context, addr string) bool { return apiserver.Readyz(ctx, c, "https://"+addr) == nil }
 }

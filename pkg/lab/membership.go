@@ -25,11 +25,11 @@ func (l *Lab) AddMember(ctx context.Context, o MemberOptions) (Member, error) {
 	if _, err := Binary(l.o.BinDir, v, "kube-apiserver"); err != nil {
 		return Member{}, err
 	}
-	e, err := l.addEtcd(ctx)
+	e, err := l.etcd.Add(ctx)
 	if err != nil {
 		return Member{}, err
 	}
-	m, err := l.startMember(ctx, o, e.name)
+	m, err := l.startMember(ctx, o, e.Name)
 	if err == nil {
 		err = l.waitMember(ctx, m)
 		if err != nil {
@@ -37,7 +37,7 @@ func (l *Lab) AddMember(ctx context.Context, o MemberOptions) (Member, error) {
 		}
 	}
 	if err != nil {
-		return Member{}, errors.Join(err, l.removeEtcd(context.Background(), e.name))
+		return Member{}, errors.Join(err, l.etcd.Remove(context.Background(), e.Name))
 	}
 	l.lb.Add(m.Name, m.Address, true)
 	l.logf("lab: %s joined the load balancer", m.Name)
@@ -73,7 +73,7 @@ func (l *Lab) RemoveMember(ctx context.Context, name string, o RemoveOptions) er
 		if m.etcdRemoved || shared {
 			return nil
 		}
-		if err := l.removeEtcd(ctx, m.EtcdName); err != nil {
+		if err := l.etcd.Remove(ctx, m.EtcdName); err != nil {
 			return err
 		}
 		l.mu.Lock()

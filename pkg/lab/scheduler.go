@@ -44,5 +44,5 @@ func (l *Lab) startScheduler(ctx context.Context) error {
 	l.sched = p
 	l.logs["kube-scheduler"] = l.SchedulerLogFile()
 	l.mu.Unlock()
-	return l.waitHealthy(ctx, "kube-scheduler", p, fmt.Sprintf("https://%s:%d/healthz", ip, port))
+	return l.waitHealthy(ctx, p, fmt.Sprintf("https://%s:%d/healthz", ip, port))
 }

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/credwatch/credwatch/pkg/lab/controlplane/apiserver"
+	"github.com/credwatch/credwatch/pkg/lab/controlplane/etcd"
 	"github.com/credwatch/credwatch/pkg/lab/controlplane/pki"
 	"github.com/credwatch/credwatch/pkg/lab/hostnet"
 	"github.com/credwatch/credwatch/pkg/lab/node"
@@ -107,8 +109,10 @@ func (l *Lab) Status(ctx context.Context, probe bool) Status {
 	for _, n := range l.nodes {
 		s.Nodes = append(s.Nodes, n.status)
 	}
-	for _, e := range l.etcd {
-		s.Etcd = append(s.Etcd, EtcdStatus{Name: e.name, ClientURL: e.clientURL, PeerURL: e.peerURL, PID: e.proc.PID(), LogFile: e.logFile})
+	if l.etcd != nil {
+		for _, e := range l.etcd.Members() {
+			s.Etcd = append(s.Etcd, EtcdStatus{Name: e.Name, ClientURL: e.ClientURL, PeerURL: e.PeerURL, PID: e.PID(), LogFile: e.LogFile})
+		}
 	}
 	if l.kcm != nil {
 		done, _ := l.kcm.Exited()
@@ -140,7 +144,7 @@ func (l *Lab) probe(ctx context.Context, s *Status) {
 		wg.Add(1)
 		go func(m *MemberStatus) {
 			defer wg.Done()
-			if err := readyz(ctx, c, m.URL); err != nil {
+			if err := apiserver.Readyz(ctx, c, m.URL); err != nil {
 				m.Ready, m.Health = false, err.Error()
 			} else {
 				m.Ready, m.Health = true, "ok"
@@ -149,7 +153,7 @@ func (l *Lab) probe(ctx context.Context, s *Status) {
 	}
 	for i := range s.Etcd {
 		wg.Add(1)
-		go func(e *EtcdStatus) { defer wg.Done(); e.Healthy = etcdHealthy(ctx, e.ClientURL) }(&s.Etcd[i])
+		go func(e *EtcdStatus) { defer wg.Done(); e.Healthy = etcd.Healthy(ctx, e.ClientURL) }(&s.Etcd[i])
 	}
 	wg.Wait()
 }

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/credwatch/credwatch/pkg/lab"
+	"github.com/credwatch/credwatch/pkg/lab/controlplane/etcd"
 	"github.com/credwatch/credwatch/pkg/lab/tenant"
 )
 
@@ -173,7 +174,7 @@ func etcdMemberRemoved(ctx context.Context, env *Env) (*Evidence, error) {
 	}
 	// When the removed member led etcd, requests through the others time out while a new leader
 	// is elected: the (idempotent) setup is tried again for up to 30 s.
-	if err := lab.RetryWhile(ctx, 30*time.Second, time.Minute, fresh.Setup,
+	if err := etcd.RetryWhile(ctx, 30*time.Second, time.Minute, fresh.Setup,
 		"etcdserver: request timed out", "etcdserver: leader changed"); err != nil {
 		return nil, fmt.Errorf("create a pod after the removal through %s: %w", healthy, err)
 	}

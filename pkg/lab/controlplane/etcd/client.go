@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright The credwatch Authors.
 
-package lab
+package etcd
 
 import (
 	"bytes"
@@ -14,35 +14,36 @@ import (
 	"time"
 )
 
-// etcdAPI speaks the three calls of etcd's v3 Cluster service the lab needs (member add, list and
+// Client speaks the three calls of etcd's v3 Cluster service the lab needs (member add, list and
 // remove) as JSON through the gRPC gateway every etcd serves on its client URL
 // (POST /v3/cluster/member/...). The lab is the only user of etcd in the tool; going through the
 // gateway keeps etcd's gRPC client, and gRPC with it, out of the credwatch binary.
-type etcdAPI struct {
+type Client struct {
 	endpoints []string // client URLs, tried in order until one answers
 	client    *http.Client
 }
 
-// etcdMember is etcdserverpb.Member in the gateway's JSON (uint64 fields are strings).
-type etcdMember struct {
+// APIMember is etcdserverpb.Member in the gateway's JSON (uint64 fields are strings).
+type APIMember struct {
 	ID       uint64   `json:"ID,string"`
 	Name     string   `json:"name"`
 	PeerURLs []string `json:"peerURLs"`
 }
 
-// etcdAddResponse is etcdserverpb.MemberAddResponse: the new member and the resulting members.
-type etcdAddResponse struct {
-	Member  etcdMember   `json:"member"`
-	Members []etcdMember `json:"members"`
+// AddResponse is etcdserverpb.MemberAddResponse: the new member and the resulting members.
+type AddResponse struct {
+	Member  APIMember   `json:"member"`
+	Members []APIMember `json:"members"`
 }
 
-func newEtcdAPI(endpoints []string) *etcdAPI {
-	return &etcdAPI{endpoints: endpoints, client: &http.Client{Timeout: 30 * time.Second}}
+// NewClient is a client of the members at endpoints (client URLs, tried in order).
+func NewClient(endpoints []string) *Client {
+	return &Client{endpoints: endpoints, client: &http.Client{Timeout: 30 * time.Second}}
 }
 
 // MemberAdd adds a voting member with the peer URLs and returns etcd's answer.
-func (a *etcdAPI) MemberAdd(ctx context.Context, peerURLs []string) (*etcdAddResponse, error) {
-	var resp etcdAddResponse
+func (a *Client) MemberAdd(ctx context.Context, peerURLs []string) (*AddResponse, error) {
+	var resp AddResponse
 	if err := a.call(ctx, "/v3/cluster/member/add", map[string][]string{"peerURLs": peerURLs}, &resp); err != nil {
 		return nil, err
 	}
@@ -50,9 +51,9 @@ func (a *etcdAPI) MemberAdd(ctx context.Context, peerURLs []string) (*etcdAddRes
 }
 
 // MemberList returns the members of the cluster.
-func (a *etcdAPI) MemberList(ctx context.Context) ([]etcdMember, error) {
+func (a *Client) MemberList(ctx context.Context) ([]APIMember, error) {
 	var resp struct {
-		Members []etcdMember `json:"members"`
+		Members []APIMember `json:"members"`
 	}
 	if err := a.call(ctx, "/v3/cluster/member/list", struct{}{}, &resp); err != nil {
 		return nil, err
@@ -61,26 +62,26 @@ func (a *etcdAPI) MemberList(ctx context.Context) ([]etcdMember, error) {
 }
 
 // MemberRemove removes the member with id.
-func (a *etcdAPI) MemberRemove(ctx context.Context, id uint64) error {
+func (a *Client) MemberRemove(ctx context.Context, id uint64) error {
 	req := struct {
 		ID uint64 `json:"ID,string"`
 	}{id}
 	return a.call(ctx, "/v3/cluster/member/remove", req, &struct{}{})
 }
 
-// etcdError is the gateway's error body: the gRPC status code and etcd's message, e.g.
+// Error is the gateway's error body: the gRPC status code and etcd's message, e.g.
 // "etcdserver: unhealthy cluster".
-type etcdError struct {
+type Error struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 }
 
-func (e *etcdError) Error() string { return e.Message }
+func (e *Error) Error() string { return e.Message }
 
 // call POSTs req to path on the first endpoint that answers and decodes the reply into resp.
 // Like etcd's client it moves to the next endpoint only when one cannot be reached; an error etcd
-// returns (an *etcdError) is final.
-func (a *etcdAPI) call(ctx context.Context, path string, req, resp any) error {
+// returns (an *Error) is final.
+func (a *Client) call(ctx context.Context, path string, req, resp any) error {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return fmt.Errorf("encode %s request: %w", path, err)
@@ -91,7 +92,7 @@ func (a *etcdAPI) call(ctx context.Context, path string, req, resp any) error {
 	var errs []error
 	for _, ep := range a.endpoints {
 		err := a.post(ctx, ep+path, body, resp)
-		var ee *etcdError
+		var ee *Error
 		if err == nil || errors.As(err, &ee) || ctx.Err() != nil {
 			return err
 		}
@@ -100,7 +101,7 @@ func (a *etcdAPI) call(ctx context.Context, path string, req, resp any) error {
 	return errors.Join(errs...)
 }
 
-func (a *etcdAPI) post(ctx context.Context, url string, body []byte, resp any) error {
+func (a *Client) post(ctx context.Context, url string, body []byte, resp any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return err
@@ -116,7 +117,7 @@ func (a *etcdAPI) post(ctx context.Context, url string, body []byte, resp any) e
 		return fmt.Errorf("read reply of %s: %w", url, err)
 	}
 	if r.StatusCode != http.StatusOK {
-		ee := &etcdError{}
+		ee := &Error{}
 		if json.Unmarshal(data, ee) != nil || ee.Message == "" {
 			ee.Message = fmt.Sprintf("HTTP %d from %s: %.200s", r.StatusCode, url, data)
 		}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright The credwatch Authors.
 
-package lab
+package etcd
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func TestEtcdAPI(t *testing.T) {
 	defer srv.Close()
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close() // an endpoint that refuses connections comes first
-	a := newEtcdAPI([]string{dead.URL, srv.URL})
+	a := NewClient([]string{dead.URL, srv.URL})
 	ctx := context.Background()
 
 	add, err := a.MemberAdd(ctx, []string{"http://127.0.0.78:2380"})
@@ -55,7 +55,7 @@ func TestEtcdAPI(t *testing.T) {
 		t.Errorf("MemberList = %+v, %v", list, err)
 	}
 	err = a.MemberRemove(ctx, 7501010807256764859)
-	var ee *etcdError
+	var ee *Error
 	if !errors.As(err, &ee) || ee.Code != 14 || !strings.Contains(err.Error(), "unhealthy cluster") {
 		t.Errorf("MemberRemove error = %#v, want the gateway's unhealthy-cluster error", err)
 	}
@@ -65,13 +65,13 @@ func TestEtcdAPI(t *testing.T) {
 	}
 
 	// An error etcd returns is final; only unreachable endpoints make the client try the next one.
-	if err := newEtcdAPI([]string{srv.URL, dead.URL}).MemberRemove(ctx, 1); !errors.As(err, &ee) {
+	if err := NewClient([]string{srv.URL, dead.URL}).MemberRemove(ctx, 1); !errors.As(err, &ee) {
 		t.Errorf("error from the first endpoint: %v", err)
 	}
-	if _, err := newEtcdAPI([]string{dead.URL}).MemberList(ctx); err == nil || errors.As(err, &ee) {
+	if _, err := NewClient([]string{dead.URL}).MemberList(ctx); err == nil || errors.As(err, &ee) {
 		t.Errorf("no endpoint reachable: %v", err)
 	}
-	if _, err := newEtcdAPI([]string{srv.URL + "/nowhere"}).MemberList(ctx); err == nil || !strings.Contains(err.Error(), "HTTP 404") {
+	if _, err := NewClient([]string{srv.URL + "/nowhere"}).MemberList(ctx); err == nil || !strings.Contains(err.Error(), "HTTP 404") {
 		t.Errorf("non-gateway reply: %v", err)
 	}
 }
@@ -82,7 +82,7 @@ func TestAddedMember(t *testing.T) {
 		_, _ = io.WriteString(w, `{"members":[{"ID":"7501010807256764859","name":"a","peerURLs":["http://127.0.0.77:2380"]},{"ID":"11295851679227236502","peerURLs":["http://127.0.0.78:2380"]}]}`)
 	}))
 	defer srv.Close()
-	a := newEtcdAPI([]string{srv.URL})
+	a := NewClient([]string{srv.URL})
 	got, err := addedMember(a, "http://127.0.0.78:2380")
 	if err != nil || got == nil || got.Member.ID != 11295851679227236502 || len(got.Members) != 2 {
 		t.Errorf("addedMember(added) = %+v, %v", got, err)

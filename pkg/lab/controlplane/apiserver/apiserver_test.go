@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
+package apiserver
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestArgs(t *testing.T) {
+	base := Config{IP: "10.200.7.2", Port: 6443, EtcdURL: "http://10.200.7.2:2379", Issuers: []string{"https://a", "https://b"}}
+	tests := []struct {
+		name      string
+		audiences []string
+		want      []string
+		absent    string
+	}{
+		{name: "issuers in order, no audiences", want: []string{"--service-account-issuer=https://a", "--service-account-issuer=https://b"}, absent: "--api-audiences="},
+		{name: "audiences joined", audiences: []string{"x", "y"}, want: []string{"--api-audiences=x,y"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := base
+			c.Audiences = tt.audiences
+			args := c.Args()
+			i := slices.Index(args, tt.want[0])
+			if i < 0 || !slices.Equal(args[i:i+len(tt.want)], tt.want) {
+				t.Errorf("args %q lack %q in order", args, tt.want)
+			}
+			if tt.absent != "" && slices.ContainsFunc(args, func(a string) bool { return len(a) >= len(tt.absent) && a[:len(tt.absent)] == tt.absent }) {
+				t.Errorf("args %q carry %s", args, tt.absent)
+			}
+			if !slices.Contains(args, "--etcd-servers=http://10.200.7.2:2379") || !slices.Contains(args, "--secure-port=6443") {
+				t.Errorf("args %q lack etcd or port", args)
+			}
+		})
+	}
+}
