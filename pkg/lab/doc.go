@@ -15,6 +15,11 @@
 // cloudlab supplies vCenter's simulator or Keystone); package scenario reproduces the field
 // reports on a running lab, package supervisor keeps one alive for `credwatch lab up`.
 //
+// The control plane's pieces are small packages Lab composes: controlplane/pki (CA, keys,
+// kubeconfigs), controlplane/etcd (members and membership), controlplane/apiserver (a member's
+// flags and /readyz) and controlplane/lb (the balancer and its health check); Lab decides where
+// each runs and in which order a roll changes them.
+//
 // Every process is a child of the calling process (package proc: own process group, killed on
 // parent death), so nothing outlives the lab. Up starts everything; Down stops apiservers, the
 // controllers, the nodes, then etcd, and removes the namespaces, mounts and iptables rules it
