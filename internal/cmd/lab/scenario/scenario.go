@@ -30,6 +30,7 @@ type options struct {
 	members int
 	window  time.Duration
 	quiet   bool
+	list    bool
 }
 
 // NewCommand returns `credwatch lab scenario`.
@@ -45,17 +46,21 @@ tokens, performs the scenario's steps, prints the evidence (per-member tallies o
 got back, the "Unable to authenticate the request" lines each member logged, probes) and tears
 the lab down. Progress goes to stderr, the evidence to stdout.
 
-The cloud scenarios (cloud-password-rotated, in the in-tree and external eras) run a lab of one
-member and real nodes beside govmomi's vCenter simulator, in the credwatch-cloudlab program that
-` + "`make build`" + ` puts beside credwatch (the simulator is too heavy for this binary); their evidence
-is what each real component did, step by step.
+The cloud scenarios (cloud-password-rotated in the in-tree and external vSphere eras, and
+cloud-password-rotated-openstack) run a lab of one member and real nodes beside govmomi's vCenter
+simulator or a real Keystone, in the credwatch-cloudlab program that ` + "`make build`" + ` puts beside
+credwatch (the simulator is too heavy for this binary); their evidence is what each real
+component did, step by step.
 
-Without NAME it lists the scenarios.`),
+With --list, or without NAME, it lists the scenarios with what each one does.`),
 		Example: `  # the seed incident: a new control-plane member with its own service-account key
   credwatch lab scenario key-drift
 
   # the same on the old line, as JSON
   credwatch lab scenario key-drift --version v1.30.14 -o json
+
+  # every scenario, with the line it starts on
+  credwatch lab scenario --list
 
   # the second field report: the vSphere password rotated under a kubespray cluster
   credwatch lab scenario cloud-password-rotated`,
@@ -75,12 +80,16 @@ Without NAME it lists the scenarios.`),
 	fs.IntVar(&o.members, "members", 3, "apiservers (and etcd members) the lab starts with")
 	fs.DurationVar(&o.window, "window", labscenario.DefaultWindow, "how long each phase watches the tenants after its change")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress lines on stderr")
+	fs.BoolVar(&o.list, "list", false, "list the scenarios and exit (the same as no NAME)")
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML)
 	return cmd
 }
 
 func (o *options) complete(args []string) error {
 	if len(args) == 1 {
+		if o.list {
+			return cli.Usagef("--list takes no scenario name (got %q)", args[0])
+		}
 		o.name = args[0]
 	}
 	if err := o.output.Complete(); err != nil {

@@ -60,3 +60,37 @@ func TestList(t *testing.T) {
 		}
 	}
 }
+
+// --list lists every scenario, the cloud ones included; with a NAME it is a usage error.
+func TestListFlag(t *testing.T) {
+	tests := []struct {
+		args    []string
+		want    []string
+		wantErr string
+	}{
+		{args: []string{"--list"}, want: []string{"key-drift", "cloud-password-rotated", "cloud-password-rotated-external", "cloud-password-rotated-openstack"}},
+		{args: []string{"--list", "key-drift"}, wantErr: `--list takes no scenario name (got "key-drift")`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var out bytes.Buffer
+			cmd := NewCommand(cli.Streams{Out: &out, ErrOut: &out})
+			cmd.SetArgs(tt.args)
+			err := cmd.ExecuteContext(context.Background())
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || cli.Code(err) != cli.ExitUsage {
+					t.Fatalf("err = %v, want %q and exit 2", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out.String(), w+" ") {
+					t.Errorf("--list lacks %s:\n%s", w, out.String())
+				}
+			}
+		})
+	}
+}
