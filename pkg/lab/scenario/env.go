@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,7 +52,8 @@ func (e *Env) evidence(s Scenario) *Evidence { return newEvidence(s, e.Lab.Optio
 
 // newEvidence starts an Evidence for scenario s on kube-apiserver line.
 func newEvidence(s Scenario, line string) *Evidence {
-	return &Evidence{APIVersion: report.APIVersion, Kind: "ScenarioEvidence", Scenario: s.Name, Summary: s.Summary, Line: line, Started: time.Now()}
+	return &Evidence{APIVersion: report.APIVersion, Kind: "ScenarioEvidence", Scenario: s.Name, Summary: s.Summary, Line: line,
+		Started: time.Now(), Notes: slices.Clone(s.Notes)}
 }
 
 func finish(ev *Evidence) *Evidence {

@@ -54,9 +54,6 @@ func boundObjectDeleted(ctx context.Context, env *Env) (*Evidence, error) {
 	p.measured["deleted pod: first 401 after deletion"] = sinceOr(snap.Pod(victim.Name).FirstUnauthorized, deleted)
 	p.measured["surviving pod "+survivor.Name+": 401s"] = fmt.Sprint(snap.Pod(survivor.Name).Unauthorized)
 	ev.Phases = append(ev.Phases, p.end())
-	ev.Notes = append(ev.Notes,
-		"Each member keeps accepting a token it has already accepted for up to 10 s (--token-success-cache-ttl); after that the bound-object lookup fails and the token is rejected.",
-		"The validator masks why the lookup failed (NotFound or a timeout both read \"has been invalidated\"); a pod in graceful deletion keeps working tokens for 60 s after its deletionTimestamp.")
 	return finish(ev), nil
 }
 
@@ -94,7 +91,6 @@ func serviceAccountRecreated(ctx context.Context, env *Env) (*Evidence, error) {
 	p.measured["last 2xx after re-creation"] = sinceOr(snap.Pod(pod).LastAccepted, recreated)
 	p.measured["first 401 after re-creation"] = sinceOr(snap.Pod(pod).FirstUnauthorized, recreated)
 	ev.Phases = append(ev.Phases, p.end())
-	ev.Notes = append(ev.Notes, "Tokens name the service account's UID; after re-creation every member rejects them until the kubelet mints new ones (at 80 % of the lifetime, or when the pod restarts).")
 	return finish(ev), nil
 }
 
@@ -134,9 +130,6 @@ func clockSkew(ctx context.Context, env *Env) (*Evidence, error) {
 		}
 	}
 	ev.Phases = append(ev.Phases, p.end())
-	ev.Notes = append(ev.Notes,
-		"Go binaries ignore libfaketime and Linux time namespaces do not shift the wall clock, so the tokens are produced the way a skewed member would: the real claims of a pod-bound token, signed with the lab's shared key, with iat/nbf/exp shifted.",
-		"kube-apiserver allows 60 s of leeway both ways and checks nbf, then exp, then iat; since it always sets iat = nbf, a member ahead shows up as \"not valid yet\", never as \"issued in the future\".")
 	return finish(ev), nil
 }
 
@@ -204,9 +197,6 @@ func etcdMemberRemoved(ctx context.Context, env *Env) (*Evidence, error) {
 	p.measured["observed for"] = time.Since(removed).Round(time.Second).String()
 	ev.Phases = append(ev.Phases, p.end())
 	t.Stop()
-	ev.Notes = append(ev.Notes,
-		"The apiserver whose etcd member is gone keeps authenticating from its informer caches; only cache misses (objects created after the removal) make it read through its own etcd, and those requests wait for the request deadline.",
-		"Only clients the load balancer routes to that member see failures; a load balancer that checks /readyz takes it out.")
 	if err := env.removeMember(ctx, victim, lab.RemoveOptions{}); err != nil {
 		return ev, fmt.Errorf("stop %s: %w", victim, err)
 	}

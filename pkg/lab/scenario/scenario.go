@@ -25,6 +25,9 @@ type Scenario struct {
 	// Run performs the scenario on env.Lab and returns what it saw. It leaves the lab usable for the
 	// next scenario where it can (members it added are removed again).
 	Run func(ctx context.Context, env *Env) (*Evidence, error)
+	// Notes explain the evidence the same way on every run (what it means, what fixes it); they
+	// open Evidence.Notes, and Run adds what it learned on this run.
+	Notes []string
 	// CloudEra, instead of Run, names the era of the cloud lab the scenario runs in (see
 	// cloudlab.Eras): a lab with nodes and a vCenter simulator, run by the credwatch-cloudlab
 	// program, whose step evidence becomes Evidence.Cloud.
@@ -34,15 +37,40 @@ type Scenario struct {
 // All is the registry: every scenario, in the order they are documented.
 func All() []Scenario {
 	return []Scenario{
-		{Name: "healthy-roll", Summary: "every member replaced one by one with the shared key and issuer: no 401s", Run: healthyRoll},
-		{Name: "key-drift", Summary: "a new member with its own service-account key joins the load balancer", Run: keyDrift},
-		{Name: "issuer-change", Summary: "a new member whose first issuer differs, without and then with the old issuer kept", Run: issuerChange},
-		{Name: "audience-change", Summary: "a new member with different --api-audiences", Run: audienceChange},
-		{Name: "bound-object-deleted", Summary: "a pod is deleted while its token is still in use", Run: boundObjectDeleted},
-		{Name: "serviceaccount-recreated", Summary: "a service account is deleted and re-created with the same name", Run: serviceAccountRecreated},
-		{Name: "clock-skew", Summary: "tokens from a member whose clock runs ahead (or behind) are presented to the others", Run: clockSkew},
-		{Name: "etcd-member-removed", Summary: "a member's etcd member is removed while the load balancer keeps sending to its apiserver", Run: etcdMemberRemoved},
-		{Name: "mixed-version-roll", Summary: "an old-line control plane replaced by new-line members one by one", Version: lab.OldVersion, Run: mixedVersionRoll},
+		{Name: "healthy-roll", Summary: "every member replaced one by one with the shared key and issuer: no 401s", Run: healthyRoll, Notes: []string{
+			"The tenant re-mints its tokens every 3 s through the load balancer, so tokens minted by old and new members are both in use during the roll.",
+			"Requests without a response are connections cut while a member stopped; they are not authentication failures.",
+		}},
+		{Name: "key-drift", Summary: "a new member with its own service-account key joins the load balancer", Run: keyDrift, Notes: []string{
+			"Tokens minted by an original member fail on the new member; tokens the new member mints fail on every original member. Through a round-robin load balancer both look intermittent.",
+			"Fix: give the new member the shared sa.key/sa.pub (or add every public key in use to --service-account-key-file on all members).",
+		}},
+		{Name: "issuer-change", Summary: "a new member whose first issuer differs, without and then with the old issuer kept", Run: issuerChange, Notes: []string{
+			"A token whose iss is not one of the member's --service-account-issuer values is skipped silently by the service-account authenticators, so the member logs only the bare \"invalid bearer token\".",
+			"Keeping the old issuer as a second value keeps old tokens working on the new member, but the tokens it mints carry the new issuer (the first value) and the original members reject them until they list it too: add the new issuer to every member before making it the first.",
+		}},
+		{Name: "audience-change", Summary: "a new member with different --api-audiences", Run: audienceChange, Notes: []string{
+			"The tenants' tokens carry the API audiences of the member that minted them (the issuer, when --api-audiences is unset); a member with other API audiences rejects them, and the original members reject the tokens it mints.",
+		}},
+		{Name: "bound-object-deleted", Summary: "a pod is deleted while its token is still in use", Run: boundObjectDeleted, Notes: []string{
+			"Each member keeps accepting a token it has already accepted for up to 10 s (--token-success-cache-ttl); after that the bound-object lookup fails and the token is rejected.",
+			"The validator masks why the lookup failed (NotFound or a timeout both read \"has been invalidated\"); a pod in graceful deletion keeps working tokens for 60 s after its deletionTimestamp.",
+		}},
+		{Name: "serviceaccount-recreated", Summary: "a service account is deleted and re-created with the same name", Run: serviceAccountRecreated, Notes: []string{
+			"Tokens name the service account's UID; after re-creation every member rejects them until the kubelet mints new ones (at 80 % of the lifetime, or when the pod restarts).",
+		}},
+		{Name: "clock-skew", Summary: "tokens from a member whose clock runs ahead (or behind) are presented to the others", Run: clockSkew, Notes: []string{
+			"Go binaries ignore libfaketime and Linux time namespaces do not shift the wall clock, so the tokens are produced the way a skewed member would: the real claims of a pod-bound token, signed with the lab's shared key, with iat/nbf/exp shifted.",
+			"kube-apiserver allows 60 s of leeway both ways and checks nbf, then exp, then iat; since it always sets iat = nbf, a member ahead shows up as \"not valid yet\", never as \"issued in the future\".",
+		}},
+		{Name: "etcd-member-removed", Summary: "a member's etcd member is removed while the load balancer keeps sending to its apiserver", Run: etcdMemberRemoved, Notes: []string{
+			"The apiserver whose etcd member is gone keeps authenticating from its informer caches; only cache misses (objects created after the removal) make it read through its own etcd, and those requests wait for the request deadline.",
+			"Only clients the load balancer routes to that member see failures; a load balancer that checks /readyz takes it out.",
+		}},
+		{Name: "mixed-version-roll", Summary: "an old-line control plane replaced by new-line members one by one", Version: lab.OldVersion, Run: mixedVersionRoll, Notes: []string{
+			"The tenant re-mints its tokens every 3 s through the load balancer, so tokens minted by old and new members are both in use during the roll.",
+			"Requests without a response are connections cut while a member stopped; they are not authentication failures.",
+		}},
 		{Name: "cloud-password-rotated", Summary: "the vSphere account's password is rotated under a kubespray cluster (in-tree provider): new nodes never register", Version: lab.InTreeCloudVersion, CloudEra: "in-tree"},
 		{Name: "cloud-password-rotated-external", Summary: "the same with the vSphere CPI as a DaemonSet: a node that joins stays tainted, its Pods Pending", CloudEra: "external"},
 		{Name: "cloud-password-rotated-openstack", Summary: "the OpenStack account's password is reset in a real Keystone under the OpenStack cloud controller manager: its token is revoked, a new node stays uninitialized", CloudEra: "external-openstack"},
