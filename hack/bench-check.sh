@@ -8,22 +8,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PODS=${PODS:-10000} SAS=${SAS:-3000} SECRETS=${SECRETS:-5000}
-LOCK=/tmp/credwatch-lab.lock
+source hack/lib/benchlab.sh
 
 echo "-- full check of a 3-member lab"
-CREDWATCH_BENCH_LAB=1 flock "$LOCK" go test -run '^$' -bench '^BenchmarkCheckLab$' -benchtime 5x -count 1 ./pkg/check/ 2>&1 | grep -E '^(Benchmark|ok|FAIL)' || true
+bench_go BenchmarkCheckLab ./pkg/check/ 5x
 
-go build -o bin/credwatch ./cmd/credwatch
-dir=$(mktemp -d /tmp/cw-bench-check.XXXXXX)
-exec 9>"$LOCK"
-flock 9
-cleanup() { bin/credwatch lab down --dir "$dir" >/dev/null 2>&1 || true; rm -rf "$dir"; }
-trap cleanup EXIT
-bin/credwatch lab up --dir "$dir" --members 3 >/dev/null
+bench_lab_up check 3
 echo "-- populating: $PODS pods, $SAS service accounts, $SECRETS legacy token secrets"
 go run ./hack/populate-lab --lab-dir "$dir" --pods "$PODS" --serviceaccounts "$SAS" --legacy-secrets "$SECRETS"
-mapfile -t eps < <(go run ./hack/populate-lab --lab-dir "$dir" --print-endpoints)
-kc="$dir/admin.kubeconfig"
 bin/credwatch check --kubeconfig "$kc" "${eps[@]}" --create-probe-sa -o json >/dev/null || true # warm-up, probe account
 cmd=(bin/credwatch check --kubeconfig "$kc" "${eps[@]}" -o json)
 echo "-- inventory: ${cmd[*]}"

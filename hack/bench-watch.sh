@@ -7,20 +7,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-60}
-LOCK=/tmp/credwatch-itest.lock
+source hack/lib/benchlab.sh
 
 echo "-- one watch interval against a 3-member lab"
-CREDWATCH_BENCH_LAB=1 flock "$LOCK" go test -run '^$' -bench '^BenchmarkWatchIntervalLab$' -benchtime 30x -count 1 ./pkg/watch/ 2>&1 | grep -E '^(Benchmark|ok|FAIL)' || true
+bench_go BenchmarkWatchIntervalLab ./pkg/watch/ 30x
 
-go build -o bin/credwatch ./cmd/credwatch
-dir=$(mktemp -d /tmp/cw-bench-watch.XXXXXX)
-exec 9>"$LOCK"
-flock 9
-cleanup() { bin/credwatch lab down --dir "$dir" >/dev/null 2>&1 || true; rm -rf "$dir"; }
-trap cleanup EXIT
-bin/credwatch lab up --dir "$dir" --members 3 >/dev/null
-mapfile -t eps < <(go run ./hack/populate-lab --lab-dir "$dir" --print-endpoints)
-kc="$dir/admin.kubeconfig"
+bench_lab_up watch 3
 cmd=(bin/credwatch watch --kubeconfig "$kc" "${eps[@]}" --create-probe-sa --interval 1s --duration "${DURATION}s" -o json)
 echo "-- ${cmd[*]}"
 /usr/bin/time -f "%U %S %e %M" -o "$dir/time" "${cmd[@]}" >"$dir/events.jsonl" 2>"$dir/stderr" || true

@@ -8,13 +8,13 @@
 # 10) at most 10 % above the median of the first WINDOW samples after warm-up. Medians, not single
 # samples: a sample taken during an interval counts its in-flight requests (goroutines 9 between
 # intervals, about 19 during one) and garbage not yet collected (RSS); a leak moves the median. Holds the lab lock (SOAK_LOCK, default
-# /tmp/credwatch-itest.lock) throughout; SOAK_LOCK= runs without it (the lab reserves its own
+# /tmp/credwatch-lab.lock) throughout; SOAK_LOCK= runs without it (the lab reserves its own
 # network index 127.0.x.1:6443 / 10.200.x.0/24, so it does not collide with lab tests running then).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SOAK_MINUTES=${SOAK_MINUTES:-30} ROLL_EVERY=${ROLL_EVERY:-120} SAMPLE=${SAMPLE:-30} WARMUP=${WARMUP:-300} WINDOW=${WINDOW:-10}
 PORT=${PORT:-19091}
-LOCK=${SOAK_LOCK-/tmp/credwatch-itest.lock}
+LOCK=${SOAK_LOCK-/tmp/credwatch-lab.lock}
 export CREDWATCH_LAB_BIN=${CREDWATCH_LAB_BIN:-$PWD/.lab-cache/bin}
 
 go build -o bin/credwatch ./cmd/credwatch

@@ -5,7 +5,6 @@ package check_test
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/credwatch/credwatch/pkg/check"
@@ -17,14 +16,7 @@ import (
 // It starts its own lab, so it runs only with CREDWATCH_BENCH_LAB=1 and the lab lock held
 // (hack/bench-check.sh does both).
 func BenchmarkCheckLab(b *testing.B) {
-	if os.Getenv("CREDWATCH_BENCH_LAB") == "" {
-		b.Skip("starts a lab: run hack/bench-check.sh (sets CREDWATCH_BENCH_LAB=1 and holds the lab lock)")
-	}
-	l := labtest.Start(b, lab.Options{Members: 3})
-	var eps []string
-	for _, m := range l.Members() {
-		eps = append(eps, m.URL)
-	}
+	l, eps := labtest.StartBench(b, "hack/bench-check.sh", lab.Options{Members: 3})
 	cfg := check.Config{REST: l.RESTConfig(), Endpoints: eps, CreateProbeSA: true}
 	if _, err := check.Fetch(context.Background(), cfg); err != nil { // creates the probe account
 		b.Fatal(err)

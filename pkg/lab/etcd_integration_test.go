@@ -15,7 +15,7 @@ import (
 // TestIntegrationEtcdMembership grows a real one-member etcd cluster to two and shrinks it back
 // to one through the gateway client, as AddMember and RemoveMember do. It needs only etcd, on the
 // loopback network (no root).
-// Run it holding the lab lock: flock /tmp/credwatch-itest.lock go test -run TestIntegrationEtcd ./pkg/lab
+// Run it holding the lab lock: flock /tmp/credwatch-lab.lock go test -run TestIntegrationEtcd ./pkg/lab
 func TestIntegrationEtcdMembership(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: starts etcd (skipped under -short)")

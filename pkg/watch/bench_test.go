@@ -5,7 +5,6 @@ package watch
 
 import (
 	"context"
-	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -21,14 +20,7 @@ import (
 // --interval 1s costs. It starts its own lab, so it runs only with CREDWATCH_BENCH_LAB=1 and the
 // lab lock held (hack/bench-watch.sh does both).
 func BenchmarkWatchIntervalLab(b *testing.B) {
-	if os.Getenv("CREDWATCH_BENCH_LAB") == "" {
-		b.Skip("starts a lab: run hack/bench-watch.sh (sets CREDWATCH_BENCH_LAB=1 and holds the lab lock)")
-	}
-	l := labtest.Start(b, lab.Options{Members: 3})
-	var eps []string
-	for _, m := range l.Members() {
-		eps = append(eps, m.URL)
-	}
+	l, eps := labtest.StartBench(b, "hack/bench-watch.sh", lab.Options{Members: 3})
 	w, err := New(Config{Check: check.Config{REST: l.RESTConfig(), Endpoints: eps, CreateProbeSA: true, Timeout: time.Second},
 		Interval: time.Second})
 	if err != nil {

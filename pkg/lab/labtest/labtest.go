@@ -148,3 +148,19 @@ func trimNL(p []byte) []byte {
 	}
 	return p
 }
+
+// StartBench starts a lab for a benchmark that needs one, and returns it with its members' URLs.
+// It skips unless CREDWATCH_BENCH_LAB is set: script (hack/bench-*.sh) sets it and holds the lab
+// lock, so benchmarks never start labs under `go test -bench .` by accident.
+func StartBench(b *testing.B, script string, o lab.Options) (*lab.Lab, []string) {
+	b.Helper()
+	if os.Getenv("CREDWATCH_BENCH_LAB") == "" {
+		b.Skipf("starts a lab: run %s (sets CREDWATCH_BENCH_LAB=1 and holds the lab lock)", script)
+	}
+	l := Start(b, o)
+	var eps []string
+	for _, m := range l.Members() {
+		eps = append(eps, m.URL)
+	}
+	return l, eps
+}
