@@ -23,8 +23,7 @@ func (l *Lab) ControllerManagerRunning() bool {
 	if l.kcm == nil {
 		return false
 	}
-	done, _ := l.kcm.Exited()
-	return !done
+	return l.kcm.Running()
 }
 
 // StartControllerManager starts a real kube-controller-manager (Options.Version) against the load
@@ -59,18 +58,33 @@ func (l *Lab) StartControllerManager(ctx context.Context) error {
 		"--profiling=false",
 	}
 	args = append(args, l.o.Cloud.controllerManagerArgs()...)
-	p, err := startProc("kube-controller-manager", "", bin, args, l.ControllerManagerLogFile())
+	r, err := l.startController("kube-controller-manager", bin, args, l.ControllerManagerLogFile())
 	if err != nil {
 		return err
 	}
 	l.mu.Lock()
-	l.kcm = p
+	l.kcm = r
 	l.logs["kube-controller-manager"] = l.ControllerManagerLogFile()
 	l.mu.Unlock()
-	if err := l.waitHealthy(ctx, p, fmt.Sprintf("https://%s:%d/healthz", ip, port)); err != nil {
+	if err := l.waitHealthy(ctx, r.Current(), fmt.Sprintf("https://%s:%d/healthz", ip, port)); err != nil {
 		return err
 	}
 	return l.saveState()
+}
+
+// startController runs a control-plane controller on the controllers' address, restarted with
+// the kubelet's back-off whenever it exits (a controller that loses its lease exits), as the
+// kubelet restarts a kubeadm node's static pods.
+func (l *Lab) startController(name, bin string, args []string, logFile string) (*proc.Restarting, error) {
+	return proc.StartRestarting(procSpec(name, "", bin, args, logFile), proc.KubeletBackoff(), proc.RestartOptions{
+		Exited: func(err error, wait time.Duration) {
+			l.logf("lab: %s exited (%v); restarting it in %s (the kubelet's back-off)", name, err, wait)
+		},
+		Started: func(p *proc.Proc) {
+			l.logf("lab: %s restarted, pid %d", name, p.PID())
+			_ = l.saveState()
+		},
+	})
 }
 
 // waitHealthy polls a control-plane component's /healthz (bounded by Options.Wait); on failure
@@ -89,10 +103,10 @@ func (l *Lab) waitHealthy(ctx context.Context, p *proc.Proc, url string) error {
 // StopControllerManager stops the kube-controller-manager (SIGTERM, SIGKILL after a bounded wait).
 func (l *Lab) StopControllerManager(ctx context.Context) error {
 	l.mu.Lock()
-	p := l.kcm
+	r := l.kcm
 	l.kcm = nil
 	l.mu.Unlock()
-	p.Stop(stopGrace)
+	r.Stop(stopGrace)
 	l.logf("lab: kube-controller-manager stopped")
 	return l.saveState()
 }

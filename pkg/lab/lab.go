@@ -51,8 +51,8 @@ type Lab struct {
 	mu     sync.Mutex // guards the fields below
 	mems   []*memberProc
 	etcd   *etcd.Cluster
-	kcm    *proc.Proc
-	sched  *proc.Proc // kube-scheduler (labs with nodes)
+	kcm    *proc.Restarting
+	sched  *proc.Restarting // kube-scheduler (labs with nodes)
 	nodes  []*nodeProc
 	nNode  int    // last node index used
 	images string // the lab images tarball (labs with nodes)
@@ -197,7 +197,8 @@ func (l *Lab) Down(ctx context.Context) error {
 		procs = append(procs, m.proc)
 	}
 	proc.StopAll(procs, stopGrace)
-	proc.StopAll([]*proc.Proc{kcm, l.sched}, stopGrace)
+	kcm.Stop(stopGrace)
+	l.sched.Stop(stopGrace)
 	if l.etcd != nil {
 		l.etcd.Stop()
 	}

@@ -36,13 +36,13 @@ func (l *Lab) startScheduler(ctx context.Context) error {
 		"--leader-elect=true",
 		"--profiling=false",
 	}
-	p, err := startProc("kube-scheduler", "", bin, args, l.SchedulerLogFile())
+	r, err := l.startController("kube-scheduler", bin, args, l.SchedulerLogFile())
 	if err != nil {
 		return err
 	}
 	l.mu.Lock()
-	l.sched = p
+	l.sched = r
 	l.logs["kube-scheduler"] = l.SchedulerLogFile()
 	l.mu.Unlock()
-	return l.waitHealthy(ctx, p, fmt.Sprintf("https://%s:%d/healthz", ip, port))
+	return l.waitHealthy(ctx, r.Current(), fmt.Sprintf("https://%s:%d/healthz", ip, port))
 }

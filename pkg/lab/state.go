@@ -41,6 +41,7 @@ type Status struct {
 	Etcd              []EtcdStatus   `json:"etcd"`
 	Nodes             []NodeStatus   `json:"nodes,omitempty"`
 	ControllerManager *ProcStatus    `json:"controllerManager,omitempty"`
+	Scheduler         *ProcStatus    `json:"scheduler,omitempty"`
 	Down              bool           `json:"down,omitempty"`
 }
 
@@ -70,6 +71,10 @@ type ProcStatus struct {
 	PID     int    `json:"pid"`
 	Running bool   `json:"running"`
 	LogFile string `json:"logFile"`
+	// Restarts counts the times it exited and was started again (the kubelet's back-off), and
+	// LastExit says how the last run ended.
+	Restarts int    `json:"restarts,omitempty"`
+	LastExit string `json:"lastExit,omitempty"`
 }
 
 // PIDs lists every process id recorded in the status.
@@ -77,6 +82,9 @@ func (s Status) PIDs() []int {
 	var out []int
 	for _, m := range s.Members {
 		out = append(out, m.PID)
+	}
+	if s.Scheduler != nil {
+		out = append(out, s.Scheduler.PID)
 	}
 	if s.ControllerManager != nil {
 		out = append(out, s.ControllerManager.PID)
@@ -114,10 +122,8 @@ func (l *Lab) Status(ctx context.Context, probe bool) Status {
 			s.Etcd = append(s.Etcd, EtcdStatus{Name: e.Name, ClientURL: e.ClientURL, PeerURL: e.PeerURL, PID: e.PID(), LogFile: e.LogFile})
 		}
 	}
-	if l.kcm != nil {
-		done, _ := l.kcm.Exited()
-		s.ControllerManager = &ProcStatus{PID: l.kcm.PID(), Running: !done, LogFile: l.ControllerManagerLogFile()}
-	}
+	s.ControllerManager = controllerStatus(l.kcm, l.ControllerManagerLogFile())
+	s.Scheduler = controllerStatus(l.sched, l.SchedulerLogFile())
 	l.mu.Unlock()
 	s.SharedSAKeyID, _ = pki.KeyIDFromPublicKeyFile(l.SharedSAPubFile())
 	inLB := l.lb.Backends()
@@ -240,4 +246,12 @@ func processMentions(pid int, dir string) bool {
 
 func insecureTLS() *tls.Config {
 	return &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12} //nolint:gosec // local health probe of a self-signed endpoint
+}
+
+func controllerStatus(r *proc.Restarting, logFile string) *ProcStatus {
+	if r == nil {
+		return nil
+	}
+	n, last := r.Restarts()
+	return &ProcStatus{PID: r.Current().PID(), Running: r.Running(), LogFile: logFile, Restarts: n, LastExit: last}
 }

@@ -94,8 +94,18 @@ func (v statusView) WriteTable(w io.Writer, _ report.TableOptions) error {
 	}
 	s := v.Lab
 	fmt.Fprintf(w, "LB:       https://%s (mode %s)\nAdmin:    KUBECONFIG=%s\nSA key:   shared kid %s\n", s.LBAddress, s.LBMode, s.AdminKubeconfig, s.SharedSAKeyID)
-	if s.ControllerManager != nil {
-		fmt.Fprintf(w, "KCM:      pid %d running=%t\n", s.ControllerManager.PID, s.ControllerManager.Running)
+	for _, c := range []struct {
+		label string
+		st    *lab.ProcStatus
+	}{{"KCM:      ", s.ControllerManager}, {"Scheduler:", s.Scheduler}} {
+		if c.st == nil {
+			continue
+		}
+		fmt.Fprintf(w, "%s pid %d running=%t", c.label, c.st.PID, c.st.Running)
+		if c.st.Restarts > 0 {
+			fmt.Fprintf(w, " restarts=%d (last exit: %s)", c.st.Restarts, c.st.LastExit)
+		}
+		fmt.Fprintln(w)
 	}
 	for name, st := range v.Services {
 		fmt.Fprintf(w, "Service:  %s %s\n", name, st)
