@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/cloudlab/steps"
 	"github.com/credwatch/credwatch/pkg/lab/tally"
 	"github.com/credwatch/credwatch/pkg/report"
@@ -30,8 +31,32 @@ type Evidence struct {
 	Duration   string    `json:"duration"`
 	Phases     []Phase   `json:"phases"`
 	Notes      []string  `json:"notes,omitempty"`
+	// Restarts lists the lab's controllers that exited during the run and were started again
+	// (the kubelet's back-off), with how their last run ended.
+	Restarts []Restart `json:"restarts,omitempty"`
 	// Cloud is a cloud scenario's evidence, step by step (its Phases are empty).
 	Cloud *steps.Evidence `json:"cloud,omitempty"`
+}
+
+// Restart is one controller that the lab restarted during a scenario.
+type Restart struct {
+	Name     string `json:"name"`
+	Restarts int    `json:"restarts"`
+	LastExit string `json:"lastExit"`
+}
+
+// restarts lists the controllers of s that were restarted.
+func restarts(s lab.Status) []Restart {
+	var out []Restart
+	for _, c := range []struct {
+		name string
+		st   *lab.ProcStatus
+	}{{"kube-controller-manager", s.ControllerManager}, {"kube-scheduler", s.Scheduler}} {
+		if c.st != nil && c.st.Restarts > 0 {
+			out = append(out, Restart{Name: c.name, Restarts: c.st.Restarts, LastExit: c.st.LastExit})
+		}
+	}
+	return out
 }
 
 // Phase is one observation window of a scenario.
@@ -170,6 +195,9 @@ func (e *Evidence) WriteTable(w io.Writer, _ report.TableOptions) error {
 		if err := p.writeTable(w); err != nil {
 			return err
 		}
+	}
+	for _, r := range e.Restarts {
+		fmt.Fprintf(w, "\nRestarted: %s, %d time(s) (last exit: %s)\n", r.Name, r.Restarts, r.LastExit)
 	}
 	if len(e.Notes) > 0 {
 		fmt.Fprintln(w, "\nNotes:")

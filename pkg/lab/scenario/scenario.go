@@ -134,6 +134,9 @@ func Run(ctx context.Context, s Scenario, o RunOptions) (ev *Evidence, err error
 		}
 	}()
 	ev, err = s.Run(ctx, &Env{Lab: l, Window: o.Window, Log: o.Log})
+	if ev != nil {
+		ev.Restarts = restarts(l.Status(ctx, false))
+	}
 	if err != nil {
 		return ev, fmt.Errorf("scenario %s: %w", s.Name, err)
 	}

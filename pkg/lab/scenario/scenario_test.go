@@ -18,6 +18,7 @@ import (
 	"github.com/credwatch/credwatch/pkg/lab/tally"
 	"github.com/credwatch/credwatch/pkg/lab/tenant"
 
+	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/report"
 )
 
@@ -133,5 +134,19 @@ func TestEvidenceTable(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+func TestRestartsFromStatus(t *testing.T) {
+	s := lab.Status{
+		ControllerManager: &lab.ProcStatus{PID: 7, Running: true, Restarts: 2, LastExit: "exit status 1"},
+		Scheduler:         &lab.ProcStatus{PID: 8, Running: true},
+	}
+	got := restarts(s)
+	if len(got) != 1 || got[0] != (Restart{Name: "kube-controller-manager", Restarts: 2, LastExit: "exit status 1"}) {
+		t.Errorf("restarts = %+v, want the controller manager alone", got)
+	}
+	if got := restarts(lab.Status{}); got != nil {
+		t.Errorf("restarts of a lab without controllers = %+v", got)
 	}
 }
