@@ -151,6 +151,13 @@ func checkStaleTokens(s *Snapshot) []finding.Finding {
 func checkControllers(s *Snapshot) []finding.Finding {
 	var out []finding.Finding
 	for _, l := range s.Leases {
+		if !l.Stale && l.TookOverRecently(s.Now) {
+			out = append(out, finding.New(idTakeover, fmt.Sprintf(
+				"%s took its lease kube-system/%s over %s ago (transition %d, holder %s): the controller restarted or another instance took over; if it repeats, it is crash-looping",
+				l.Name, l.Name, report.Duration(s.Now.Sub(l.Acquired)), l.Transitions, orDash(l.Holder)),
+				finding.Evidence{Object: "lease/kube-system/" + l.Name, Key: "acquireTime", Value: l.Acquired.UTC().Format(time.RFC3339)},
+				finding.Evidence{Object: "lease/kube-system/" + l.Name, Key: "leaseTransitions", Value: fmt.Sprint(l.Transitions)}).On("", "lease/kube-system/"+l.Name))
+		}
 		if !l.Found || !l.Stale {
 			continue
 		}

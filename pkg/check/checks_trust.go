@@ -23,6 +23,7 @@ const (
 	idPublicStale    = "public-jwks-stale-key"
 	idPublicMismatch = "public-issuer-mismatch"
 	idControllers    = "controllers-not-running"
+	idTakeover       = "controller-restarted"
 	idNodesUninit    = "nodes-uninitialized"
 	idLegacyTokens   = "legacy-tokens-in-use"
 	idStaleTokens    = "stale-tokens-in-use"

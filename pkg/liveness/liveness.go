@@ -69,6 +69,19 @@ type Status struct {
 	Age time.Duration `json:"age,omitempty"`
 	// Stale: renewed longer ago than its duration plus Grace (or never renewed).
 	Stale bool `json:"stale"`
+	// Transitions is the lease's leaseTransitions: how often another instance took it over (a
+	// restarted controller is another instance); Acquired is when the holder took it.
+	Transitions int       `json:"transitions,omitempty"`
+	Acquired    time.Time `json:"acquired,omitzero"`
+}
+
+// RecentTakeover is how long after a takeover of its lease a controller counts as restarted.
+const RecentTakeover = 10 * time.Minute
+
+// TookOverRecently reports whether the lease changed hands (Transitions > 0) within
+// RecentTakeover before now: the controller restarted, or another instance took over.
+func (s Status) TookOverRecently(now time.Time) bool {
+	return s.Found && s.Transitions > 0 && !s.Acquired.IsZero() && now.Sub(s.Acquired) < RecentTakeover
 }
 
 // LeaseStatus reads kube-system/name and judges it at now. A missing lease is Found=false and
@@ -87,6 +100,12 @@ func LeaseStatus(ctx context.Context, client kubernetes.Interface, name string, 
 	}
 	if l.Spec.LeaseDurationSeconds != nil {
 		s.Duration = time.Duration(*l.Spec.LeaseDurationSeconds) * time.Second
+	}
+	if l.Spec.LeaseTransitions != nil {
+		s.Transitions = int(*l.Spec.LeaseTransitions)
+	}
+	if l.Spec.AcquireTime != nil {
+		s.Acquired = l.Spec.AcquireTime.Time
 	}
 	switch {
 	case l.Spec.RenewTime != nil:
