@@ -5,10 +5,12 @@ package lab_test
 
 import (
 	"context"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/credwatch/credwatch/pkg/check"
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/labtest"
 )
@@ -48,4 +50,21 @@ func TestIntegrationControllerRestarts(t *testing.T) {
 	if !l.ControllerManagerRunning() {
 		t.Error("ControllerManagerRunning() = false after the restart")
 	}
+	// The new instance takes the lease once the dead one's expires (15 s): check names it.
+	cfg := check.Config{REST: l.RESTConfig(), Endpoints: []string{l.Members()[0].URL}}
+	var got []string
+	for deadline := time.Now().Add(45 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
+		snap, err := check.Fetch(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = got[:0]
+		for _, f := range check.Run(snap, check.Registry()).Findings {
+			got = append(got, f.ID+" "+f.Message)
+			if f.ID == "controller-restarted" && strings.Contains(f.Message, "kube-controller-manager took its lease") {
+				return
+			}
+		}
+	}
+	t.Errorf("no controller-restarted finding within 45 s of the restart; findings: %q", got)
 }
