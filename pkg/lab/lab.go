@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,7 +21,6 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/credwatch/credwatch/pkg/lab/controlplane/apiserver"
 	"github.com/credwatch/credwatch/pkg/lab/controlplane/etcd"
 	"github.com/credwatch/credwatch/pkg/lab/controlplane/lb"
 	"github.com/credwatch/credwatch/pkg/lab/controlplane/pki"
@@ -106,7 +104,11 @@ func Up(ctx context.Context, o Options) (*Lab, error) {
 			return nil, err
 		}
 	}
-	l.lb = lb.New(ln, lb.Config{Mode: o.LBMode, Check: l.readyCheck()})
+	ready, err := lb.NewCheck(lb.CheckHTTPSReadyz, l.tlsc)
+	if err != nil {
+		return nil, err
+	}
+	l.lb = lb.New(ln, lb.Config{Mode: o.LBMode, Check: ready})
 	l.logf("lab: load balancer on %s (mode %s), directory %s", l.LBAddress(), o.LBMode, o.Dir)
 	if err := l.writeKubeconfigs(); err != nil {
 		l.lb.Close()
@@ -447,10 +449,4 @@ func (l *Lab) freePort(ip string, port int, what string) (int, error) {
 	_ = ln.Close()
 	l.logf("lab: %s: %s:%d is in use, using port %d", what, ip, port, p)
 	return p, nil
-}
-
-// readyCheck is the load balancer's health check: the member's /readyz with the admin client.
-func (l *Lab) readyCheck() lb.Check {
-	c := &http.Client{Transport: &http.Transport{TLSClientConfig: l.tlsc, DisableKeepAlives: true}}
-	return func(ctx context.Context, addr string) bool { return apiserver.Readyz(ctx, c, "https://"+addr) == nil }
 }
