@@ -71,3 +71,21 @@ func TestHealthChecks(t *testing.T) {
 		t.Errorf("NewCheck(icmp) = %v", err)
 	}
 }
+
+// A backend leaves rotation after UnhealthyAfter failures in a row and comes back after
+// HealthyAfter passes in a row; a streak that breaks starts over.
+func TestJudgeCountsInARow(t *testing.T) {
+	b := &backend{}
+	b.healthy.Store(true)
+	var got []bool
+	for _, ok := range []bool{false, false, true, false, false, false, true, true, false, true, true} {
+		b.judge(ok, 3, 2)
+		got = append(got, b.healthy.Load())
+	}
+	want := []bool{true, true, true, true, true, false, false, true, true, true, true}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("health after each check %v, want %v", got, want)
+		}
+	}
+}

@@ -35,6 +35,9 @@ type Config struct {
 	// seconds. Nil leaves health as Add set it (tests, one-backend forwarders).
 	Check    Check
 	Interval time.Duration
+	// UnhealthyAfter and HealthyAfter are the failures (passes) in a row that take a backend out
+	// of (back into) rotation, as cloud load balancers count them; default 1 each.
+	UnhealthyAfter, HealthyAfter int
 }
 
 // backend is one member behind the load balancer.
@@ -42,6 +45,7 @@ type backend struct {
 	name    string
 	addr    string
 	healthy atomic.Bool
+	streak  int // checks in a row that disagreed with healthy (checkLoop's goroutine only)
 }
 
 // LoadBalancer is a TCP (TLS passthrough) round-robin balancer. Its methods are safe for
@@ -51,6 +55,8 @@ type LoadBalancer struct {
 	mode   atomic.Value // Mode
 	check  Check
 	every  time.Duration
+	fall   int
+	rise   int
 	mu     sync.Mutex
 	pool   []*backend
 	next   int
@@ -62,7 +68,8 @@ type LoadBalancer struct {
 
 // New serves ln until Close.
 func New(ln net.Listener, c Config) *LoadBalancer {
-	lb := &LoadBalancer{ln: ln, check: c.Check, every: c.Interval, stop: make(chan struct{})}
+	lb := &LoadBalancer{ln: ln, check: c.Check, every: c.Interval, fall: max(c.UnhealthyAfter, 1), rise: max(c.HealthyAfter, 1),
+		stop: make(chan struct{})}
 	if lb.every <= 0 {
 		lb.every = time.Second
 	}
@@ -205,10 +212,24 @@ func (lb *LoadBalancer) checkLoop() {
 				defer wg.Done()
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 				defer cancel()
-				b.healthy.Store(lb.check(ctx, b.addr))
+				b.judge(lb.check(ctx, b.addr), lb.fall, lb.rise)
 			}(b)
 		}
 		wg.Wait()
+	}
+}
+
+// judge counts one check's result: the backend's health flips after fall failures (rise passes)
+// in a row.
+func (b *backend) judge(ok bool, fall, rise int) {
+	if ok == b.healthy.Load() {
+		b.streak = 0
+		return
+	}
+	b.streak++
+	if (ok && b.streak >= rise) || (!ok && b.streak >= fall) {
+		b.healthy.Store(ok)
+		b.streak = 0
 	}
 }
 
