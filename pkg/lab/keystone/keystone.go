@@ -3,8 +3,10 @@
 
 // Package keystone runs a real Keystone for the lab and the tests: Debian's python3-keystone under
 // uwsgi, on 127.0.0.1, with its state (configuration, SQLite database, keys, logs) in one
-// directory. start.sh and stop.sh do the work; they are embedded, so that credwatch-cloudlab
-// runs them from any directory. The Debian packages come from hack/deps.sh.
+// directory. start.sh prepares and populates it (embedded, so that credwatch-cloudlab runs it from
+// any directory); uwsgi is this process's child (package proc: its own process group, killed when
+// its parent dies), so no Keystone outlives the test or lab that started it. The Debian packages
+// come from hack/deps.sh.
 package keystone
 
 import (
@@ -18,16 +20,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/credwatch/credwatch/pkg/lab/proc"
 	"github.com/credwatch/credwatch/pkg/redact"
 )
 
-var (
-	//go:embed start.sh
-	startScript []byte
-	//go:embed stop.sh
-	stopScript []byte
-)
+//go:embed start.sh
+var startScript []byte
+
+// stopGrace is how long uwsgi gets between SIGTERM and SIGKILL.
+const stopGrace = 10 * time.Second
 
 // Server is a running Keystone: its endpoint, the administrator's password and the service
 // user a cluster is deployed with.
@@ -39,7 +42,8 @@ type Server struct {
 	ServicePassword string
 	ServiceProject  string
 
-	dir string
+	dir  string
+	proc *proc.Proc
 }
 
 // Start starts a Keystone with its state in dir (created if missing). On failure the error
@@ -53,8 +57,14 @@ func Start(ctx context.Context, dir string) (*Server, error) {
 	s := &Server{dir: dir, AdminPassword: "admin-" + rand.Text(), ServicePassword: "svc-" + rand.Text()}
 	known := &redact.Known{}
 	known.Add(s.AdminPassword, s.ServicePassword)
-	out, err := s.script(ctx, "start.sh", startScript,
-		"KEYSTONE_ADMIN_PASSWORD="+s.AdminPassword, "KEYSTONE_SERVICE_PASSWORD="+s.ServicePassword)
+	pw := []string{"KEYSTONE_ADMIN_PASSWORD=" + s.AdminPassword, "KEYSTONE_SERVICE_PASSWORD=" + s.ServicePassword}
+	out, err := s.script(ctx, "setup", pw...)
+	if err == nil {
+		err = s.serve()
+	}
+	if err == nil {
+		out, err = s.script(ctx, "accounts", pw...)
+	}
 	if err != nil {
 		_ = s.Stop(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("keystone: start (needs python3-keystone and uwsgi-plugin-python3: run hack/deps.sh as root): %w\n%s", err, known.Redact(lastLines(out, 30)))
@@ -75,21 +85,43 @@ func Start(ctx context.Context, dir string) (*Server, error) {
 	return s, nil
 }
 
-// Stop stops the Keystone (SIGTERM, then SIGKILL after 10 s); its state directory stays.
-func (s *Server) Stop(ctx context.Context) error {
-	if out, err := s.script(ctx, "stop.sh", stopScript); err != nil {
-		return fmt.Errorf("keystone: stop: %w\n%s", err, lastLines(out, 10))
+// serve starts uwsgi with the command line start.sh's setup wrote.
+func (s *Server) serve() error {
+	data, err := os.ReadFile(filepath.Join(s.dir, "uwsgi.argv"))
+	if err != nil {
+		return fmt.Errorf("read uwsgi's command line: %w", err)
 	}
+	argv := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	p, err := proc.Start(proc.Spec{Name: "keystone", Bin: argv[0], Args: argv[1:], LogFile: filepath.Join(s.dir, "log", "uwsgi.out"),
+		Env: []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "OS_KEYSTONE_CONFIG_FILES=" + filepath.Join(s.dir, "keystone.conf")}})
+	if err != nil {
+		return err
+	}
+	s.proc = p
 	return nil
 }
 
-// script writes the embedded script into the state directory and runs it on that directory.
-func (s *Server) script(ctx context.Context, name string, body []byte, env ...string) (string, error) {
-	path := filepath.Join(s.dir, name)
-	if err := os.WriteFile(path, body, 0o700); err != nil {
+// PID is uwsgi's master process id (0 before it started).
+func (s *Server) PID() int {
+	if s.proc == nil {
+		return 0
+	}
+	return s.proc.PID()
+}
+
+// Stop stops the Keystone (SIGTERM, then SIGKILL after 10 s); its state directory stays.
+func (s *Server) Stop(context.Context) error {
+	s.proc.Stop(stopGrace)
+	return nil
+}
+
+// script writes the embedded start.sh into the state directory and runs one phase of it.
+func (s *Server) script(ctx context.Context, phase string, env ...string) (string, error) {
+	path := filepath.Join(s.dir, "start.sh")
+	if err := os.WriteFile(path, startScript, 0o700); err != nil {
 		return "", err
 	}
-	cmd := exec.CommandContext(ctx, "/bin/bash", path, s.dir)
+	cmd := exec.CommandContext(ctx, "/bin/bash", path, s.dir, phase)
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err

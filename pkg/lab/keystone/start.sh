@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# start.sh DIR [PORT]: start a real Keystone (Debian's python3-keystone under uwsgi) on 127.0.0.1.
-#
-# Everything lives in DIR: keystone.conf, the SQLite database, fernet and credential keys, logs, the
-# uwsgi pid file, and DIR/env (shell syntax) with KEYSTONE_URL, ADMIN_PASSWORD, SERVICE_USER,
-# SERVICE_PASSWORD, SERVICE_PROJECT, SERVICE_USER_ID and KEYSTONE_PID. Stop it with stop.sh DIR (package keystone embeds both).
+# start.sh DIR setup|accounts: prepare and populate a real Keystone (Debian's python3-keystone
+# under uwsgi) on 127.0.0.1. Package keystone embeds it and runs it twice around uwsgi, which it
+# starts itself as its own child (so that uwsgi dies with it, even on SIGKILL):
+#   setup     writes keystone.conf, the SQLite database, fernet and credential keys and the admin
+#             account, and DIR/uwsgi.argv, the command line to serve it (one argument a line);
+#   accounts  waits (bounded) for the served Keystone's first token, creates the service user and
+#             writes DIR/env (shell syntax) with KEYSTONE_URL, ADMIN_PASSWORD, SERVICE_USER,
+#             SERVICE_PASSWORD, SERVICE_PROJECT and SERVICE_USER_ID.
+# Everything lives in DIR, logs in DIR/log. The passwords come from KEYSTONE_ADMIN_PASSWORD and
+# KEYSTONE_SERVICE_PASSWORD, the same for both phases.
 #
 # Needs the Debian packages python3-keystone and uwsgi-plugin-python3 (hack/deps.sh), not the
 # `keystone` package, whose install starts a server on all interfaces. Choices that matter:
@@ -12,8 +17,8 @@
 #   - uwsgi with one process and one thread and "Connection: close" (no keep-alive sockets to hang on).
 set -euo pipefail
 trap 'echo "keystone: start.sh failed at line $LINENO: $BASH_COMMAND" >&2' ERR
-dir=${1:?usage: start.sh DIR [PORT]}
-port=${2:-0}
+dir=${1:?usage: start.sh DIR setup|accounts}
+phase=${2:?usage: start.sh DIR setup|accounts}
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 unset PYTHONPATH PYTHONHOME PYENV_VERSION VIRTUAL_ENV || true
 for bin in keystone-manage uwsgi curl jq; do
@@ -22,14 +27,17 @@ done
 [[ -f /usr/lib/uwsgi/plugins/python3_plugin.so ]] || { echo "keystone: uwsgi-plugin-python3 not installed (run hack/deps.sh)" >&2; exit 2; }
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
-if [[ $port == 0 ]]; then
-  port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+if [[ $phase == setup ]]; then
+  /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' >"$dir/port"
 fi
+port=$(cat "$dir/port")
 url="http://127.0.0.1:$port"
-admin_pw=${KEYSTONE_ADMIN_PASSWORD:-admin-$RANDOM$RANDOM}
+admin_pw=${KEYSTONE_ADMIN_PASSWORD:?KEYSTONE_ADMIN_PASSWORD is not set}
 svc_user=${KEYSTONE_SERVICE_USER:-k8s-cloud-provider}
-svc_pw=${KEYSTONE_SERVICE_PASSWORD:-svc-$RANDOM$RANDOM}
+svc_pw=${KEYSTONE_SERVICE_PASSWORD:?KEYSTONE_SERVICE_PASSWORD is not set}
 svc_project=${KEYSTONE_SERVICE_PROJECT:-kubernetes}
+
+if [[ $phase == setup ]]; then
 
 mkdir -p "$dir/fernet-keys" "$dir/credential-keys" "$dir/log"
 cat > "$dir/keystone.conf" <<CONF
@@ -60,10 +68,13 @@ km bootstrap --bootstrap-password "$admin_pw" --bootstrap-username admin --boots
   --bootstrap-role-name admin --bootstrap-region-id RegionOne \
   --bootstrap-admin-url "$url/v3/" --bootstrap-internal-url "$url/v3/" --bootstrap-public-url "$url/v3/"
 
-OS_KEYSTONE_CONFIG_FILES="$dir/keystone.conf" uwsgi --plugin python3 --http-socket "127.0.0.1:$port" \
-  --wsgi-file /usr/bin/keystone-wsgi-public --processes 1 --threads 1 --master --die-on-term \
+# --no-orphans: the worker exits when the master dies, which the package's parent-death signal kills.
+printf '%s\n' "$(command -v uwsgi)" --plugin python3 --http-socket "127.0.0.1:$port" \
+  --wsgi-file /usr/bin/keystone-wsgi-public --processes 1 --threads 1 --master --die-on-term --no-orphans \
   --add-header "Connection: close" --env "OS_KEYSTONE_CONFIG_FILES=$dir/keystone.conf" \
-  --pidfile "$dir/uwsgi.pid" --logto "$dir/log/uwsgi.log" --daemonize2 "$dir/log/uwsgi.log"
+  --logto "$dir/log/uwsgi.log" >"$dir/uwsgi.argv"
+exit 0
+fi
 
 # Wait (bounded) for the first token, then create the service user the tests rotate.
 auth() { # user password project -> prints the X-Subject-Token
@@ -80,7 +91,6 @@ done
 if [[ -z $tok ]]; then
   echo "keystone: no token from $url within 2 minutes; see $dir/log" >&2
   tail -n 20 "$dir/log/uwsgi.log" >&2 || true
-  [[ -f $dir/uwsgi.pid ]] && kill "$(cat "$dir/uwsgi.pid")" 2>/dev/null || true
   exit 1
 fi
 api() { curl -sS --fail-with-body --retry 3 --retry-all-errors --max-time 60 -H "X-Auth-Token: $tok" -H 'Content-Type: application/json' "$@"; }
@@ -97,6 +107,5 @@ SERVICE_USER=$svc_user
 SERVICE_USER_ID=$user_id
 SERVICE_PASSWORD=$svc_pw
 SERVICE_PROJECT=$svc_project
-KEYSTONE_PID=$(cat "$dir/uwsgi.pid")
 ENV
 echo "keystone: ready at $url/v3 (state in $dir)" >&2
