@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # build-capi.sh OUTDIR: build what the Cluster API lab (issue 23) runs into OUTDIR, skipping any
 # already there (the shared cache of build.sh, lib.sh):
-#   OUTDIR/v1.30.14/{kubeadm,kube-controller-manager,kube-scheduler} (the management and workload line).
+#   OUTDIR/v1.30.14/{kubeadm,kube-controller-manager,kube-scheduler} (the management and workload line),
+#   OUTDIR/crictl-v1.34.0/crictl (kubeadm 1.30 refuses to run without it),
 # Cold: ~15-20 minutes on 2 cores; `make capi-binaries` runs it (not part of `make test`).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -10,3 +11,4 @@ out="$(mkdir -p "$1" && cd "$1" && pwd)"
 build k8s-v1.30.14 v1.30.14 k8s.io/kubernetes/cmd/kubeadm kubeadm
 build k8s-v1.30.14 v1.30.14 k8s.io/kubernetes/cmd/kube-controller-manager kube-controller-manager
 build k8s-v1.30.14 v1.30.14 k8s.io/kubernetes/cmd/kube-scheduler kube-scheduler
+CGO_ENABLED=0 build cri-tools crictl-v1.34.0 sigs.k8s.io/cri-tools/cmd/crictl crictl

@@ -22,6 +22,7 @@ build() { # module-dir version package name [source-hash]
     local mm="${2#v}"; mm="${mm%.*}"
     ld="$ld -X k8s.io/component-base/version.gitVersion=$2 -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${mm#1.}"
     ld="$ld -X k8s.io/client-go/pkg/version.gitVersion=$2" ;;
+  crictl-v*) ld="$ld -X sigs.k8s.io/cri-tools/pkg/version.Version=${2#crictl-}" ;;
   esac
   # (A failed `(...) && mv` list would not stop a `set -e` script: the build went on silently.)
   (cd "$here/$1" && go build -trimpath -ldflags "$ld" -o "$dst.tmp" "$3") ||
