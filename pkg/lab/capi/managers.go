@@ -186,11 +186,21 @@ func (m *Managers) Running() []bool {
 	return out
 }
 
+// LogFiles are the managers' logs, in order.
+func (m *Managers) LogFiles() []string {
+	out := make([]string, len(m.procs))
+	for i, p := range m.procs {
+		out[i] = p.LogFile
+	}
+	return out
+}
+
 // HealthURLs are the managers' health addresses (http://127.0.0.1:PORT; /readyz and /healthz).
 func (m *Managers) HealthURLs() []string { return append([]string(nil), m.health...) }
 
 // Stop deletes the webhook configurations Start registered (so the lab's apiservers stop calling
-// them) and stops the managers. The CRDs and the objects stay.
+// them) and stops the managers. The CRDs and the objects stay, so another release can be started
+// against the same lab.
 func (m *Managers) Stop(ctx context.Context) error {
 	var errs []error
 	for _, w := range m.webhooks {
@@ -199,8 +209,7 @@ func (m *Managers) Stop(ctx context.Context) error {
 		}
 	}
 	m.webhooks = nil
-	proc.StopAll(m.procs, stopGrace)
-	m.procs = nil
+	proc.StopAll(m.procs, stopGrace) // a stopped Proc stays stopped: Stop may run twice
 	return errors.Join(errs...)
 }
 
