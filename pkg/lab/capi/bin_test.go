@@ -6,6 +6,7 @@ package capi_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -102,5 +103,35 @@ func TestFind(t *testing.T) {
 				t.Errorf("CRDs %v, want %v", r.CRDs, want)
 			}
 		})
+	}
+}
+
+// TestBuildScriptMatches keeps hack/labbin/build-capi.sh building, for every version Find knows,
+// the three managers under the names Find looks for and the manifests, each from its own module.
+func TestBuildScriptMatches(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "hack", "labbin", "build-capi.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := string(data)
+	if want := "for v in " + strings.Join(capi.Versions(), " ") + "; do"; !strings.Contains(script, want) {
+		t.Errorf("build-capi.sh has no %q", want)
+	}
+	for _, m := range capi.ManagerNames() {
+		if !regexp.MustCompile(`(?m)^\s*build "capi-\$v" "capi-\$v" \S+ ` + m + `$`).MatchString(script) {
+			t.Errorf("build-capi.sh does not build %s into capi-$v", m)
+		}
+	}
+	if !strings.Contains(script, `manifests "capi-$v" "capi-$v" "sigs.k8s.io/cluster-api@$v"`) {
+		t.Error("build-capi.sh does not copy the manifests of each version")
+	}
+	for _, v := range capi.Versions() {
+		mod, err := os.ReadFile(filepath.Join("..", "..", "..", "hack", "labbin", "capi-"+v, "go.mod"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "require sigs.k8s.io/cluster-api " + v + "\n"; !strings.Contains(string(mod), want) {
+			t.Errorf("hack/labbin/capi-%s/go.mod lacks %q", v, want)
+		}
 	}
 }
