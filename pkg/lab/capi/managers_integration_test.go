@@ -31,9 +31,11 @@ func TestIntegrationCAPIManagers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: starts a lab and Cluster API (skipped under -short)")
 	}
+	// `make capi-binaries` is not part of `make test` yet (11 min cold): without its output this
+	// test skips, naming the target, instead of failing every fresh clone's `make test`.
 	for _, v := range capi.Versions() {
 		if _, err := capi.Find(lab.DefaultBinDir(), v); err != nil {
-			t.Fatal(err)
+			t.Skipf("%v", err)
 		}
 	}
 	l := labtest.Start(t, lab.Options{Members: 1, Version: lab.OldVersion})
