@@ -142,6 +142,13 @@ func (m *Managers) writeServingCert(l *lab.Lab, dir string) error {
 }
 
 func (m *Managers) startManager(ctx context.Context, l *lab.Lab, mgr Manager, webhookPort int, certDir string, wait time.Duration) error {
+	// The managers have no --webhook-host: the server listens on every interface, so one
+	// release runs on this machine at a time. Say so rather than show a bind error in a log tail.
+	ln, err := net.Listen("tcp", ":"+strconv.Itoa(webhookPort))
+	if err != nil {
+		return fmt.Errorf("%s webhook port %d is taken (another Cluster API lab running?): %w", mgr.Name, webhookPort, err)
+	}
+	_ = ln.Close()
 	healthPort, err := freeLoopbackPort()
 	if err != nil {
 		return fmt.Errorf("%s health port: %w", mgr.Name, err)
