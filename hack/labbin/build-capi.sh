@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# build-capi.sh OUTDIR: build what the Cluster API lab (issue 23) runs into OUTDIR, skipping any
+# already there (the shared cache of build.sh, lib.sh):
+#   OUTDIR/v1.30.14/{kubeadm,kube-controller-manager,kube-scheduler} (the management and workload line),
+#   OUTDIR/crictl-v1.34.0/crictl (kubeadm 1.30 refuses to run without it),
+#   OUTDIR/capi-VERSION/{cluster-api-controller,kubeadm-bootstrap-controller,kubeadm-control-plane-controller}
+#   and their CRDs and webhook manifests, OUTDIR/capi-VERSION/{crds,webhooks}, for v1.8.1 (etcd
+#   member removed before the drain) and v1.8.4 (in the pre-terminate hook after it).
+# Cold: ~15-20 minutes on 2 cores; `make capi-binaries` runs it (not part of `make test`).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+out="$(mkdir -p "$1" && cd "$1" && pwd)"
+. "$here/lib.sh"
+build k8s-v1.30.14 v1.30.14 k8s.io/kubernetes/cmd/kubeadm kubeadm
+build k8s-v1.30.14 v1.30.14 k8s.io/kubernetes/cmd/kube-controller-manager kube-controller-manager
+build k8s-v1.30.14 v1.30.14 k8s.io/kubernetes/cmd/kube-scheduler kube-scheduler
+CGO_ENABLED=0 build cri-tools crictl-v1.34.0 sigs.k8s.io/cri-tools/cmd/crictl crictl
+for v in v1.8.1 v1.8.4; do
+  build "capi-$v" "capi-$v" sigs.k8s.io/cluster-api cluster-api-controller
+  build "capi-$v" "capi-$v" sigs.k8s.io/cluster-api/bootstrap/kubeadm kubeadm-bootstrap-controller
+  build "capi-$v" "capi-$v" sigs.k8s.io/cluster-api/controlplane/kubeadm kubeadm-control-plane-controller
+  manifests "capi-$v" "capi-$v" "sigs.k8s.io/cluster-api@$v"
+done

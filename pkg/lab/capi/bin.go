@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
+package capi
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// The Cluster API releases `make capi-binaries` builds.
+const (
+	// V181 removes the old machine's etcd member before the drain
+	// (controlplane/kubeadm/internal/controllers/scale.go:138).
+	V181 = "v1.8.1"
+	// V184 removes it in the kcp-cleanup pre-terminate hook, after the drain.
+	V184 = "v1.8.4"
+	// MakeTarget builds the managers, CRDs and webhook manifests of every version.
+	MakeTarget = "make capi-binaries"
+)
+
+// Versions lists the Cluster API releases the lab builds, oldest first.
+func Versions() []string { return []string{V181, V184} }
+
+// The managers' binary names, in the order they are started.
+const (
+	CoreManager         = "cluster-api-controller"           // sigs.k8s.io/cluster-api
+	BootstrapManager    = "kubeadm-bootstrap-controller"     // sigs.k8s.io/cluster-api/bootstrap/kubeadm
+	ControlPlaneManager = "kubeadm-control-plane-controller" // sigs.k8s.io/cluster-api/controlplane/kubeadm
+)
+
+// ManagerNames lists the three managers in the order they are started.
+func ManagerNames() []string { return []string{CoreManager, BootstrapManager, ControlPlaneManager} }
+
+// Manager is one manager of a release: its binary and the webhook manifests it serves (a
+// ValidatingWebhookConfiguration and a MutatingWebhookConfiguration, pointing at a Service).
+type Manager struct {
+	Name     string
+	Binary   string
+	Webhooks string
+}
+
+// Release is what the lab runs of one Cluster API release.
+type Release struct {
+	Version  string
+	Dir      string    // <bin dir>/capi-<version>
+	Managers []Manager // in ManagerNames' order
+	CRDs     []string  // every CRD file, sorted
+}
+
+// Dir is a release's directory under the lab's bin directory.
+func Dir(binDir, version string) string { return filepath.Join(binDir, "capi-"+version) }
+
+// Find returns the managers, CRDs and webhook manifests of version under binDir (the lab's bin
+// directory, lab.DefaultBinDir), or an error naming everything missing and MakeTarget.
+func Find(binDir, version string) (Release, error) {
+	if !slices.Contains(Versions(), version) {
+		return Release{}, fmt.Errorf("cluster api %q: the lab builds %v", version, Versions())
+	}
+	r := Release{Version: version, Dir: Dir(binDir, version)}
+	var errs []error
+	missing := func(what, p string) {
+		errs = append(errs, fmt.Errorf("cluster api %s %s not found at %s", version, what, p))
+	}
+	for _, name := range ManagerNames() {
+		m := Manager{Name: name, Binary: filepath.Join(r.Dir, name), Webhooks: filepath.Join(r.Dir, "webhooks", name+".yaml")}
+		if st, err := os.Stat(m.Binary); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+			missing(name, m.Binary)
+		}
+		if st, err := os.Stat(m.Webhooks); err != nil || !st.Mode().IsRegular() {
+			missing(name+" webhook manifests", m.Webhooks)
+		}
+		r.Managers = append(r.Managers, m)
+	}
+	// manifests.done marks a complete copy (hack/labbin/lib.sh): a half-copied directory is missing.
+	crds, _ := filepath.Glob(filepath.Join(r.Dir, "crds", "*.yaml"))
+	if _, err := os.Stat(filepath.Join(r.Dir, "manifests.done")); err != nil || len(crds) == 0 {
+		missing("CRDs", filepath.Join(r.Dir, "crds"))
+	}
+	slices.Sort(crds)
+	r.CRDs = crds
+	if len(errs) > 0 {
+		return Release{}, fmt.Errorf("%w: run `%s` (or set CREDWATCH_LAB_BIN)", errors.Join(errs...), MakeTarget)
+	}
+	return r, nil
+}

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
+package capi
+
+import (
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// manifest has the shape of kubebuilder's config/webhook/manifests.yaml in Cluster API v1.8.
+const manifest = `---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata:
+  name: mutating-webhook-configuration
+webhooks:
+- admissionReviewVersions:
+  - v1
+  clientConfig:
+    service:
+      name: webhook-service
+      namespace: system
+      path: /mutate-cluster-x-k8s-io-v1beta1-cluster
+  failurePolicy: Fail
+  name: default.cluster.cluster.x-k8s.io
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: validating-webhook-configuration
+webhooks:
+- clientConfig:
+    service:
+      name: webhook-service
+      namespace: system
+      path: /validate-cluster-x-k8s-io-v1beta1-cluster
+  name: validation.cluster.cluster.x-k8s.io
+- clientConfig:
+    service:
+      name: webhook-service
+      namespace: system
+      path: /validate-cluster-x-k8s-io-v1beta1-machine
+  name: validation.machine.cluster.x-k8s.io
+`
+
+func TestWebhookConfiguration(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "hooks.yaml")
+	if err := os.WriteFile(p, []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := readObjects(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) != 2 {
+		t.Fatalf("%d objects, want 2 (the empty first document skipped)", len(objs))
+	}
+	ca := []byte("-----BEGIN CERTIFICATE-----\nlab\n-----END CERTIFICATE-----\n")
+	wantURLs := [][]string{
+		{"https://10.200.3.1:9443/mutate-cluster-x-k8s-io-v1beta1-cluster"},
+		{"https://10.200.3.1:9443/validate-cluster-x-k8s-io-v1beta1-cluster", "https://10.200.3.1:9443/validate-cluster-x-k8s-io-v1beta1-machine"},
+	}
+	for i, in := range objs {
+		got, err := webhookConfiguration(in, CoreManager, "https://10.200.3.1:9443", ca)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := CoreManager + "-" + in.GetName(); got.GetName() != want {
+			t.Errorf("name %q, want %q", got.GetName(), want)
+		}
+		hooks, _, _ := unstructured.NestedSlice(got.Object, "webhooks")
+		for j, h := range hooks {
+			cc := h.(map[string]any)["clientConfig"].(map[string]any)
+			if _, ok := cc["service"]; ok {
+				t.Errorf("%s webhook %d keeps its service: %v", got.GetName(), j, cc)
+			}
+			if cc["url"] != wantURLs[i][j] {
+				t.Errorf("%s webhook %d url %v, want %s", got.GetName(), j, cc["url"], wantURLs[i][j])
+			}
+			if b, _ := base64.StdEncoding.DecodeString(cc["caBundle"].(string)); string(b) != string(ca) {
+				t.Errorf("%s webhook %d caBundle %q, want the lab CA", got.GetName(), j, b)
+			}
+		}
+		// The manifest as read stays as it was.
+		if s := fmt.Sprint(in.Object["webhooks"]); !strings.Contains(s, "webhook-service") {
+			t.Errorf("the input was modified: %s", s)
+		}
+	}
+}
+
+func TestWebhookConfigurationRejects(t *testing.T) {
+	for _, tc := range []struct{ name, kind, hooks, want string }{
+		{"a CRD", "CustomResourceDefinition", "", "not a webhook configuration"},
+		{"no webhooks", "ValidatingWebhookConfiguration", "", "no webhooks"},
+		{"a url already", "MutatingWebhookConfiguration", "url", "no clientConfig.service.path"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := &unstructured.Unstructured{Object: map[string]any{"kind": tc.kind, "metadata": map[string]any{"name": "x"}}}
+			if tc.hooks == "url" {
+				in.Object["webhooks"] = []any{map[string]any{"name": "h", "clientConfig": map[string]any{"url": "https://x"}}}
+			}
+			if _, err := webhookConfiguration(in, CoreManager, "https://127.0.0.1:9443", nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
