@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/lab"
+	labimage "github.com/credwatch/credwatch/pkg/lab/image"
 )
 
 // TestIntegrationImagesRun builds the v1.30.14 images from the lab's binaries and runs each
@@ -37,6 +38,13 @@ func TestIntegrationImagesRun(t *testing.T) {
 	defer cancel()
 	c := Config{BinDir: binDir, Version: "v1.30.14", OutDir: t.TempDir()}
 	t0 := time.Now()
+	labImages, err := labimage.Build(ctx, labimage.Config{OutDir: c.OutDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("lab images (pause) built in %s", time.Since(t0).Round(time.Millisecond))
+	c.LabImages = labImages
+	t0 = time.Now()
 	out, err := Build(ctx, c)
 	if err != nil {
 		t.Fatal(err)
