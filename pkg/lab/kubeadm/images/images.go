@@ -8,11 +8,13 @@ import (
 	"crypto/sha256"
 	"debug/elf"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -192,26 +194,39 @@ func (p plan) key(c Config) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// write builds the images and writes the tarball at out.
+// write builds the images, as many at once as there are CPUs (gzip is the cost), and writes the
+// tarball at out.
 func (p plan) write(ctx context.Context, c Config, out string) error {
 	pause, err := labPause(c.LabImages)
 	if err != nil {
 		return err
 	}
-	tagged := map[string]v1.Image{}
-	for _, im := range p {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("kubeadm images: %w", err)
-		}
+	imgs := make([]v1.Image, len(p))
+	errs := make([]error, len(p))
+	slots := make(chan struct{}, runtime.NumCPU())
+	var wg sync.WaitGroup
+	for i, im := range p {
 		if im.Binary == Pause {
-			tagged[im.Tag] = pause
+			imgs[i] = pause
 			continue
 		}
-		img, err := im.build(c)
-		if err != nil {
-			return err
-		}
-		tagged[im.Tag] = img
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			if errs[i] = ctx.Err(); errs[i] == nil {
+				imgs[i], errs[i] = im.build(c)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	tagged := map[string]v1.Image{}
+	for i, im := range p {
+		tagged[im.Tag] = imgs[i]
 	}
 	if err := ociimage.WriteDockerArchive(out, tagged); err != nil {
 		return fmt.Errorf("kubeadm images: %w", err)
