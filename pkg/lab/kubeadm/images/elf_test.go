@@ -6,6 +6,7 @@ package images
 import (
 	"debug/elf"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -52,6 +53,32 @@ func TestSharedFiles(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSharedFilesStatic checks a static binary (a CGO_ENABLED=0 Go program built here, offline)
+// needs nothing.
+func TestSharedFilesStatic(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	dir := t.TempDir()
+	for name, data := range map[string]string{"go.mod": "module static\n\ngo 1.22\n", "main.go": "package main\n\nfunc main() {}\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "static")
+	cmd := exec.Command(goBin, "build", "-o", bin, ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	got, err := SharedFiles(bin)
+	if err != nil || len(got) != 0 {
+		t.Errorf("SharedFiles of a static binary: %v, %v; want nothing", got, err)
 	}
 }
 
