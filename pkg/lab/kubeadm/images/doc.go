@@ -10,9 +10,9 @@
 // and (when its binary is there) kube-proxy of that version, the lab's etcd (lab.EtcdVersion)
 // under kubeadm's etcd tag (3.5.15-0 for v1.30.14), and the lab's pause program under kubeadm's
 // pause tag (3.9) and containerd's sandbox_image (3.10). CoreDNS is left out: the lab's
-// KubeadmControlPlane skips the CoreDNS and kube-proxy addons, and sets
-// nodeRegistration.imagePullPolicy Never so that kubeadm join's preflight does not try to pull
-// them.
+// KubeadmControlPlane skips the CoreDNS and kube-proxy addons, and must set
+// nodeRegistration.imagePullPolicy Never, or kubeadm join's preflight tries to pull them (see
+// docs/dev/lab-kubeadm-images.md).
 //
 // The lab's Kubernetes and etcd binaries are dynamic (they link libc.so.6), so each image holds
 // the binary at /usr/local/bin/NAME (on PATH: the manifests' `command:` calls it by name), its
@@ -24,4 +24,8 @@
 // size and mtime of every file copied in), so a second Build returns at once. Image digests are
 // reproducible (ociimage: fixed mtimes, sorted entries); the tarball's bytes are not, since
 // go-containerregistry writes its blobs in map order.
+//
+// Figures (v1.30.14, 2 shared cores): a 94.9 MB tarball (kube-apiserver 32.6 MB compressed,
+// 117 MB unpacked; controller-manager 31.1/112; scheduler 19.5/62; etcd 11.0/30), 62 s cold, 1 ms
+// cached; a lab node imports it in about 8 s.
 package images
