@@ -10,9 +10,11 @@ import (
 	"io"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -357,6 +359,48 @@ func TestBuildConfig(t *testing.T) {
 			tt.c.BinDir = t.TempDir()
 			if _, err := Build(context.Background(), tt.c); err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Build: %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestRefsMatchKubeadm checks Refs against `kubeadm config images list` of the lab's kubeadm of
+// each version, when it is built (`make capi-binaries`), run in a new network namespace: it must
+// not reach a registry. Refs adds containerd's pause tag and leaves CoreDNS out.
+func TestRefsMatchKubeadm(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a new network namespace needs root")
+	}
+	for _, version := range Versions() {
+		t.Run(version, func(t *testing.T) {
+			kubeadm := filepath.Join(lab.DefaultBinDir(), version, "kubeadm")
+			if _, err := os.Stat(kubeadm); err != nil {
+				t.Skipf("no kubeadm %s in the lab bin dir (v1.30.14: make capi-binaries): %v", version, err)
+			}
+			cmd := exec.Command(kubeadm, "config", "images", "list", "--kubernetes-version", version)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("kubeadm config images list: %v", err)
+			}
+			var want []string
+			for _, tag := range strings.Fields(string(out)) {
+				if !strings.Contains(tag, "/coredns/") {
+					want = append(want, tag)
+				}
+			}
+			want = append(want, labimage.PauseRef)
+			slices.Sort(want)
+			refs, err := Refs(version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range refs {
+				got = append(got, r.Tag)
+			}
+			if !slices.Equal(got, slices.Compact(want)) {
+				t.Errorf("Refs(%s)\n%q\nkubeadm lists (CoreDNS out, containerd's pause in)\n%q", version, got, want)
 			}
 		})
 	}
