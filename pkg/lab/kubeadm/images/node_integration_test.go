@@ -26,8 +26,8 @@ import (
 // TestIntegrationImagesOnNode imports the v1.30.14 kubeadm images into a lab node's containerd
 // (lab.Options.ExtraImages, as a kubeadm host would), checks `ctr images ls` lists every tag, and
 // runs a pod whose containers are the control-plane images, each running its binary's --version
-// by name (as kubeadm's manifests call them), with imagePullPolicy Never: containerd, runc and the
-// images' root user and PATH, not only a chroot.
+// by name (as kubeadm's manifests call them), with imagePullPolicy Never and seccomp
+// RuntimeDefault: containerd, runc and the images' root user and PATH, not only a chroot.
 func TestIntegrationImagesOnNode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("lab test: skipped under -short")
@@ -92,11 +92,13 @@ func TestIntegrationImagesOnNode(t *testing.T) {
 }
 
 // versionPod is a pod on nodeName with one container per binary image of refs, each running
-// `NAME --version`.
+// `NAME --version`, under the seccomp profile kubeadm's static pods set (RuntimeDefault,
+// k8s.io/kubernetes@v1.30.14/cmd/kubeadm/app/util/staticpod/utils.go:84-87).
 func versionPod(refs []Ref, nodeName string) *corev1.Pod {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "kubeadm-images", Namespace: "default"},
-		Spec:       corev1.PodSpec{NodeName: nodeName, RestartPolicy: corev1.RestartPolicyNever, AutomountServiceAccountToken: ptr.To(false)},
+		Spec: corev1.PodSpec{NodeName: nodeName, RestartPolicy: corev1.RestartPolicyNever, AutomountServiceAccountToken: ptr.To(false),
+			SecurityContext: &corev1.PodSecurityContext{SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}}},
 	}
 	for _, r := range refs {
 		if r.Binary == Pause || r.Optional {
