@@ -128,14 +128,28 @@ func cleanPath(p string) (string, error) {
 	return strings.TrimPrefix(c, "/"), nil
 }
 
-// newLayer builds the image's one layer, gzip-compressed as an OCI layer.
+// newLayer builds the image's one layer, gzip-compressed as an OCI layer. It compresses once, here:
+// given the uncompressed tar, go-containerregistry compresses it twice (for the digest, then to
+// write it), which for a 100 MB binary at BestCompression costs tens of seconds.
 func newLayer(files []File, mtime time.Time) (v1.Layer, error) {
 	data, err := layerTar(files, mtime)
 	if err != nil {
 		return nil, err
 	}
-	l, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil },
-		tarball.WithMediaType(types.OCILayer), tarball.WithCompressionLevel(gzip.BestCompression))
+	var gz bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	if err != nil {
+		return nil, fmt.Errorf("image layer: %w", err)
+	}
+	if _, err := zw.Write(data); err != nil {
+		return nil, fmt.Errorf("image layer: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("image layer: %w", err)
+	}
+	compressed := gz.Bytes()
+	l, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(compressed)), nil },
+		tarball.WithMediaType(types.OCILayer))
 	if err != nil {
 		return nil, fmt.Errorf("image layer: %w", err)
 	}
