@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/lab"
+	"github.com/credwatch/credwatch/pkg/lab/capi/manifest"
 	"github.com/credwatch/credwatch/pkg/lab/proc"
 )
 
@@ -92,7 +93,7 @@ func (m *Managers) start(ctx context.Context, l *lab.Lab, wait time.Duration) er
 	if err != nil {
 		return err
 	}
-	if err := m.api.applyCRDs(ctx, crds, wait); err != nil {
+	if err := manifest.ApplyCRDs(ctx, m.api.dyn, crds, wait); err != nil {
 		return err
 	}
 	fmt.Fprintf(m.log, "capi: %d CRDs of %s established\n", len(crds), m.Release.Version)

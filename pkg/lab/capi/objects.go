@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,18 +18,17 @@ import (
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+
+	"github.com/credwatch/credwatch/pkg/lab/capi/manifest"
 )
 
 // object is one Kubernetes object read from a manifest.
 type object = *unstructured.Unstructured
 
-// fieldManager owns what the lab applies.
-const fieldManager = "credwatch-lab"
-
 // resources maps the kinds the lab applies from Cluster API's manifests to their resources.
 func resources() map[string]schema.GroupVersionResource {
 	return map[string]schema.GroupVersionResource{
-		"CustomResourceDefinition":       {Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"},
+		"CustomResourceDefinition":       manifest.CRDResource(),
 		"MutatingWebhookConfiguration":   {Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations"},
 		"ValidatingWebhookConfiguration": {Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"},
 	}
@@ -61,7 +59,7 @@ func (a *api) apply(ctx context.Context, obj object) error {
 	if err != nil {
 		return err
 	}
-	if _, err := r.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: fieldManager, Force: true}); err != nil {
+	if _, err := r.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: manifest.FieldManager, Force: true}); err != nil {
 		return fmt.Errorf("capi: apply %s %s: %w", obj.GetKind(), obj.GetName(), err)
 	}
 	return nil
@@ -77,43 +75,6 @@ func (a *api) delete(ctx context.Context, obj object) error {
 		return fmt.Errorf("capi: delete %s %s: %w", obj.GetKind(), obj.GetName(), err)
 	}
 	return nil
-}
-
-// applyCRDs applies crds and waits (up to wait) until every one is Established.
-func (a *api) applyCRDs(ctx context.Context, crds []object, wait time.Duration) error {
-	for _, c := range crds {
-		if err := a.apply(ctx, c); err != nil {
-			return err
-		}
-	}
-	wctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	r := a.dyn.Resource(resources()["CustomResourceDefinition"])
-	for _, c := range crds {
-		for {
-			got, err := r.Get(wctx, c.GetName(), metav1.GetOptions{})
-			if err == nil && established(got) {
-				break
-			}
-			select {
-			case <-wctx.Done():
-				return fmt.Errorf("capi: CRD %s not established within %s (last error: %v)", c.GetName(), wait, err)
-			case <-time.After(200 * time.Millisecond):
-			}
-		}
-	}
-	return nil
-}
-
-// established reports whether a CRD's Established condition is True.
-func established(crd object) bool {
-	conds, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
-	for _, c := range conds {
-		if m, ok := c.(map[string]any); ok && m["type"] == "Established" && m["status"] == "True" {
-			return true
-		}
-	}
-	return false
 }
 
 // readObjects reads every object of the YAML files (multi-document; empty documents skipped).
@@ -154,7 +115,7 @@ func webhookConfiguration(in object, manager, base string, caPEM []byte) (object
 	}
 	obj := in.DeepCopy()
 	obj.SetName(manager + "-" + in.GetName())
-	obj.SetLabels(map[string]string{"app.kubernetes.io/managed-by": fieldManager, "app.kubernetes.io/component": manager})
+	obj.SetLabels(map[string]string{"app.kubernetes.io/managed-by": manifest.FieldManager, "app.kubernetes.io/component": manager})
 	hooks, _, err := unstructured.NestedSlice(obj.Object, "webhooks")
 	if err != nil || len(hooks) == 0 {
 		return nil, fmt.Errorf("%s %s: no webhooks (%v)", in.GetKind(), in.GetName(), err)

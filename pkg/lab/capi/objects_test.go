@@ -14,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// manifest has the shape of kubebuilder's config/webhook/manifests.yaml in Cluster API v1.8.
-const manifest = `---
+// webhookManifest has the shape of kubebuilder's config/webhook/manifests.yaml in Cluster API v1.8.
+const webhookManifest = `---
 apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingWebhookConfiguration
 metadata:
@@ -52,7 +52,7 @@ webhooks:
 
 func TestWebhookConfiguration(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "hooks.yaml")
-	if err := os.WriteFile(p, []byte(manifest), 0o644); err != nil {
+	if err := os.WriteFile(p, []byte(webhookManifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	objs, err := readObjects(p)
