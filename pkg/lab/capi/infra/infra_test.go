@@ -79,3 +79,16 @@ func TestLoadBalancerComplete(t *testing.T) {
 		t.Errorf("ProviderID = %q", got)
 	}
 }
+
+func TestBalancerConfig(t *testing.T) {
+	c, err := LoadBalancer{HealthCheck: lb.CheckTLS}.BalancerConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Mode != lb.Ready || c.Check == nil || c.Interval.Seconds() != DefaultIntervalSeconds || c.UnhealthyAfter != DefaultUnhealthyThreshold {
+		t.Errorf("BalancerConfig = %+v", c)
+	}
+	if _, err := (LoadBalancer{HealthCheck: "udp"}).BalancerConfig(nil); err == nil {
+		t.Error("BalancerConfig accepted an unknown check")
+	}
+}

@@ -9,6 +9,7 @@
 package infra
 
 import (
+	"crypto/tls"
 	"fmt"
 	"time"
 
@@ -122,3 +123,18 @@ type LabMachineStatus struct {
 
 // ProviderID is the providerID of the machine on host.
 func ProviderID(host string) string { return ProviderIDPrefix + host }
+
+// BalancerConfig is the lab balancer's configuration for b (completed first): its check with
+// tlsConf (trusting the workload cluster's CA), checked every Interval, a member out after
+// UnhealthyThreshold failures in a row. Members stay in rotation when the check fails only in
+// lb.All mode; a LabCluster's balancer skips failing members, as cloud ones do.
+func (b LoadBalancer) BalancerConfig(tlsConf *tls.Config) (lb.Config, error) {
+	if err := b.Complete(); err != nil {
+		return lb.Config{}, err
+	}
+	check, err := lb.NewCheck(b.HealthCheck, tlsConf)
+	if err != nil {
+		return lb.Config{}, err
+	}
+	return lb.Config{Mode: lb.Ready, Check: check, Interval: b.Interval(), UnhealthyAfter: b.UnhealthyThreshold, HealthyAfter: 1}, nil
+}
