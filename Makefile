@@ -12,7 +12,7 @@ LDFLAGS := -X github.com/credwatch/credwatch/internal/cli.version=$(VERSION) -X 
 # The release binary: no symbol table or DWARF (-s -w), no build-machine paths (-trimpath).
 RELEASE_FLAGS := -trimpath -ldflags "-s -w $(LDFLAGS)"
 
-.PHONY: deps all build binsize install image image-push test test-under-load lint unit integration every-scenario lab-binaries capi-binaries bench bench-logs soak demo demo-offline fuzz clean \
+.PHONY: deps all build binsize install image image-push test test-under-load lint unit integration every-scenario lab-binaries capi-binaries test-capi bench bench-logs soak demo demo-offline fuzz clean \
 	test-deploy docs runbook-capture release
 
 # Separate Go modules under hack/ that test what ships, with their heavy tools kept out of go.mod:
@@ -103,6 +103,11 @@ lab-binaries:
 # `make test` yet: cold, it builds for ~15-20 minutes on 2 cores.
 capi-binaries:
 	hack/labbin/build-capi.sh $(CREDWATCH_LAB_BIN)
+
+# The Cluster API lab's tests, which need capi-binaries: they skip in `make test` when it has not
+# run. .ci/run runs this after make test (the binaries come from the shared cache in ~1 s).
+test-capi: capi-binaries
+	$(GO) test -count=1 -timeout 20m -p 1 $(GOTEST_FLAGS) ./pkg/lab/capi/... ./pkg/lab/kubeadm/...
 
 # make test with every core kept busy by another process (timing-dependent tests show up here).
 test-under-load:

@@ -31,8 +31,8 @@ func TestIntegrationCAPIManagers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: starts a lab and Cluster API (skipped under -short)")
 	}
-	// `make capi-binaries` is not part of `make test` yet (11 min cold): without its output this
-	// test skips, naming the target, instead of failing every fresh clone's `make test`.
+	// `make capi-binaries` is not part of `make test` (11 min cold); `make test-capi` runs it and
+	// this test. Without its output the test skips, naming the target.
 	for _, v := range capi.Versions() {
 		if _, err := capi.Find(lab.DefaultBinDir(), v); err != nil {
 			t.Skipf("%v", err)
