@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+
+	"github.com/credwatch/credwatch/pkg/lab/controlplane/apiserver"
 )
 
 // HealthCheck names the checks cloud load balancers run on an apiserver backend.
@@ -54,16 +56,7 @@ func NewCheck(h HealthCheck, tlsConf *tls.Config) (Check, error) {
 	case CheckHTTPSReadyz:
 		client := &http.Client{Transport: &http.Transport{TLSClientConfig: tlsConf, DisableKeepAlives: true}}
 		return func(ctx context.Context, addr string) bool {
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+addr+"/readyz", nil)
-			if err != nil {
-				return false
-			}
-			resp, err := client.Do(req)
-			if err != nil {
-				return false
-			}
-			_ = resp.Body.Close()
-			return resp.StatusCode == http.StatusOK
+			return apiserver.Readyz(ctx, client, "https://"+addr) == nil
 		}, nil
 	}
 	return nil, fmt.Errorf("load-balancer health check %q: want %s, %s or %s", h, CheckTCP, CheckTLS, CheckHTTPSReadyz)
