@@ -27,14 +27,7 @@ func TestIntegrationImagesRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: builds ~300 MB of images")
 	}
-	binDir := lab.DefaultBinDir()
-	// The v1.30.14 controller manager and scheduler come from `make capi-binaries`, which
-	// `make test-capi` runs (not `make test`: 11 min cold); without them this test skips.
-	for _, bin := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler"} {
-		if _, err := os.Stat(filepath.Join(binDir, "v1.30.14", bin)); err != nil {
-			t.Skipf("no v1.30.14 %s in %s (make test-capi builds it): %v", bin, binDir, err)
-		}
-	}
+	binDir := needV130Binaries(t)
 	if os.Geteuid() != 0 {
 		t.Skip("chroot needs root")
 	}
@@ -133,4 +126,18 @@ func unpack(t *testing.T, file, tag, root string) imageSize {
 		size.unpacked += n
 	})
 	return size
+}
+
+// needV130Binaries returns the lab bin dir, or skips the test when it lacks the v1.30.14 control
+// plane: the controller manager and scheduler come from `make capi-binaries`, which
+// `make test-capi` runs (not `make test`: 11 min cold).
+func needV130Binaries(t *testing.T) string {
+	t.Helper()
+	binDir := lab.DefaultBinDir()
+	for _, bin := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler"} {
+		if _, err := os.Stat(filepath.Join(binDir, "v1.30.14", bin)); err != nil {
+			t.Skipf("no v1.30.14 %s in %s (make test-capi builds it): %v", bin, binDir, err)
+		}
+	}
+	return binDir
 }

@@ -5,7 +5,6 @@ package images
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -32,14 +31,7 @@ func TestIntegrationImagesOnNode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("lab test: skipped under -short")
 	}
-	binDir := lab.DefaultBinDir()
-	// The v1.30.14 controller manager and scheduler come from `make capi-binaries`, which
-	// `make test-capi` runs (not `make test`: 11 min cold); without them this test skips.
-	for _, bin := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler"} {
-		if _, err := os.Stat(filepath.Join(binDir, "v1.30.14", bin)); err != nil {
-			t.Skipf("no v1.30.14 %s in %s (make test-capi builds it): %v", bin, binDir, err)
-		}
-	}
+	binDir := needV130Binaries(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	t0 := time.Now()
