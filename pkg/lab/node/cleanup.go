@@ -24,7 +24,7 @@ import (
 // checks that none appeared on the machine.
 var fixedHostPaths = []string{
 	"/var/lib/kubelet", "/var/lib/cni", "/var/lib/containerd", "/var/log/containers", "/var/log/pods",
-	"/run/containerd", "/opt/containerd", "/usr/libexec/kubernetes",
+	"/run/containerd", "/opt/containerd", "/usr/libexec/kubernetes", "/etc/kubernetes",
 }
 
 // Stop ends the node: the kubelet and kube-proxy (SIGTERM, then SIGKILL after StopGrace), every
@@ -40,6 +40,7 @@ func (n *Node) Stop(ctx context.Context) error {
 		wg.Add(1)
 		go func() { defer wg.Done(); p.Stop(grace) }()
 	}
+	n.supervised.Stop(grace)
 	wg.Wait()
 	killPIDs(cgroupPIDs(n.cfg.CgroupRoot)) // the containers: nothing restarts them now
 	n.containerd.Stop(grace)
