@@ -200,7 +200,16 @@ func (c *Config) path(elem ...string) string {
 }
 
 // Paths inside the node directory.
-func (c *Config) socket() string          { return c.path("containerd", "containerd.sock") }
+// socket is containerd's socket. A kubeadm host's is kubeadm's default path inside the node
+// (every host's KubeadmConfigSpec names the same criSocket), reached from the machine only through
+// the node (ctr runs inside it).
+func (c *Config) socket() string {
+	if c.Kubeadm != nil {
+		return KubeadmCRISocket
+	}
+	return c.path("containerd", "containerd.sock")
+}
+
 func (c *Config) kubeletRoot() string     { return c.path("kubelet") }
 func (c *Config) podLogsDir() string      { return c.path("pod-logs") }
 func (c *Config) cniConfDir() string      { return c.path("cni", "net.d") }

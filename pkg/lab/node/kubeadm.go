@@ -181,6 +181,9 @@ func (c *Config) kubeletPatch() ([]byte, error) {
 // CRISocket is the node's containerd endpoint: nodeRegistration.criSocket of a kubeadm host.
 func (n *Node) CRISocket() string { return "unix://" + n.cfg.socket() }
 
+// KubeadmCRISocket is a kubeadm host's containerd socket inside the node, kubeadm's default.
+const KubeadmCRISocket = "/run/containerd/containerd.sock"
+
 // EtcPath is file p of the node's /etc as the machine sees it (on a kubeadm host, where /etc is
 // the node's own: /etc/kubernetes/admin.conf is EtcPath("kubernetes/admin.conf")).
 func (n *Node) EtcPath(p string) string { return filepath.Join(n.cfg.hostDir("/etc"), p) }
