@@ -8,6 +8,7 @@ package labtest
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -134,6 +135,9 @@ func shortTempDir(t testing.TB) string {
 	t.Cleanup(func() { _ = os.RemoveAll(d) })
 	return filepath.Clean(d)
 }
+
+// Log is an io.Writer that logs each write as one line of t's log (progress of a lab or node).
+func Log(t testing.TB) io.Writer { return logWriter{t} }
 
 type logWriter struct{ t testing.TB }
 
