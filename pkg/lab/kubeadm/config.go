@@ -61,11 +61,13 @@ func LabSettings(patchesDir string) Lab {
 type InitConfig struct {
 	Lab
 	Name              string     // the node's name (its hostname)
-	Advertise         netip.Addr // the host's address: the apiserver's advertise and bind address
+	// Advertise is the apiserver's advertise address; default: kubeadm's choice, the address of
+	// the host's default route.
+	Advertise         netip.Addr
 	CRISocket         string     // the host's containerd (node.Node.CRISocket)
 	KubernetesVersion string     // e.g. v1.30.14
 	// ControlPlaneEndpoint is host:port of the control plane (a load balancer); default the
-	// host's own address and port 6443.
+	// advertise address and port 6443.
 	ControlPlaneEndpoint string
 	PodSubnet            string // default 10.244.0.0/16
 	ServiceSubnet        string // default 10.96.0.0/16
@@ -73,12 +75,13 @@ type InitConfig struct {
 
 // YAML is the InitConfiguration and ClusterConfiguration documents (kubeadm.k8s.io/v1beta3).
 func (c InitConfig) YAML() ([]byte, error) {
-	if c.Name == "" || !c.Advertise.IsValid() || c.CRISocket == "" || !strings.HasPrefix(c.KubernetesVersion, "v") {
-		return nil, fmt.Errorf("kubeadm init configuration: want a name, an address, a CRI socket and a v-prefixed version (got %q, %s, %q, %q)",
-			c.Name, c.Advertise, c.CRISocket, c.KubernetesVersion)
+	if c.Name == "" || c.CRISocket == "" || !strings.HasPrefix(c.KubernetesVersion, "v") {
+		return nil, fmt.Errorf("kubeadm init configuration: want a name, a CRI socket and a v-prefixed version (got %q, %q, %q)",
+			c.Name, c.CRISocket, c.KubernetesVersion)
 	}
-	if c.ControlPlaneEndpoint == "" {
-		c.ControlPlaneEndpoint = netip.AddrPortFrom(c.Advertise, 6443).String()
+	endpoint := map[string]any{"bindPort": 6443}
+	if c.Advertise.IsValid() {
+		endpoint["advertiseAddress"] = c.Advertise.String()
 	}
 	if c.PodSubnet == "" {
 		c.PodSubnet = "10.244.0.0/16"
@@ -89,7 +92,7 @@ func (c InitConfig) YAML() ([]byte, error) {
 	init := map[string]any{
 		"apiVersion":       "kubeadm.k8s.io/v1beta3",
 		"kind":             "InitConfiguration",
-		"localAPIEndpoint": map[string]any{"advertiseAddress": c.Advertise.String(), "bindPort": 6443},
+		"localAPIEndpoint": endpoint,
 		"nodeRegistration": map[string]any{
 			"name": c.Name, "criSocket": c.CRISocket, "imagePullPolicy": c.ImagePullPolicy,
 			"ignorePreflightErrors": c.IgnorePreflightErrors,
@@ -101,9 +104,11 @@ func (c InitConfig) YAML() ([]byte, error) {
 		"apiVersion":           "kubeadm.k8s.io/v1beta3",
 		"kind":                 "ClusterConfiguration",
 		"kubernetesVersion":    c.KubernetesVersion,
-		"controlPlaneEndpoint": c.ControlPlaneEndpoint,
 		"networking":           map[string]any{"podSubnet": c.PodSubnet, "serviceSubnet": c.ServiceSubnet},
 		"controllerManager":    map[string]any{"extraArgs": c.ControllerManagerArgs},
+	}
+	if c.ControlPlaneEndpoint != "" {
+		cluster["controlPlaneEndpoint"] = c.ControlPlaneEndpoint
 	}
 	var out []byte
 	for i, doc := range []map[string]any{init, cluster} {

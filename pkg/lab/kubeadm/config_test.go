@@ -15,7 +15,7 @@ import (
 func TestInitConfigYAML(t *testing.T) {
 	c := InitConfig{
 		Lab: LabSettings("/etc/credwatch/kubeadm-patches"), Name: "kadm-1", Advertise: netip.MustParseAddr("10.200.7.60"),
-		CRISocket: "unix:///lab/kadm-1/containerd/containerd.sock", KubernetesVersion: "v1.30.14",
+		CRISocket: "unix:///run/containerd/containerd.sock", KubernetesVersion: "v1.30.14", ControlPlaneEndpoint: "10.200.7.1:7443",
 	}
 	data, err := c.YAML()
 	if err != nil {
@@ -48,7 +48,7 @@ func TestInitConfigYAML(t *testing.T) {
 		strings.Join(init.SkipPhases, ",") != "addon/coredns,addon/kube-proxy" || init.NodeRegistration.CRISocket != c.CRISocket {
 		t.Errorf("InitConfiguration: %+v", init)
 	}
-	if cluster.Kind != "ClusterConfiguration" || cluster.ControlPlaneEndpoint != "10.200.7.60:6443" ||
+	if cluster.Kind != "ClusterConfiguration" || cluster.ControlPlaneEndpoint != "10.200.7.1:7443" ||
 		!strings.HasPrefix(cluster.ControllerManager.ExtraArgs["flex-volume-plugin-dir"], "/var/lib/") {
 		t.Errorf("ClusterConfiguration: %+v", cluster)
 	}

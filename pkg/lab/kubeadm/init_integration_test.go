@@ -5,7 +5,6 @@ package kubeadm_test
 
 import (
 	"context"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,44 +54,37 @@ func TestIntegrationKubeadmInit(t *testing.T) {
 	}
 	// The lab gives the network; its own control plane is not used.
 	l := labtest.Start(t, lab.Options{Members: 1})
-	addr := l.Network().Gateway().Next()
-	for range 59 {
-		addr = addr.Next()
-	}
-	host, err := l.Network().AddHost(ctx, "kadm-1", addr)
+	pool := kubeadm.NewPool(kubeadm.PoolConfig{
+		Network: l.Network(), Dir: filepath.Join(l.Dir(), "kubeadm-hosts"), Kubelet: kubelet, Binaries: bins,
+		Images: []string{tarball}, Log: labtest.Log(t),
+	})
+	cfg, err := kubeadm.InitConfig{
+		Lab: kubeadm.LabSettings(node.KubeadmPatchesDir), Name: "{{ ds.meta_data.local_hostname }}",
+		CRISocket: "unix://" + node.KubeadmCRISocket, KubernetesVersion: kubeadm.Version,
+	}.YAML()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Now()
-	h, err := kubeadm.StartHost(ctx, kubeadm.HostConfig{
-		Name: "kadm-1", Dir: filepath.Join(l.Dir(), "kadm-1"), Host: host, PodCIDR: netip.MustParsePrefix("10.244.60.0/24"),
-		Kubelet: kubelet, Binaries: bins, Images: []string{tarball}, Log: labtest.Log(t),
-	})
+	h, err := pool.Create(ctx, "kadm-1", bootstrapData(t, cfg), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := h.Node()
 	t.Cleanup(func() {
-		if err := h.Stop(context.Background()); err != nil {
+		if err := pool.Close(context.Background()); err != nil {
 			t.Errorf("stop: %v", err)
 		}
 		if left := n.Leftovers(); len(left) > 0 {
 			t.Errorf("leftovers: %v", left)
 		}
+		if _, ok := l.Network().Host("kadm-1"); ok {
+			t.Errorf("the host's network namespace is still there")
+		}
 	})
 	t.Logf("FIGURE kubeadm host up (containerd, images imported) in %s", time.Since(t0).Round(time.Millisecond))
 
-	cfg, err := kubeadm.InitConfig{
-		Lab: kubeadm.LabSettings(node.KubeadmPatchesDir), Name: "{{ ds.meta_data.local_hostname }}", Advertise: addr,
-		CRISocket: n.CRISocket(), KubernetesVersion: kubeadm.Version,
-	}.YAML()
-	if err != nil {
-		t.Fatal(err)
-	}
 	t1 := time.Now()
-	if err := h.Bootstrap(bootstrapData(t, cfg), map[string]string{"local_hostname": "kadm-1"}); err != nil {
-		t.Fatal(err)
-	}
 	for {
 		done, err := h.BootstrapDone()
 		if done && (err != nil || !h.Bootstrapped()) {
