@@ -60,12 +60,12 @@ func LabSettings(patchesDir string) Lab {
 // InitConfig is one host's `kubeadm init`.
 type InitConfig struct {
 	Lab
-	Name              string     // the node's name (its hostname)
+	Name string // the node's name (its hostname)
 	// Advertise is the apiserver's advertise address; default: kubeadm's choice, the address of
 	// the host's default route.
 	Advertise         netip.Addr
-	CRISocket         string     // the host's containerd (node.Node.CRISocket)
-	KubernetesVersion string     // e.g. v1.30.14
+	CRISocket         string // the host's containerd (node.Node.CRISocket)
+	KubernetesVersion string // e.g. v1.30.14
 	// ControlPlaneEndpoint is host:port of the control plane (a load balancer); default the
 	// advertise address and port 6443.
 	ControlPlaneEndpoint string
@@ -101,11 +101,11 @@ func (c InitConfig) YAML() ([]byte, error) {
 		"patches":    map[string]any{"directory": c.PatchesDir},
 	}
 	cluster := map[string]any{
-		"apiVersion":           "kubeadm.k8s.io/v1beta3",
-		"kind":                 "ClusterConfiguration",
-		"kubernetesVersion":    c.KubernetesVersion,
-		"networking":           map[string]any{"podSubnet": c.PodSubnet, "serviceSubnet": c.ServiceSubnet},
-		"controllerManager":    map[string]any{"extraArgs": c.ControllerManagerArgs},
+		"apiVersion":        "kubeadm.k8s.io/v1beta3",
+		"kind":              "ClusterConfiguration",
+		"kubernetesVersion": c.KubernetesVersion,
+		"networking":        map[string]any{"podSubnet": c.PodSubnet, "serviceSubnet": c.ServiceSubnet},
+		"controllerManager": map[string]any{"extraArgs": c.ControllerManagerArgs},
 	}
 	if c.ControlPlaneEndpoint != "" {
 		cluster["controlPlaneEndpoint"] = c.ControlPlaneEndpoint

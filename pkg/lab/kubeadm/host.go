@@ -156,7 +156,9 @@ func (h *Host) IP() netip.Addr { return h.cfg.Host.IP }
 func (h *Host) Node() *node.Node { return h.node }
 
 // AdminKubeconfig is kubeadm's admin.conf on a host that ran `kubeadm init` (as the machine sees it).
-func (h *Host) AdminKubeconfig() string { return h.node.EtcPath(filepath.Join("kubernetes", "admin.conf")) }
+func (h *Host) AdminKubeconfig() string {
+	return h.node.EtcPath(filepath.Join("kubernetes", "admin.conf"))
+}
 
 // Stop ends the bootstrap's commands and the node (every process, mount and cgroup); it returns
 // what was left behind, if anything.

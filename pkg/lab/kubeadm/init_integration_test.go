@@ -151,7 +151,7 @@ func ready(p *corev1.Pod) bool {
 func bootstrapData(t *testing.T, kubeadmYAML []byte) []byte {
 	doc, err := yaml.Marshal(map[string]any{
 		"write_files": []map[string]any{{"path": "/run/kubeadm/kubeadm.yaml", "owner": "root:root", "permissions": "0640", "content": string(kubeadmYAML)}},
-		"runcmd": []string{"kubeadm init --config /run/kubeadm/kubeadm.yaml --v=1 && mkdir -p /run/cluster-api && echo success > " + cloudinit.Sentinel},
+		"runcmd":      []string{"kubeadm init --config /run/kubeadm/kubeadm.yaml --v=1 && mkdir -p /run/cluster-api && echo success > " + cloudinit.Sentinel},
 	})
 	if err != nil {
 		t.Fatal(err)
