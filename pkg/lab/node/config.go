@@ -210,6 +210,14 @@ func (c *Config) socket() string {
 	return c.path("containerd", "containerd.sock")
 }
 
+// ttrpcSocket is containerd's ttrpc socket, next to socket.
+func (c *Config) ttrpcSocket() string {
+	if c.Kubeadm != nil {
+		return KubeadmCRISocket + ".ttrpc"
+	}
+	return c.path("containerd", "containerd.ttrpc.sock")
+}
+
 func (c *Config) kubeletRoot() string     { return c.path("kubelet") }
 func (c *Config) podLogsDir() string      { return c.path("pod-logs") }
 func (c *Config) cniConfDir() string      { return c.path("cni", "net.d") }

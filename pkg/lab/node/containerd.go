@@ -36,7 +36,7 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
   address = ` + q(c.socket()) + `
 
 [ttrpc]
-  address = ` + q(c.path("containerd", "containerd.ttrpc.sock")) + `
+  address = ` + q(c.ttrpcSocket()) + `
 
 [plugins."io.containerd.internal.v1.opt"]
   path = ` + q(c.path("containerd", "opt")) + `
