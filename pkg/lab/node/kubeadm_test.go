@@ -4,7 +4,9 @@
 package node
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -79,5 +81,18 @@ func TestKubeadmScripts(t *testing.T) {
 		if out, err := exec.Command("sh", "-n", "-c", s).CombinedOutput(); err != nil {
 			t.Errorf("%s does not parse: %v: %s", name, err, out)
 		}
+	}
+}
+
+func TestCleanupDirRecord(t *testing.T) {
+	dir := t.TempDir()
+	if err := CleanupDir(dir); err != nil {
+		t.Errorf("a directory without a node: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, cgroupRootFile), []byte("/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := CleanupDir(dir); err == nil || !strings.Contains(err.Error(), "not one a node uses") {
+		t.Errorf("a record of / : %v", err)
 	}
 }

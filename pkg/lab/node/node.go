@@ -106,6 +106,10 @@ func (n *Node) prepare() error {
 	if err := c.writeRegistries(); err != nil {
 		return err
 	}
+	// For CleanupDir, when whoever started the node died before it could record the root.
+	if err := os.WriteFile(c.path(cgroupRootFile), []byte(c.CgroupRoot+"\n"), 0o644); err != nil {
+		return fmt.Errorf("node %s: record cgroup root: %w", c.Name, err)
+	}
 	return createCgroups(c.CgroupRoot)
 }
 
