@@ -207,4 +207,3 @@ func TestFinalizer(t *testing.T) {
 		t.Errorf("finalizers %v, want [other]", got)
 	}
 }
-
