@@ -8,6 +8,7 @@ package labtest
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -134,6 +135,9 @@ func shortTempDir(t testing.TB) string {
 	t.Cleanup(func() { _ = os.RemoveAll(d) })
 	return filepath.Clean(d)
 }
+
+// Log returns a writer that sends each write, a progress line, to t.Log.
+func Log(t testing.TB) io.Writer { return logWriter{t} }
 
 type logWriter struct{ t testing.TB }
 
