@@ -53,7 +53,7 @@ func TestTimeline(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("steps %v, want %v", got, want)
 	}
-	if first := strings.SplitN(log.String(), "\n", 2)[0]; first != "01:00:00.000 labmachine default/m: add-finalizer" {
+	if first := strings.SplitN(log.String(), "\n", 2)[0]; first != "01:00:00.000 labmachine default/m of w1: add-finalizer" {
 		t.Errorf("first progress line %q", first)
 	}
 	var wg sync.WaitGroup

@@ -171,11 +171,11 @@ func (p *machinePass) run(ctx context.Context, step infra.Step, s infra.MachineS
 		c.mu.Lock()
 		delete(c.registered, p.host)
 		c.mu.Unlock()
-		why := "the LabMachine is deleted"
+		why := "the LabMachine is being deleted"
 		if !s.Deleting {
-			why = "the Machine is deleted (drain)"
+			why = "the Machine is being deleted (drain)"
 		}
-		p.ev(step, fmt.Sprintf("%s, %s", why, p.dereg))
+		p.ev(step, fmt.Sprintf("%s; deregistration %s", why, p.dereg))
 	case infra.DeleteHost:
 		if err := c.o.Hosts.Delete(ctx, p.host); err != nil {
 			return fmt.Errorf("delete host %s of LabMachine %s: %w", p.host, p.key, err)

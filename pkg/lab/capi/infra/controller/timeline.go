@@ -38,6 +38,9 @@ func (e Event) String() string {
 	obj := "labcluster " + e.Namespace + "/" + e.Cluster
 	if e.Machine != "" {
 		obj = "labmachine " + e.Namespace + "/" + e.Machine
+		if e.Cluster != "" {
+			obj += " of " + e.Cluster
+		}
 	}
 	s := fmt.Sprintf("%s %s: %s", e.Time.Format("15:04:05.000"), obj, e.Step)
 	if e.Detail != "" {
