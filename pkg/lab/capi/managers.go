@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/lab"
-	"github.com/credwatch/credwatch/pkg/lab/capi/manifest"
 	"github.com/credwatch/credwatch/pkg/lab/proc"
 )
 
@@ -89,14 +88,11 @@ func (m *Managers) start(ctx context.Context, l *lab.Lab, wait time.Duration) er
 	if err := m.writeServingCert(l, certDir); err != nil {
 		return err
 	}
-	crds, err := readObjects(m.Release.CRDs...)
+	n, err := m.Release.InstallCRDs(ctx, m.api.dyn, wait)
 	if err != nil {
 		return err
 	}
-	if err := manifest.ApplyCRDs(ctx, m.api.dyn, crds, wait); err != nil {
-		return err
-	}
-	fmt.Fprintf(m.log, "capi: %d CRDs of %s established\n", len(crds), m.Release.Version)
+	fmt.Fprintf(m.log, "capi: %d CRDs of %s established\n", n, m.Release.Version)
 	for i, mgr := range m.Release.Managers {
 		if err := m.startManager(ctx, l, mgr, WebhookPort+i, certDir, wait); err != nil {
 			return err

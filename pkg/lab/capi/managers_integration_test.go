@@ -52,7 +52,7 @@ func testManagers(t *testing.T, l *lab.Lab, dyn dynamic.Interface, version strin
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	start := time.Now()
-	m, err := capi.Start(ctx, l, capi.Options{Version: version, Log: logWriter{t}})
+	m, err := capi.Start(ctx, l, capi.Options{Version: version, Log: labtest.Log(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,12 +158,4 @@ func obj(apiVersion, kind, name string, spec map[string]any) *unstructured.Unstr
 		"metadata": map[string]any{"name": name, "namespace": "default"},
 		"spec":     spec,
 	}}
-}
-
-// logWriter sends Start's progress lines to the test log.
-type logWriter struct{ t testing.TB }
-
-func (w logWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
 }

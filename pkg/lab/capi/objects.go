@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -75,6 +76,17 @@ func (a *api) delete(ctx context.Context, obj object) error {
 		return fmt.Errorf("capi: delete %s %s: %w", obj.GetKind(), obj.GetName(), err)
 	}
 	return nil
+}
+
+// InstallCRDs applies the release's CRDs and waits, up to wait, until each is established; it
+// returns how many there are. Start does it first; tests of the lab provider that run no
+// manager need only this.
+func (r Release) InstallCRDs(ctx context.Context, dyn dynamic.Interface, wait time.Duration) (int, error) {
+	crds, err := readObjects(r.CRDs...)
+	if err != nil {
+		return 0, err
+	}
+	return len(crds), manifest.ApplyCRDs(ctx, dyn, crds, wait)
 }
 
 // readObjects reads every object of the YAML files (multi-document; empty documents skipped).

@@ -101,15 +101,22 @@ type Config struct {
 	Kubeadm *Kubeadm
 }
 
+// MaxNameLen is the longest node name, a lower-case DNS label (the default cgroup root is
+// named after it).
+const MaxNameLen = 42
+
 var nameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,40}[a-z0-9])?$`)
+
+// ValidName reports whether name is a valid Config.Name.
+func ValidName(name string) bool { return nameRE.MatchString(name) }
 
 // hiddenDirs are replaced by directories of the node inside its mount namespace.
 var hiddenDirs = []string{"/run", "/var/lib", "/var/log"}
 
 // complete fills defaults and validates.
 func (c *Config) complete() error {
-	if !nameRE.MatchString(c.Name) {
-		return fmt.Errorf("node name %q: want a lower-case DNS label of at most 42 characters", c.Name)
+	if !ValidName(c.Name) {
+		return fmt.Errorf("node name %q: want a lower-case DNS label of at most %d characters", c.Name, MaxNameLen)
 	}
 	if c.Dir == "" {
 		return fmt.Errorf("node %s: directory is not set", c.Name)

@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
+// Package controller runs the lab's Cluster API infrastructure provider (package infra): the
+// LabCluster reconciler, which gives every LabCluster a lab load balancer (package
+// controlplane/lb) as its control-plane endpoint, and the LabMachine reconciler, which turns a
+// LabMachine into a lab host through the Hosts interface, following the v1beta1 contract and
+// infra.Plan's steps, and registers control-plane hosts with their LabCluster's balancer.
+// Every step taken is kept in a timeline (Controller.Events) so that scenarios can show when a
+// machine left the balancer relative to what Cluster API did.
+//
+// It is built on client-go's dynamic client, informers and work queues, not controller-runtime:
+// the informers only tell which object to look at; each pass reads the objects afresh.
+package controller
