@@ -76,9 +76,17 @@ func (c *Config) prepareKubeadm() error {
 	if err := os.MkdirAll(patches, 0o755); err != nil {
 		return fmt.Errorf("node %s: kubeadm patches: %w", c.Name, err)
 	}
+	hosts, err := os.ReadFile(filepath.Join(etc, "hosts"))
+	if err != nil {
+		return fmt.Errorf("node %s: read the copy of /etc/hosts: %w", c.Name, err)
+	}
 	endpoint := "unix://" + c.socket()
 	files := map[string]string{
 		filepath.Join(patches, "kubeletconfiguration+strategic.yaml"): string(patch),
+		// The host resolves its own name (kubeadm's Hostname check), and no lookup leaves the lab:
+		// the only name server is the host's loopback, where none listens.
+		filepath.Join(etc, "hosts"):       string(hosts) + c.Host.IP.String() + " " + c.Name + "\n",
+		filepath.Join(etc, "resolv.conf"): "# credwatch lab host: lookups stay inside the lab\nnameserver 127.0.0.1\noptions timeout:1 attempts:1\n",
 		filepath.Join(etc, "crictl.yaml"):                             "runtime-endpoint: " + endpoint + "\nimage-endpoint: " + endpoint + "\n",
 		filepath.Join(c.binDir(), "systemctl"):                        systemctlShim,
 	}

@@ -195,9 +195,16 @@ func (n *Node) env() []string {
 	}
 	env = append(env, "PATH="+strings.TrimPrefix(path, ":"))
 	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); k != "TMPDIR" && k != "GOMAXPROCS" && k != "PATH" {
-			env = append(env, kv)
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "TMPDIR" || k == "GOMAXPROCS" || k == "PATH" {
+			continue
 		}
+		// A kubeadm host is a machine of the lab network: the machine's proxy is not its
+		// (kubeadm's preflight refuses proxy settings that would catch the cluster's ranges).
+		if n.cfg.Kubeadm != nil && strings.HasSuffix(strings.ToLower(k), "_proxy") {
+			continue
+		}
+		env = append(env, kv)
 	}
 	return env
 }
