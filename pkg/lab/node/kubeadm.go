@@ -85,10 +85,10 @@ func (c *Config) prepareKubeadm() error {
 		filepath.Join(patches, "kubeletconfiguration+strategic.yaml"): string(patch),
 		// The host resolves its own name (kubeadm's Hostname check), and no lookup leaves the lab:
 		// the only name server is the host's loopback, where none listens.
-		filepath.Join(etc, "hosts"):       string(hosts) + c.Host.IP.String() + " " + c.Name + "\n",
-		filepath.Join(etc, "resolv.conf"): "# credwatch lab host: lookups stay inside the lab\nnameserver 127.0.0.1\noptions timeout:1 attempts:1\n",
-		filepath.Join(etc, "crictl.yaml"):                             "runtime-endpoint: " + endpoint + "\nimage-endpoint: " + endpoint + "\n",
-		filepath.Join(c.binDir(), "systemctl"):                        systemctlShim,
+		filepath.Join(etc, "hosts"):            string(hosts) + c.Host.IP.String() + " " + c.Name + "\n",
+		filepath.Join(etc, "resolv.conf"):      "# credwatch lab host: lookups stay inside the lab\nnameserver 127.0.0.1\noptions timeout:1 attempts:1\n",
+		filepath.Join(etc, "crictl.yaml"):      "runtime-endpoint: " + endpoint + "\nimage-endpoint: " + endpoint + "\n",
+		filepath.Join(c.binDir(), "systemctl"): systemctlShim,
 	}
 	if err := os.MkdirAll(c.binDir(), 0o755); err != nil {
 		return fmt.Errorf("node %s: bin directory: %w", c.Name, err)
