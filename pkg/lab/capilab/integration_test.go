@@ -28,34 +28,7 @@ import (
 // host, the bootstrap runs kubeadm init, and the workload apiserver answers through the
 // LabCluster's balancer with the kubeconfig Cluster API wrote.
 func TestIntegrationCAPIControlPlane(t *testing.T) {
-	if testing.Short() {
-		t.Skip("lab test: skipped under -short")
-	}
-	binDir := lab.DefaultBinDir()
-	if _, err := capi.Find(binDir, capi.V181); err != nil {
-		t.Skipf("%v", err)
-	}
-	if _, err := kubeadm.FindBinaries(binDir); err != nil {
-		t.Skipf("%v", err)
-	}
-	l := labtest.Start(t, lab.Options{Members: 1, Version: lab.OldVersion})
-	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
-	defer cancel()
-	t0 := time.Now()
-	c, err := capilab.Start(ctx, l, capilab.Config{CAPI: capi.V181, Log: labtest.Log(t), Cluster: workload.Config{
-		Name: "w1", LoadBalancer: infra.LoadBalancer{HealthCheck: lb.CheckTCP, Deregistration: infra.OnMachineDelete, IntervalSeconds: 2, UnhealthyThreshold: 2},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		sctx, scancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer scancel()
-		if err := c.Stop(sctx); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	})
-	t.Logf("FIGURE capi lab started (managers, provider, objects) in %s", time.Since(t0).Round(time.Millisecond))
+	c, ctx, t0 := startCAPILab(t, capi.V181, infra.LoadBalancer{HealthCheck: lb.CheckTCP, Deregistration: infra.OnMachineDelete, IntervalSeconds: 2, UnhealthyThreshold: 2})
 	cp, err := c.WaitControlPlane(ctx, 1)
 	for _, e := range c.Events() {
 		t.Logf("timeline: %s", e)
@@ -83,4 +56,38 @@ func TestIntegrationCAPIControlPlane(t *testing.T) {
 	if len(nodes.Items) != 1 || nodes.Items[0].Spec.ProviderID != infra.ProviderID(cp.Machines[0].Node) {
 		t.Errorf("workload nodes %d, want 1 with providerID lab://%s", len(nodes.Items), cp.Machines[0].Node)
 	}
+}
+
+// startCAPILab skips without the binaries, starts a v1.30.14 management lab and the Cluster API
+// lab of version with one control-plane machine behind a balancer configured as b, and stops it
+// when the test ends. The context bounds the whole test.
+func startCAPILab(t *testing.T, version string, b infra.LoadBalancer) (*capilab.Lab, context.Context, time.Time) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("lab test: skipped under -short")
+	}
+	binDir := lab.DefaultBinDir()
+	if _, err := capi.Find(binDir, version); err != nil {
+		t.Skipf("%v", err)
+	}
+	if _, err := kubeadm.FindBinaries(binDir); err != nil {
+		t.Skipf("%v", err)
+	}
+	l := labtest.Start(t, lab.Options{Members: 1, Version: lab.OldVersion})
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	t.Cleanup(cancel)
+	t0 := time.Now()
+	c, err := capilab.Start(ctx, l, capilab.Config{CAPI: version, Log: labtest.Log(t), Cluster: workload.Config{Name: "w1", LoadBalancer: b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sctx, scancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer scancel()
+		if err := c.Stop(sctx); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	})
+	t.Logf("FIGURE capi lab started (managers, provider, objects) in %s", time.Since(t0).Round(time.Millisecond))
+	return c, ctx, t0
 }

@@ -6,6 +6,7 @@ package etcd
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +40,12 @@ type AddResponse struct {
 // NewClient is a client of the members at endpoints (client URLs, tried in order).
 func NewClient(endpoints []string) *Client {
 	return &Client{endpoints: endpoints, client: &http.Client{Timeout: 30 * time.Second}}
+}
+
+// NewTLSClient is a client of members that serve https with client certificates (a kubeadm
+// control plane's etcd), each call bounded by timeout.
+func NewTLSClient(endpoints []string, conf *tls.Config, timeout time.Duration) *Client {
+	return &Client{endpoints: endpoints, client: &http.Client{Timeout: timeout, Transport: &http.Transport{TLSClientConfig: conf}}}
 }
 
 // MemberAdd adds a voting member with the peer URLs and returns etcd's answer.

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
+package capilab
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/credwatch/credwatch/pkg/lab/capi/workload"
+	"github.com/credwatch/credwatch/pkg/lab/controlplane/etcd"
+)
+
+// Phase is one thing that happened to the control plane during a roll, as the lab saw it.
+type Phase struct {
+	At      time.Time `json:"at"`
+	What    string    `json:"what"` // one of the Phase* constants
+	Machine string    `json:"machine"`
+}
+
+// The phases a roll goes through, for each machine.
+const (
+	PhaseMachineCreated = "machine created"
+	PhaseJoined         = "kubeadm join done"     // the bootstrap sentinel
+	PhaseMemberAdded    = "etcd member added"     // in the workload etcd's member list
+	PhaseMachineRunning = "machine Running"       // Cluster API's phase
+	PhaseMemberRemoved  = "etcd member removed"   // gone from the member list
+	PhaseDeleting       = "machine being deleted" // deletionTimestamp: the drain starts
+	PhaseMachineDeleted = "machine deleted"       // the Machine object is gone
+)
+
+// Roll is what one control-plane roll did.
+type Roll struct {
+	Started  time.Time `json:"started"`
+	Ended    time.Time `json:"ended"`
+	Before   []string  `json:"before"` // the machines replaced
+	After    []string  `json:"after"`  // the machines that replaced them
+	Phases   []Phase   `json:"phases"`
+	Duration string    `json:"duration"`
+}
+
+// At is when what happened to machine, or the zero time.
+func (r Roll) At(what, machine string) time.Time {
+	for _, p := range r.Phases {
+		if p.What == what && p.Machine == machine {
+			return p.At
+		}
+	}
+	return time.Time{}
+}
+
+// Roll sets the KubeadmControlPlane's spec.rolloutAfter to now, so that KubeadmControlPlane
+// replaces every machine one at a time (maxSurge 1), and follows it until the control plane is
+// back at its replicas with none of the old machines left, recording each phase with the time it
+// was first seen (polled every 500 ms: the times are that precise).
+func (c *Lab) Roll(ctx context.Context) (Roll, error) {
+	before, err := c.ControlPlane(ctx)
+	if err != nil {
+		return Roll{}, err
+	}
+	replicas := len(before.Machines)
+	r := Roll{Started: time.Now()}
+	for _, m := range before.Machines {
+		r.Before = append(r.Before, m.Name)
+	}
+	cl := c.cfg.Cluster
+	patch := fmt.Sprintf(`{"spec":{"rolloutAfter":%q}}`, r.Started.UTC().Format(time.RFC3339))
+	if _, err := c.dyn.Resource(GVR(workload.ControlPlaneAPIVersion, "KubeadmControlPlane")).Namespace(namespace(cl)).
+		Patch(ctx, cl.ControlPlaneName(), types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		return r, fmt.Errorf("capi lab: set rolloutAfter: %w", err)
+	}
+	fmt.Fprintf(c.cfg.Log, "capi lab: roll started (rolloutAfter %s) on %v\n", r.Started.UTC().Format(time.RFC3339), r.Before)
+	seen := map[string]bool{}
+	mark := func(what, machine string) {
+		if k := what + "/" + machine; !seen[k] {
+			seen[k] = true
+			r.Phases = append(r.Phases, Phase{At: time.Now(), What: what, Machine: machine})
+			fmt.Fprintf(c.cfg.Log, "capi lab: roll: %s %s after %s\n", machine, what, time.Since(r.Started).Round(100*time.Millisecond))
+		}
+	}
+	members := map[string]bool{}
+	for _, m := range r.Before {
+		members[m] = true
+	}
+	for {
+		cp, err := c.ControlPlane(ctx)
+		if err == nil {
+			present := map[string]bool{}
+			for _, m := range cp.Machines {
+				present[m.Name] = true
+				old := slices.Contains(r.Before, m.Name)
+				if !old {
+					mark(PhaseMachineCreated, m.Name)
+					if h, ok := c.pool.Get(m.Name); ok && h.Bootstrapped() {
+						mark(PhaseJoined, m.Name)
+					}
+					if m.Phase == "Running" {
+						mark(PhaseMachineRunning, m.Name)
+					}
+				}
+				if old && m.Deleting {
+					mark(PhaseDeleting, m.Name)
+				}
+			}
+			for _, m := range r.Before {
+				if !present[m] {
+					mark(PhaseMachineDeleted, m)
+				}
+			}
+			if names, err := c.etcdMembers(ctx); err == nil {
+				for n := range names {
+					if !members[n] {
+						members[n] = true
+						mark(PhaseMemberAdded, n)
+					}
+				}
+				for n := range members {
+					if !names[n] && slices.Contains(r.Before, n) {
+						mark(PhaseMemberRemoved, n)
+					}
+				}
+			}
+			if cp.done(replicas) && !slices.ContainsFunc(cp.Machines, func(m Machine) bool { return slices.Contains(r.Before, m.Name) }) {
+				for _, m := range cp.Machines {
+					r.After = append(r.After, m.Name)
+				}
+				r.Ended = time.Now()
+				r.Duration = r.Ended.Sub(r.Started).Round(time.Second).String()
+				sort.SliceStable(r.Phases, func(i, j int) bool { return r.Phases[i].At.Before(r.Phases[j].At) })
+				return r, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return r, fmt.Errorf("capi lab: roll not done: %w (phases so far: %d)", ctx.Err(), len(r.Phases))
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// etcdMembers lists the workload etcd's members by name, asking every running host's etcd with
+// the client certificate kubeadm gave its apiserver.
+func (c *Lab) etcdMembers(ctx context.Context) (map[string]bool, error) {
+	var endpoints []string
+	var conf *tls.Config
+	for _, name := range c.pool.Names() {
+		h, ok := c.pool.Get(name)
+		if !ok || !h.Bootstrapped() {
+			continue
+		}
+		endpoints = append(endpoints, "https://"+h.IP().String()+":2379")
+		if conf == nil {
+			conf, _ = etcdClientTLS(h.Node().EtcPath("kubernetes/pki"))
+		}
+	}
+	if conf == nil {
+		return nil, fmt.Errorf("capi lab: no bootstrapped host to ask etcd's members")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	ms, err := etcd.NewTLSClient(endpoints, conf, 2*time.Second).MemberList(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, m := range ms {
+		if m.Name != "" {
+			out[m.Name] = true
+		}
+	}
+	return out, nil
+}
+
+// etcdClientTLS is the TLS configuration of kubeadm's apiserver-etcd-client in pki.
+func etcdClientTLS(pki string) (*tls.Config, error) {
+	ca, err := os.ReadFile(pki + "/etcd/ca.crt")
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	cert, err := tls.LoadX509KeyPair(pki+"/apiserver-etcd-client.crt", pki+"/apiserver-etcd-client.key")
+	if err != nil {
+		return nil, err
+	}
+	return &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+}
