@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -227,6 +229,16 @@ func KillLeftovers(dir string) ([]int, error) {
 			errs = append(errs, fmt.Errorf("node %s: %w", n.Name, err))
 		}
 	}
+	// The Cluster API lab's hosts (package kubeadm's Pool) and its managers are not in the state:
+	// the hosts record themselves in their directories, the managers name the lab's on their
+	// command lines.
+	hosts, _ := filepath.Glob(filepath.Join(dir, CAPIHostsDir, "*"))
+	for _, h := range hosts {
+		if err := node.CleanupDir(h); err != nil {
+			errs = append(errs, fmt.Errorf("capi host %s: %w", filepath.Base(h), err))
+		}
+	}
+	killed = append(killed, killMentioning(dir+"/", CAPIManagers)...)
 	if err := errors.Join(errs...); err != nil {
 		return killed, err
 	}
@@ -237,6 +249,33 @@ func KillLeftovers(dir string) ([]int, error) {
 		}
 	}
 	return killed, nil
+}
+
+// CAPIHostsDir is the directory of a lab's Cluster API hosts, under the lab directory.
+const CAPIHostsDir = "capi-hosts"
+
+// CAPIManagers are the Cluster API managers' binary names (package capi starts them).
+var CAPIManagers = []string{"cluster-api-controller", "kubeadm-bootstrap-controller", "kubeadm-control-plane-controller"}
+
+// killMentioning SIGKILLs every process running one of the programs names (by base name) whose
+// command line contains s (a path inside the lab directory), and returns their pids.
+func killMentioning(s string, names []string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid <= 1 || pid == os.Getpid() {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		argv0, _, _ := strings.Cut(string(data), "\x00")
+		if err != nil || !slices.Contains(names, filepath.Base(argv0)) || !strings.Contains(string(data), s) {
+			continue
+		}
+		proc.KillPIDs([]int{pid})
+		out = append(out, pid)
+	}
+	return out
 }
 
 func processMentions(pid int, dir string) bool {

@@ -8,6 +8,7 @@
 package lab
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/internal/cmd/lab/capi"
 	"github.com/credwatch/credwatch/internal/cmd/lab/scenario"
 	"github.com/credwatch/credwatch/internal/cmd/lab/tenants"
 	"github.com/credwatch/credwatch/pkg/lab"
@@ -34,13 +36,17 @@ State (certificates, keys, kubeconfigs, logs, state.json, the supervisor's socke
 default $XDG_STATE_HOME/credwatch/lab (~/.local/state/credwatch/lab). Binaries come from
 $CREDWATCH_LAB_BIN or ./.lab-cache/bin (make lab-binaries).`,
 		newUp(s), newDown(s), newStatus(s), newAddMember(s), newRemoveMember(s), newRoll(s), newPartition(s), newHeal(s), newTenantPods(s), newServe(s),
-		scenario.NewCommand(s), tenants.NewCommand(s, DefaultDir()))
+		scenario.NewCommand(s), tenants.NewCommand(s, DefaultDir()),
+		capi.NewCommand(s, DefaultDir(), func(ctx context.Context, o lab.Options) error {
+			_, err := startLab(ctx, s, o)
+			return err
+		}))
 }
 
 // services is the list of features the supervisor can host next to the lab (see
-// supervisor.ServiceFactory); `lab tenants` registers its factory here.
+// supervisor.ServiceFactory); `lab tenants` and `lab capi` register their factories here.
 func services() map[string]supervisor.ServiceFactory {
-	return map[string]supervisor.ServiceFactory{tenants.ServiceName: tenants.Factory}
+	return map[string]supervisor.ServiceFactory{tenants.ServiceName: tenants.Factory, capi.ServiceName: capi.Factory}
 }
 
 // DefaultDir is the lab directory used when --dir is not given.

@@ -117,37 +117,49 @@ func (o *upOptions) complete() error {
 }
 
 func (o *upOptions) run(ctx context.Context) error {
-	dir := o.opts.Dir
+	st, err := startLab(ctx, o.streams, o.opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.streams.Out, "lab up in %s: %d members (%s), load balancer %s\nexport KUBECONFIG=%s\n",
+		o.opts.Dir, len(st.Lab.Members), o.opts.Version, st.Lab.LBAddress, st.Lab.AdminKubeconfig)
+	return nil
+}
+
+// startLab starts a supervisor for a lab with opts (opts.Dir must not hold a running lab) and
+// follows its progress lines on streams until the lab is ready; Ctrl-C stops it.
+func startLab(ctx context.Context, streams cli.Streams, opts lab.Options) (supervisor.State, error) {
+	dir := opts.Dir
 	c := supervisor.NewClient(dir)
 	if st, err := c.Status(ctx, false); err == nil && st.Phase != supervisor.PhaseDown {
-		return cli.Usagef("a lab is already %s in %s (credwatch lab down --dir %s)", st.Phase, dir, dir)
+		return st, cli.Usagef("a lab is already %s in %s (credwatch lab down --dir %s)", st.Phase, dir, dir)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create lab directory: %w", err)
+		return supervisor.State{}, fmt.Errorf("create lab directory: %w", err)
 	}
 	cfg := filepath.Join(dir, "options.json")
-	data, err := json.MarshalIndent(o.opts, "", "  ")
+	data, err := json.MarshalIndent(opts, "", "  ")
 	if err != nil {
-		return fmt.Errorf("encode lab options: %w", err)
+		return supervisor.State{}, fmt.Errorf("encode lab options: %w", err)
 	}
 	if err := os.WriteFile(cfg, data, 0o644); err != nil {
-		return fmt.Errorf("write lab options: %w", err)
+		return supervisor.State{}, fmt.Errorf("write lab options: %w", err)
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("find credwatch executable: %w", err)
+		return supervisor.State{}, fmt.Errorf("find credwatch executable: %w", err)
 	}
 	logf, err := os.OpenFile(filepath.Join(dir, "supervisor.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
-		return fmt.Errorf("open supervisor log: %w", err)
+		return supervisor.State{}, fmt.Errorf("open supervisor log: %w", err)
 	}
 	defer logf.Close()
 	sup := exec.Command(exe, "lab", "serve", "--dir", dir, "--config", cfg)
 	sup.Stdout, sup.Stderr = logf, logf
-	sup.Env = append(os.Environ(), "CREDWATCH_LAB_BIN="+o.opts.BinDir)
+	sup.Env = append(os.Environ(), "CREDWATCH_LAB_BIN="+opts.BinDir)
 	sup.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := sup.Start(); err != nil {
-		return fmt.Errorf("start lab supervisor: %w", err)
+		return supervisor.State{}, fmt.Errorf("start lab supervisor: %w", err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- sup.Wait() }()
@@ -160,16 +172,16 @@ func (o *upOptions) run(ctx context.Context) error {
 	for {
 		select {
 		case <-sigCtx.Done():
-			o.streams.Infof("interrupted: stopping the lab")
+			streams.Infof("interrupted: stopping the lab")
 			dctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
 			_, _ = c.Down(dctx)
 			if _, err := lab.KillLeftovers(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
-				o.streams.Infof("%v", err)
+				streams.Infof("%v", err)
 			}
-			return cli.Silent(cli.ExitInterrupted)
+			return supervisor.State{}, cli.Silent(cli.ExitInterrupted)
 		case err := <-exited:
-			return fmt.Errorf("lab supervisor exited (%v) before the lab was up; see %s:\n%s", err, logf.Name(), lastLines(logf.Name(), 20))
+			return supervisor.State{}, fmt.Errorf("lab supervisor exited (%v) before the lab was up; see %s:\n%s", err, logf.Name(), lastLines(logf.Name(), 20))
 		case <-tick.C:
 		}
 		st, err := c.Status(sigCtx, false)
@@ -177,15 +189,13 @@ func (o *upOptions) run(ctx context.Context) error {
 			continue // not listening yet
 		}
 		for ; seen < len(st.Log); seen++ {
-			o.streams.Infof("%s", st.Log[seen])
+			streams.Infof("%s", st.Log[seen])
 		}
 		switch st.Phase {
 		case supervisor.PhaseReady:
-			fmt.Fprintf(o.streams.Out, "lab up in %s: %d members (%s), load balancer %s\nexport KUBECONFIG=%s\n",
-				dir, len(st.Lab.Members), o.opts.Version, st.Lab.LBAddress, st.Lab.AdminKubeconfig)
-			return nil
+			return st, nil
 		case supervisor.PhaseFailed:
-			return fmt.Errorf("lab up: %s", st.Error)
+			return supervisor.State{}, fmt.Errorf("lab up: %s", st.Error)
 		}
 	}
 }

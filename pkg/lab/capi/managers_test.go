@@ -6,9 +6,12 @@ package capi
 import (
 	"context"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/credwatch/credwatch/pkg/lab"
 )
 
 // A manager whose webhook port is taken is not started: the error says which port and why.
@@ -26,5 +29,12 @@ func TestStartManagerWebhookPortTaken(t *testing.T) {
 	}
 	if len(m.procs) != 0 {
 		t.Errorf("%d processes started", len(m.procs))
+	}
+}
+
+// The lab's cleanup after a dead supervisor finds the managers by these names.
+func TestManagerNamesKnownToTheLab(t *testing.T) {
+	if !slices.Equal(ManagerNames(), lab.CAPIManagers) {
+		t.Errorf("capi.ManagerNames() = %v, lab.CAPIManagers = %v", ManagerNames(), lab.CAPIManagers)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	"github.com/credwatch/credwatch/pkg/lab/capi/infra"
 	"github.com/credwatch/credwatch/pkg/lab/capi/manifest"
 )
 
@@ -86,6 +87,9 @@ func (r Release) InstallCRDs(ctx context.Context, dyn dynamic.Interface, wait ti
 	if err != nil {
 		return 0, err
 	}
+	for _, crd := range crds {
+		labelContract(crd)
+	}
 	return len(crds), manifest.ApplyCRDs(ctx, dyn, crds, wait)
 }
 
@@ -147,4 +151,17 @@ func webhookConfiguration(in object, manager, base string, caPEM []byte) (object
 		return nil, fmt.Errorf("%s %s: %w", in.GetKind(), in.GetName(), err)
 	}
 	return obj, nil
+}
+
+// labelContract labels one of the release's CRDs as clusterctl does (each
+// config/crd/kustomization.yaml's commonLabels: its v1beta1 serves the contract v1beta1).
+// Without the label the core manager cannot resolve a reference to the kind ("cannot find any
+// versions matching contract", e.g. the Cluster's controlPlaneRef to a KubeadmControlPlane).
+func labelContract(crd object) {
+	labels := crd.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[infra.ContractLabel] = "v1beta1"
+	crd.SetLabels(labels)
 }

@@ -164,6 +164,24 @@ func (n *Network) AddHost(ctx context.Context, name string, addr netip.Addr) (Ho
 	return h, nil
 }
 
+// RemoveHost deletes host name's namespace (and with it its veth); the host's processes must
+// already be stopped. A host that does not exist is not an error.
+func (n *Network) RemoveHost(ctx context.Context, name string) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	h, ok := n.hosts[name]
+	if !ok {
+		return nil
+	}
+	if nsExists(nsName(h)) {
+		if err := ip(ctx, "netns", "del", nsName(h)); err != nil {
+			return fmt.Errorf("lab host %s: %w", name, err)
+		}
+	}
+	delete(n.hosts, name)
+	return nil
+}
+
 // vmMAC is a host's MAC address: in VMware's OUI 00:50:56, like a vSphere VM's NIC (the in-tree
 // vSphere provider reports only addresses of such NICs as the node's), then the address' last
 // three bytes.

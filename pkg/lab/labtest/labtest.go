@@ -136,7 +136,7 @@ func shortTempDir(t testing.TB) string {
 	return filepath.Clean(d)
 }
 
-// Log returns a writer that sends each write, a progress line, to t.Log.
+// Log is an io.Writer that logs each write as one line of t's log (progress of a lab or node).
 func Log(t testing.TB) io.Writer { return logWriter{t} }
 
 type logWriter struct{ t testing.TB }

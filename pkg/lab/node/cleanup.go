@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,7 +25,7 @@ import (
 // checks that none appeared on the machine.
 var fixedHostPaths = []string{
 	"/var/lib/kubelet", "/var/lib/cni", "/var/lib/containerd", "/var/log/containers", "/var/log/pods",
-	"/run/containerd", "/opt/containerd", "/usr/libexec/kubernetes",
+	"/run/containerd", "/opt/containerd", "/usr/libexec/kubernetes", "/etc/kubernetes",
 }
 
 // Stop ends the node: the kubelet and kube-proxy (SIGTERM, then SIGKILL after StopGrace), every
@@ -40,6 +41,7 @@ func (n *Node) Stop(ctx context.Context) error {
 		wg.Add(1)
 		go func() { defer wg.Done(); p.Stop(grace) }()
 	}
+	n.supervised.Stop(grace)
 	wg.Wait()
 	killPIDs(cgroupPIDs(n.cfg.CgroupRoot)) // the containers: nothing restarts them now
 	n.containerd.Stop(grace)
@@ -69,6 +71,23 @@ func Cleanup(dir, cgroupRoot string) error {
 		return fmt.Errorf("cgroups left: %s", strings.Join(left, ", "))
 	}
 	return nil
+}
+
+// cgroupRootFile records, in the node directory, the cgroup root the node was started with.
+const cgroupRootFile = "cgroup-root"
+
+// CleanupDir is Cleanup for a node directory whose cgroup root only the directory records (a
+// Cluster API host the lab's state does not list). A directory that holds no node is left alone.
+func CleanupDir(dir string) error {
+	data, err := os.ReadFile(filepath.Join(dir, cgroupRootFile))
+	if err != nil {
+		return nil
+	}
+	root := strings.TrimSpace(string(data))
+	if !strings.HasPrefix(root, "/") || root == "/" || strings.Contains(root, "..") {
+		return fmt.Errorf("node directory %s: recorded cgroup root %q is not one a node uses", dir, root)
+	}
+	return Cleanup(dir, root)
 }
 
 // sweep SIGKILLs the node's processes (nodeProcesses) until none is left.

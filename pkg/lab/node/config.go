@@ -95,6 +95,10 @@ type Config struct {
 	StopGrace time.Duration
 	// Log receives progress lines; default io.Discard.
 	Log io.Writer
+
+	// Kubeadm, when set, makes the node a kubeadm host (see Kubeadm): kubeadm configures the
+	// kubelet, so APIServer, CAPEM, Issue, KubeProxy and ClusterCIDR are not used.
+	Kubeadm *Kubeadm
 }
 
 // MaxNameLen is the longest node name, a lower-case DNS label (the default cgroup root is
@@ -122,7 +126,7 @@ func (c *Config) complete() error {
 		return fmt.Errorf("node %s: directory %q: %w", c.Name, c.Dir, err)
 	}
 	c.Dir = abs
-	for _, h := range hiddenDirs {
+	for _, h := range c.hidden() {
 		if c.Dir == h || strings.HasPrefix(c.Dir, h+"/") {
 			return fmt.Errorf("node %s: directory %s is under %s, which the node's mount namespace replaces; use another lab directory", c.Name, c.Dir, h)
 		}
@@ -139,15 +143,8 @@ func (c *Config) complete() error {
 	if c.ClusterCIDR.IsValid() && !c.ClusterCIDR.Contains(c.PodCIDR.Addr()) {
 		return fmt.Errorf("node %s: pod CIDR %s is outside the cluster CIDR %s", c.Name, c.PodCIDR, c.ClusterCIDR)
 	}
-	u, err := url.Parse(c.APIServer)
-	if err != nil || u.Scheme != "https" || u.Host == "" {
-		return fmt.Errorf("node %s: API server %q: want an https URL", c.Name, c.APIServer)
-	}
-	if len(c.CAPEM) == 0 || c.Issue == nil {
-		return fmt.Errorf("node %s: the cluster CA and a certificate issuer are required", c.Name)
-	}
-	if c.Kubelet == "" || c.KubeProxy == "" {
-		return fmt.Errorf("node %s: the kubelet and kube-proxy binaries are required", c.Name)
+	if err := c.validateCluster(); err != nil {
+		return err
 	}
 	if err := c.validateRegistries(); err != nil {
 		return err
@@ -166,6 +163,27 @@ func (c *Config) complete() error {
 	}
 	if c.Log == nil {
 		c.Log = io.Discard
+	}
+	return nil
+}
+
+// validateCluster checks what a worker node needs of the cluster, or what a kubeadm host needs.
+func (c *Config) validateCluster() error {
+	if k := c.Kubeadm; k != nil {
+		if c.Kubelet == "" || k.Kubeadm == "" || k.Crictl == "" {
+			return fmt.Errorf("node %s: a kubeadm host needs the kubelet, kubeadm and crictl binaries", c.Name)
+		}
+		return nil
+	}
+	u, err := url.Parse(c.APIServer)
+	if err != nil || u.Scheme != "https" || u.Host == "" {
+		return fmt.Errorf("node %s: API server %q: want an https URL", c.Name, c.APIServer)
+	}
+	if len(c.CAPEM) == 0 || c.Issue == nil {
+		return fmt.Errorf("node %s: the cluster CA and a certificate issuer are required", c.Name)
+	}
+	if c.Kubelet == "" || c.KubeProxy == "" {
+		return fmt.Errorf("node %s: the kubelet and kube-proxy binaries are required", c.Name)
 	}
 	return nil
 }
@@ -189,7 +207,24 @@ func (c *Config) path(elem ...string) string {
 }
 
 // Paths inside the node directory.
-func (c *Config) socket() string          { return c.path("containerd", "containerd.sock") }
+// socket is containerd's socket. A kubeadm host's is kubeadm's default path inside the node
+// (every host's KubeadmConfigSpec names the same criSocket), reached from the machine only through
+// the node (ctr runs inside it).
+func (c *Config) socket() string {
+	if c.Kubeadm != nil {
+		return KubeadmCRISocket
+	}
+	return c.path("containerd", "containerd.sock")
+}
+
+// ttrpcSocket is containerd's ttrpc socket, next to socket.
+func (c *Config) ttrpcSocket() string {
+	if c.Kubeadm != nil {
+		return KubeadmCRISocket + ".ttrpc"
+	}
+	return c.path("containerd", "containerd.ttrpc.sock")
+}
+
 func (c *Config) kubeletRoot() string     { return c.path("kubelet") }
 func (c *Config) podLogsDir() string      { return c.path("pod-logs") }
 func (c *Config) cniConfDir() string      { return c.path("cni", "net.d") }

@@ -36,7 +36,7 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
   address = ` + q(c.socket()) + `
 
 [ttrpc]
-  address = ` + q(c.path("containerd", "containerd.ttrpc.sock")) + `
+  address = ` + q(c.ttrpcSocket()) + `
 
 [plugins."io.containerd.internal.v1.opt"]
   path = ` + q(c.path("containerd", "opt")) + `
@@ -152,8 +152,7 @@ func (n *Node) startContainerd(ctx context.Context) error {
 		if done, err := p.Exited(); done {
 			return fmt.Errorf("node %s: containerd exited (%v):\n%s", n.cfg.Name, err, proc.Tail(p.LogFile, 20))
 		}
-		if c, err := net.DialTimeout("unix", n.cfg.socket(), time.Second); err == nil {
-			_ = c.Close()
+		if n.cfg.Kubeadm != nil || dialable(n.cfg.socket()) {
 			if n.ctr(ctx, "version") == nil {
 				return nil
 			}
@@ -164,6 +163,16 @@ func (n *Node) startContainerd(ctx context.Context) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// dialable reports whether a unix socket accepts connections.
+func dialable(socket string) bool {
+	c, err := net.DialTimeout("unix", socket, time.Second)
+	if err != nil {
+		return false
+	}
+	_ = c.Close()
+	return true
 }
 
 // importImages imports every image tarball into containerd's k8s.io namespace.
@@ -179,7 +188,11 @@ func (n *Node) importImages(ctx context.Context) error {
 // ctr runs ctr against the node's containerd in its k8s.io namespace (from the machine: only the
 // socket is needed).
 func (n *Node) ctr(ctx context.Context, args ...string) error {
-	cmd := exec.CommandContext(ctx, n.cfg.Ctr, append([]string{"-a", n.cfg.socket(), "-n", "k8s.io"}, args...)...)
+	args = append([]string{"-a", n.cfg.socket(), "-n", "k8s.io"}, args...)
+	cmd := exec.CommandContext(ctx, n.cfg.Ctr, args...)
+	if n.cfg.Kubeadm != nil { // the socket's path is the node's
+		cmd = exec.CommandContext(ctx, "nsenter", append(n.nsenterArgs(n.cfg.Ctr), args...)...)
+	}
 	cmd.Env = append(os.Environ(), "TMPDIR="+n.cfg.path("tmp"))
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -19,4 +19,9 @@
 // root Config.CgroupRoot, created in every cgroup v1 hierarchy before the kubelet starts and
 // removed depth-first after Stop. Leftovers reports any process, mount, cgroup, host path or
 // host sysctl the node left behind.
+//
+// With Config.Kubeadm the node is a kubeadm host instead (kubeadm.go), as a Cluster API machine
+// image is: containerd runs, /etc is the node's own copy of the machine's, kubeadm, crictl, the
+// kubelet and a systemctl shim are first on PATH, and a supervisor starts the kubelet once kubeadm
+// has configured it. Command runs the bootstrap's `kubeadm init` or `kubeadm join` in the node.
 package node

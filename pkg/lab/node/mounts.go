@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -65,8 +66,12 @@ func (c *Config) holderScript() string {
 	for _, s := range kubeletSysctls {
 		fmt.Fprintf(&b, "mount --bind '%s' '/proc/sys/%s'\n", c.sysctlFile(s.key), s.key)
 	}
-	for _, d := range hiddenDirs {
+	for _, d := range c.hidden() {
 		fmt.Fprintf(&b, "mount --bind '%s' '%s'\n", c.hostDir(d), d)
+	}
+	if c.Kubeadm != nil {
+		// kubeadm's preflight wants forwarding on; the sysctl is the node's network namespace's.
+		b.WriteString("echo 1 > /proc/sys/net/ipv4/ip_forward\n")
 	}
 	fmt.Fprintf(&b, ": > '%s'\nexec sleep infinity\n", c.path("holder.ready"))
 	return b.String()
@@ -145,18 +150,44 @@ func startTime(pid int) string {
 
 // startInNode starts bin with args inside the node's mount and network namespaces.
 func (n *Node) startInNode(name, bin string, args ...string) (*proc.Proc, error) {
-	ns := []string{"--target", strconv.Itoa(n.holder.PID()), "--mount", "--net", "--uts", "--", bin}
-	p, err := proc.Start(proc.Spec{Name: name, Bin: "nsenter", Args: append(ns, args...), LogFile: n.cfg.logFile(name), Env: n.env()})
+	p, err := proc.Start(n.inNodeSpec(name, bin, args...))
 	if err != nil {
 		return nil, fmt.Errorf("node %s: %w", n.cfg.Name, err)
 	}
 	return p, nil
 }
 
+// inNodeSpec is the process spec of bin with args inside the node's namespaces, logging to
+// logs/NAME.log.
+func (n *Node) inNodeSpec(name, bin string, args ...string) proc.Spec {
+	return proc.Spec{Name: name, Bin: "nsenter", Args: append(n.nsenterArgs(bin), args...), LogFile: n.cfg.logFile(name), Env: n.env()}
+}
+
+func (n *Node) nsenterArgs(bin string) []string {
+	return []string{"--target", strconv.Itoa(n.holder.PID()), "--mount", "--net", "--uts", "--", bin}
+}
+
+// Command is bin with args run inside the node's mount, network and UTS namespaces with the
+// node's environment (on a kubeadm host: kubeadm, crictl and kubelet first on PATH), as a command
+// run on the machine the node stands for: what a bootstrap's runcmd runs.
+func (n *Node) Command(ctx context.Context, bin string, args ...string) (*exec.Cmd, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.stopped || n.holder == nil {
+		return nil, fmt.Errorf("node %s is not running", n.cfg.Name)
+	}
+	cmd := exec.CommandContext(ctx, "nsenter", append(n.nsenterArgs(bin), args...)...)
+	cmd.Env = n.env()
+	return cmd, nil
+}
+
 // env is the environment of the node's processes: temporary files in the node, iptables on PATH.
 func (n *Node) env() []string {
 	env := []string{"TMPDIR=" + n.cfg.path("tmp"), "GOMAXPROCS=2"}
 	path := os.Getenv("PATH")
+	if n.cfg.Kubeadm != nil {
+		path = n.cfg.binDir() + ":" + path
+	}
 	for _, d := range []string{"/usr/sbin", "/sbin", "/usr/bin", "/bin"} {
 		if !strings.Contains(":"+path+":", ":"+d+":") {
 			path += ":" + d
@@ -164,9 +195,16 @@ func (n *Node) env() []string {
 	}
 	env = append(env, "PATH="+strings.TrimPrefix(path, ":"))
 	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); k != "TMPDIR" && k != "GOMAXPROCS" && k != "PATH" {
-			env = append(env, kv)
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "TMPDIR" || k == "GOMAXPROCS" || k == "PATH" {
+			continue
 		}
+		// A kubeadm host is a machine of the lab network: the machine's proxy is not its
+		// (kubeadm's preflight refuses proxy settings that would catch the cluster's ranges).
+		if n.cfg.Kubeadm != nil && strings.HasSuffix(strings.ToLower(k), "_proxy") {
+			continue
+		}
+		env = append(env, kv)
 	}
 	return env
 }

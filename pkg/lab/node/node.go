@@ -29,7 +29,8 @@ type Node struct {
 
 	mu                                 sync.Mutex
 	holder, containerd, kubelet, proxy *proc.Proc
-	mntNS                              string // "mnt:[inode]" of the node's mount namespace
+	supervised                         *proc.Restarting // a kubeadm host's kubelet (kubelet is nil)
+	mntNS                              string           // "mnt:[inode]" of the node's mount namespace
 	stopped                            bool
 }
 
@@ -56,7 +57,11 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if err := n.start(ctx); err != nil {
 		return nil, errors.Join(err, n.Stop(context.Background()))
 	}
-	n.logf("node %s: containerd, kubelet and kube-proxy started in %s after %s", cfg.Name, cfg.Host.NetNS, time.Since(t0).Round(time.Millisecond))
+	what := "containerd, kubelet and kube-proxy"
+	if cfg.Kubeadm != nil {
+		what = "kubeadm host: containerd and the kubelet supervisor"
+	}
+	n.logf("node %s: %s started in %s after %s", cfg.Name, what, cfg.Host.NetNS, time.Since(t0).Round(time.Millisecond))
 	return n, nil
 }
 
@@ -67,7 +72,7 @@ func (n *Node) prepare() error {
 	}
 	dirs := []string{"pki", "logs", "sysctl", "containerd", "containerd/certs.d", "cni/net.d", "cni/ipam", "kubelet", "pod-logs",
 		"tmp", "runc", "kubelet-plugins"}
-	for _, d := range hiddenDirs {
+	for _, d := range c.hidden() {
 		dirs = append(dirs, c.hostDir(d))
 	}
 	for _, d := range dirs {
@@ -78,11 +83,40 @@ func (n *Node) prepare() error {
 			return fmt.Errorf("node %s: create directory: %w", c.Name, err)
 		}
 	}
-	if err := c.writePKI(); err != nil {
-		return err
-	}
 	cni, err := c.cniConflist()
 	if err != nil {
+		return err
+	}
+	files := map[string][]byte{
+		c.path("cni", "net.d", "10-credwatch-lab.conflist"): cni,
+		c.path("containerd", "config.toml"):                 []byte(c.containerdConfig()),
+	}
+	if c.Kubeadm != nil {
+		if err := c.prepareKubeadm(); err != nil {
+			return err
+		}
+	} else if err := c.prepareWorker(files); err != nil {
+		return err
+	}
+	for file, data := range files {
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			return fmt.Errorf("node %s: write %s: %w", c.Name, file, err)
+		}
+	}
+	if err := c.writeRegistries(); err != nil {
+		return err
+	}
+	// For CleanupDir, when whoever started the node died before it could record the root.
+	if err := os.WriteFile(c.path(cgroupRootFile), []byte(c.CgroupRoot+"\n"), 0o644); err != nil {
+		return fmt.Errorf("node %s: record cgroup root: %w", c.Name, err)
+	}
+	return createCgroups(c.CgroupRoot)
+}
+
+// prepareWorker writes a worker node's certificates and adds its kubelet and kube-proxy
+// configurations to files.
+func (c *Config) prepareWorker(files map[string][]byte) error {
+	if err := c.writePKI(); err != nil {
 		return err
 	}
 	kubelet, err := c.kubeletConfig()
@@ -93,20 +127,9 @@ func (n *Node) prepare() error {
 	if err != nil {
 		return err
 	}
-	for file, data := range map[string][]byte{
-		c.path("cni", "net.d", "10-credwatch-lab.conflist"): cni,
-		c.path("containerd", "config.toml"):                 []byte(c.containerdConfig()),
-		c.path("kubelet.yaml"):                              kubelet,
-		c.path("kube-proxy.yaml"):                           proxy,
-	} {
-		if err := os.WriteFile(file, data, 0o644); err != nil {
-			return fmt.Errorf("node %s: write %s: %w", c.Name, file, err)
-		}
-	}
-	if err := c.writeRegistries(); err != nil {
-		return err
-	}
-	return createCgroups(c.CgroupRoot)
+	files[c.path("kubelet.yaml")] = kubelet
+	files[c.path("kube-proxy.yaml")] = proxy
+	return nil
 }
 
 func (n *Node) start(ctx context.Context) error {
@@ -123,6 +146,9 @@ func (n *Node) start(ctx context.Context) error {
 		return err
 	}
 	n.logf("node %s: %d images imported in %s", n.cfg.Name, len(n.cfg.Images), time.Since(t0).Round(time.Millisecond))
+	if n.cfg.Kubeadm != nil {
+		return n.startKubeadmKubelet()
+	}
 	var err error
 	if n.kubelet, err = n.startInNode("kubelet", n.cfg.Kubelet, n.cfg.kubeletArgs()...); err != nil {
 		return err
@@ -133,12 +159,18 @@ func (n *Node) start(ctx context.Context) error {
 
 // checkBinaries names the missing program and the package or make target that provides it.
 func (c *Config) checkBinaries() error {
-	for _, b := range []struct{ path, from string }{
-		{c.Kubelet, "make lab-binaries"}, {c.KubeProxy, "make lab-binaries"},
+	type need struct{ path, from string }
+	bins := []need{{c.Kubelet, "make lab-binaries"}}
+	if c.Kubeadm != nil {
+		bins = append(bins, need{c.Kubeadm.Kubeadm, "make capi-binaries"}, need{c.Kubeadm.Crictl, "make capi-binaries"})
+	} else {
+		bins = append(bins, need{c.KubeProxy, "make lab-binaries"})
+	}
+	for _, b := range append(bins, []need{
 		{c.Containerd, "apt-get install containerd"}, {c.Ctr, "apt-get install containerd"},
 		{c.Runc, "apt-get install runc"}, {filepath.Join(c.CNIBinDir, "bridge"), "apt-get install containernetworking-plugins"},
 		{"nsenter", "apt-get install util-linux"}, {"iptables", "apt-get install iptables"},
-	} {
+	}...) {
 		if _, err := exec.LookPath(b.path); err != nil {
 			return fmt.Errorf("node %s: %s is missing (%s): %w", c.Name, b.path, b.from, err)
 		}
@@ -153,7 +185,10 @@ func (c *Config) checkBinaries() error {
 // exits. cs is any client allowed to read nodes (the lab admin).
 func (n *Node) WaitReady(ctx context.Context, cs kubernetes.Interface) error {
 	for {
-		for _, p := range []*proc.Proc{n.kubelet, n.containerd} {
+		for _, p := range []*proc.Proc{n.currentKubelet(), n.containerd} {
+			if p == n.currentKubelet() && n.supervised != nil {
+				continue // the supervisor restarts it
+			}
 			if done, err := p.Exited(); done {
 				return fmt.Errorf("node %s: %s exited (%v):\n%s", n.cfg.Name, p.Name, err, proc.Tail(p.LogFile, 25))
 			}
@@ -167,7 +202,7 @@ func (n *Node) WaitReady(ctx context.Context, cs kubernetes.Interface) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("node %s not Ready: %w; last lines of the kubelet log:\n%s", n.cfg.Name, ctx.Err(), proc.Tail(n.kubelet.LogFile, 25))
+			return fmt.Errorf("node %s not Ready: %w; last lines of the kubelet log:\n%s", n.cfg.Name, ctx.Err(), proc.Tail(n.cfg.logFile("kubelet"), 25))
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
@@ -185,12 +220,32 @@ func (n *Node) Dir() string { return n.cfg.Dir }
 // LogFile is the log of "containerd", "kubelet", "kube-proxy" or "holder".
 func (n *Node) LogFile(component string) string { return n.cfg.logFile(component) }
 
-// PodLogsDir is where containerd writes the pods' container logs (the kubelet's podLogsDir).
-func (n *Node) PodLogsDir() string { return n.cfg.podLogsDir() }
+// PodLogsDir is where containerd writes the pods' container logs (the kubelet's podLogsDir; on a
+// kubeadm host its default, /var/log/pods in the node).
+func (n *Node) PodLogsDir() string {
+	if n.cfg.Kubeadm != nil {
+		return filepath.Join(n.cfg.hostDir("/var/log"), "pods")
+	}
+	return n.cfg.podLogsDir()
+}
 
 // KubeletRoot is the kubelet's --root-dir. The volumes under it (projected tokens) are mounts of
 // the node's mount namespace: read them through NodePath.
-func (n *Node) KubeletRoot() string { return n.cfg.kubeletRoot() }
+func (n *Node) KubeletRoot() string {
+	if n.cfg.Kubeadm != nil {
+		return filepath.Join(n.cfg.hostDir("/var/lib"), "kubelet")
+	}
+	return n.cfg.kubeletRoot()
+}
+
+// currentKubelet is the kubelet process running now (a kubeadm host's: the supervisor's current
+// one), or nil.
+func (n *Node) currentKubelet() *proc.Proc {
+	if n.supervised != nil {
+		return n.supervised.Current()
+	}
+	return n.kubelet
+}
 
 // NodePath is p as the node's processes see it (through the holder's /proc/PID/root), or "" once
 // stopped.
@@ -209,7 +264,7 @@ func (n *Node) PIDs() map[string]int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	out := map[string]int{}
-	for _, p := range []*proc.Proc{n.containerd, n.kubelet, n.proxy} {
+	for _, p := range []*proc.Proc{n.containerd, n.currentKubelet(), n.proxy} {
 		if p != nil {
 			out[p.Name] = p.PID()
 		}

@@ -18,6 +18,10 @@ func (n *Node) RestartKubelet() error {
 	if n.stopped || n.holder == nil {
 		return fmt.Errorf("node %s is not running", n.cfg.Name)
 	}
+	if n.supervised != nil { // a kubeadm host: its supervisor starts the kubelet again
+		n.supervised.Current().Stop(n.cfg.StopGrace)
+		return nil
+	}
 	n.kubelet.Stop(n.cfg.StopGrace)
 	p, err := n.startInNode("kubelet", n.cfg.Kubelet, n.cfg.kubeletArgs()...)
 	if err != nil {
@@ -31,7 +35,7 @@ func (n *Node) RestartKubelet() error {
 // log and its exit error.
 func (n *Node) KubeletExited() (exited bool, logTail string, exitErr error) {
 	n.mu.Lock()
-	p := n.kubelet
+	p := n.currentKubelet()
 	n.mu.Unlock()
 	done, err := p.Exited()
 	if !done {

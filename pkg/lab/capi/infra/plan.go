@@ -22,7 +22,7 @@ type MachineState struct {
 	ClusterReady bool // Cluster.status.infrastructureReady
 	Bootstrap    bool // the Machine names its bootstrap data Secret
 	HostUp       bool // the lab host exists
-	Bootstrapped bool // the host wrote the bootstrap sentinel
+	Bootstrapped bool // the host wrote the bootstrap sentinel (progress lines; no step waits for it)
 	InLB         bool // its apiserver is in the LabCluster's balancer
 	// MachineDeleting: the owning Machine has a deletionTimestamp, so Cluster API drains it,
 	// then runs its pre-terminate hooks, then deletes the LabMachine.
@@ -60,7 +60,11 @@ func Plan(s MachineState, d Deregistration) []Step {
 		return []Step{WaitBootstrap}
 	case !s.HostUp:
 		return []Step{CreateHost}
-	case s.ControlPlane && s.Bootstrapped && !s.InLB:
+	case s.ControlPlane && !s.InLB:
+		// As a cloud provider attaches an instance to its load balancer once it runs (CAPA's
+		// reconcileLBAttachment), not once kubeadm is done: kubeadm init reaches its own
+		// apiserver through the control-plane endpoint. The balancer's check keeps it out of
+		// rotation until it answers.
 		return []Step{Register}
 	}
 	return nil

@@ -20,7 +20,7 @@ func TestPlan(t *testing.T) {
 		{"cluster not ready", MachineState{}, OnDrain, []Step{WaitCluster}},
 		{"no bootstrap data", MachineState{ClusterReady: true}, OnDrain, []Step{WaitBootstrap}},
 		{"new host", MachineState{ClusterReady: true, Bootstrap: true}, OnDrain, []Step{CreateHost}},
-		{"kubeadm still running", with(func(s *MachineState) { s.Bootstrapped, s.InLB = false, false }), OnDrain, nil},
+		{"kubeadm still running: registered at once", with(func(s *MachineState) { s.Bootstrapped, s.InLB = false, false }), OnDrain, []Step{Register}},
 		{"joined", with(func(s *MachineState) { s.InLB = false }), OnDrain, []Step{Register}},
 		{"worker joined", with(func(s *MachineState) { s.ControlPlane, s.InLB = false, false }), OnDrain, nil},
 		{"running", up, OnDrain, nil},

@@ -94,9 +94,6 @@ func (c *Controller) reconcileMachine(ctx context.Context, namespace, name strin
 		if err := p.markReady(ctx, h); err != nil {
 			return 0, err
 		}
-		if s.ControlPlane && !s.MachineDeleting && !h.Bootstrapped() {
-			return c.o.Poll, nil // Register waits for the bootstrap sentinel
-		}
 	}
 	return 0, nil
 }

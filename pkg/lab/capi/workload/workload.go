@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
+// Package workload writes the Cluster API objects of one lab workload cluster (issue 23): a
+// Cluster whose infrastructure is a LabCluster (its control-plane endpoint a lab load balancer,
+// configured as a cloud one) and whose control plane is a KubeadmControlPlane of LabMachines, with
+// the kubeadm settings every lab host needs (kubeadm.LabSettings) in its KubeadmConfigSpec. The
+// objects are unstructured, in Cluster API v1beta1 as v1.8 serves it: credwatch does not link
+// Cluster API's Go types.
+package workload
+
+import (
+	"fmt"
+	"regexp"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/credwatch/credwatch/pkg/lab/capi/infra"
+	"github.com/credwatch/credwatch/pkg/lab/kubeadm"
+	"github.com/credwatch/credwatch/pkg/lab/node"
+)
+
+// API versions of the objects.
+const (
+	ClusterAPIVersion      = "cluster.x-k8s.io/v1beta1"
+	ControlPlaneAPIVersion = "controlplane.cluster.x-k8s.io/v1beta1"
+	InfraAPIVersion        = infra.Group + "/" + infra.Version
+)
+
+// Config is one workload cluster.
+type Config struct {
+	Name      string // the Cluster's name, e.g. "w1"; the KubeadmControlPlane is NAME-control-plane
+	Namespace string // default "default"
+	Version   string // Kubernetes version of the control plane; default kubeadm.Version
+	Replicas  int    // control-plane machines; default 1
+	// MaxSurge is the rolling update's surge (KCP accepts 0 or 1); default 1.
+	MaxSurge int
+	// LoadBalancer is the LabCluster's balancer (health check, deregistration).
+	LoadBalancer infra.LoadBalancer
+	// PodCIDR and ServiceCIDR of the workload cluster; defaults 10.244.0.0/16 and 10.96.0.0/16.
+	PodCIDR, ServiceCIDR string
+	// RolloutAfter, when set, is the KubeadmControlPlane's spec.rolloutAfter: every machine
+	// created before it is replaced.
+	RolloutAfter time.Time
+}
+
+var nameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,14}[a-z0-9])?$`)
+
+// ControlPlaneName is the KubeadmControlPlane's (and its LabMachineTemplate's) name.
+func (c Config) ControlPlaneName() string { return c.Name + "-control-plane" }
+
+// complete fills the defaults and checks the values. Names are kept short: machine names are
+// NAME-control-plane-XXXXX, and a lab host's name is at most 42 characters.
+func (c *Config) complete() error {
+	if !nameRE.MatchString(c.Name) {
+		return fmt.Errorf("workload cluster name %q: want a lower-case DNS label of at most 16 characters", c.Name)
+	}
+	if c.Namespace == "" {
+		c.Namespace = "default"
+	}
+	if c.Version == "" {
+		c.Version = kubeadm.Version
+	}
+	if c.Replicas == 0 {
+		c.Replicas = 1
+	}
+	// KubeadmControlPlane refuses an even number with stacked etcd.
+	if c.Replicas < 1 || c.Replicas > 5 || c.Replicas%2 == 0 {
+		return fmt.Errorf("workload cluster %s: %d control-plane replicas: want 1, 3 or 5", c.Name, c.Replicas)
+	}
+	if c.MaxSurge < 0 || c.MaxSurge > 1 {
+		return fmt.Errorf("workload cluster %s: max surge %d: want 0 or 1", c.Name, c.MaxSurge)
+	}
+	if c.PodCIDR == "" {
+		c.PodCIDR = "10.244.0.0/16"
+	}
+	if c.ServiceCIDR == "" {
+		c.ServiceCIDR = "10.96.0.0/16"
+	}
+	return c.LoadBalancer.Complete()
+}
+
+// Objects returns, in the order to create them, the LabMachineTemplate, the KubeadmControlPlane,
+// the LabCluster and the Cluster.
+func Objects(c Config) ([]*unstructured.Unstructured, error) {
+	if c.MaxSurge == 0 {
+		c.MaxSurge = 1
+	}
+	if err := c.complete(); err != nil {
+		return nil, err
+	}
+	lb := map[string]any{
+		"healthCheck": string(c.LoadBalancer.HealthCheck), "deregistration": string(c.LoadBalancer.Deregistration),
+		"intervalSeconds": int64(c.LoadBalancer.IntervalSeconds), "unhealthyThreshold": int64(c.LoadBalancer.UnhealthyThreshold),
+	}
+	cp := c.ControlPlaneName()
+	return []*unstructured.Unstructured{
+		c.object(InfraAPIVersion, "LabMachineTemplate", cp, map[string]any{"template": map[string]any{"spec": map[string]any{}}}),
+		c.kubeadmControlPlane(),
+		c.object(InfraAPIVersion, "LabCluster", c.Name, map[string]any{"loadBalancer": lb}),
+		c.object(ClusterAPIVersion, "Cluster", c.Name, map[string]any{
+			"clusterNetwork": map[string]any{
+				"pods":     map[string]any{"cidrBlocks": []any{c.PodCIDR}},
+				"services": map[string]any{"cidrBlocks": []any{c.ServiceCIDR}},
+			},
+			"infrastructureRef": ref(InfraAPIVersion, "LabCluster", c.Name),
+			"controlPlaneRef":   ref(ControlPlaneAPIVersion, "KubeadmControlPlane", cp),
+		}),
+	}, nil
+}
+
+func (c Config) object(apiVersion, kind, name string, spec map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": apiVersion, "kind": kind,
+		"metadata": map[string]any{"name": name, "namespace": c.Namespace, "labels": map[string]any{"cluster.x-k8s.io/cluster-name": c.Name}},
+		"spec":     spec,
+	}}
+}
+
+func ref(apiVersion, kind, name string) map[string]any {
+	return map[string]any{"apiVersion": apiVersion, "kind": kind, "name": name}
+}
+
+// kubeadmControlPlane is the KubeadmControlPlane: LabMachines from the template, a rolling update
+// with the configured surge, the CoreDNS and kube-proxy addons skipped, and the lab's kubeadm
+// settings for init and join.
+func (c Config) kubeadmControlPlane() *unstructured.Unstructured {
+	lab := kubeadm.LabSettings(node.KubeadmPatchesDir)
+	nodeReg := map[string]any{
+		"name":                  "{{ ds.meta_data.local_hostname }}",
+		"criSocket":             "unix://" + node.KubeadmCRISocket,
+		"imagePullPolicy":       lab.ImagePullPolicy,
+		"ignorePreflightErrors": list(lab.IgnorePreflightErrors),
+		"kubeletExtraArgs":      map[string]any{"provider-id": infra.ProviderIDPrefix + "{{ ds.meta_data.local_hostname }}"},
+	}
+	patches := map[string]any{"directory": lab.PatchesDir}
+	cmArgs := map[string]any{}
+	for k, v := range lab.ControllerManagerArgs {
+		cmArgs[k] = v
+	}
+	spec := map[string]any{
+		"replicas": int64(c.Replicas),
+		"version":  c.Version,
+		"machineTemplate": map[string]any{
+			"infrastructureRef": ref(InfraAPIVersion, "LabMachineTemplate", c.ControlPlaneName()),
+		},
+		"rolloutStrategy": map[string]any{
+			"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxSurge": int64(c.MaxSurge)},
+		},
+		"kubeadmConfigSpec": map[string]any{
+			"format":               "cloud-config",
+			"clusterConfiguration": map[string]any{"controllerManager": map[string]any{"extraArgs": cmArgs}},
+			"initConfiguration": map[string]any{
+				"nodeRegistration": nodeReg, "skipPhases": list(lab.SkipPhases), "patches": patches,
+			},
+			"joinConfiguration": map[string]any{"nodeRegistration": nodeReg, "patches": patches},
+		},
+	}
+	if !c.RolloutAfter.IsZero() {
+		spec["rolloutAfter"] = c.RolloutAfter.UTC().Format(time.RFC3339)
+	}
+	o := c.object(ControlPlaneAPIVersion, "KubeadmControlPlane", c.ControlPlaneName(), spec)
+	ann := map[string]any{}
+	for k, v := range kubeadm.SkipAnnotations {
+		ann[k] = v
+	}
+	o.Object["metadata"].(map[string]any)["annotations"] = ann
+	return o
+}
+
+// list is ss as a JSON list, for unstructured content.
+func list(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
+// Package capilab composes the Cluster API lab (issue 23) on a running lab, its management
+// cluster: the real Cluster API managers of one release (package capi), the lab infrastructure
+// provider's controller (capi/infra/controller) whose LabMachines are kubeadm hosts (package
+// kubeadm) on the lab network, and one workload cluster (capi/workload) whose control plane the
+// real KubeadmControlPlane controller makes with kubeadm init and join.
+package capilab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/credwatch/credwatch/pkg/lab"
+	"github.com/credwatch/credwatch/pkg/lab/capi"
+	"github.com/credwatch/credwatch/pkg/lab/capi/infra"
+	"github.com/credwatch/credwatch/pkg/lab/capi/infra/controller"
+	"github.com/credwatch/credwatch/pkg/lab/capi/workload"
+	"github.com/credwatch/credwatch/pkg/lab/kubeadm"
+	"github.com/credwatch/credwatch/pkg/lab/kubeadm/images"
+)
+
+// Config is one Cluster API lab.
+type Config struct {
+	// CAPI is the Cluster API release: capi.V181 or capi.V184.
+	CAPI string
+	// Cluster is the workload cluster.
+	Cluster workload.Config
+	// BinDir is the lab's bin directory; default the lab's.
+	BinDir string
+	// Log receives progress lines; default discarded.
+	Log io.Writer
+}
+
+// Lab is a running Cluster API lab.
+type Lab struct {
+	cfg      Config
+	mgmt     *lab.Lab
+	dyn      dynamic.Interface
+	managers *capi.Managers
+	pool     *kubeadm.Pool
+	ctrl     *controller.Controller
+	cancel   context.CancelFunc
+	done     chan error
+}
+
+// Start brings the Cluster API lab up on l (a lab at v1.30.14 with the hosts network): the
+// release's managers, the provider's CRDs and controller, and the workload cluster's objects. It
+// returns once they are created; WaitControlPlane waits for the machines. On error what was
+// started is stopped.
+func Start(ctx context.Context, l *lab.Lab, cfg Config) (*Lab, error) {
+	if cfg.BinDir == "" {
+		cfg.BinDir = l.Options().BinDir
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	if l.Network() == nil {
+		return nil, errors.New("capi lab: the management lab needs the hosts network (its workload hosts join it)")
+	}
+	objs, err := workload.Objects(cfg.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	bins, err := kubeadm.FindBinaries(cfg.BinDir)
+	if err != nil {
+		return nil, err
+	}
+	kubelet, err := lab.Binary(cfg.BinDir, lab.InTreeCloudVersion, "kubelet")
+	if err != nil {
+		return nil, err
+	}
+	tarball, err := images.Build(ctx, images.Config{BinDir: cfg.BinDir, Version: kubeadm.Version,
+		OutDir: filepath.Join(filepath.Dir(cfg.BinDir), "images")})
+	if err != nil {
+		return nil, fmt.Errorf("capi lab: kubeadm images: %w", err)
+	}
+	dyn, err := dynamic.NewForConfig(l.RESTConfig())
+	if err != nil {
+		return nil, fmt.Errorf("capi lab: client for the management cluster: %w", err)
+	}
+	c := &Lab{cfg: cfg, mgmt: l, dyn: dyn, done: make(chan error, 1)}
+	if err := c.start(ctx, objs, kubelet, bins, tarball); err != nil {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+		defer cancel()
+		return nil, errors.Join(err, c.Stop(sctx))
+	}
+	return c, nil
+}
+
+func (c *Lab) start(ctx context.Context, objs []*unstructured.Unstructured, kubelet string, bins kubeadm.Binaries, tarball string) error {
+	var err error
+	if c.managers, err = capi.Start(ctx, c.mgmt, capi.Options{Version: c.cfg.CAPI, BinDir: c.cfg.BinDir, Log: c.cfg.Log}); err != nil {
+		return err
+	}
+	if err := infra.InstallCRDs(ctx, c.dyn); err != nil {
+		return err
+	}
+	c.pool = kubeadm.NewPool(kubeadm.PoolConfig{
+		Network: c.mgmt.Network(), Dir: filepath.Join(c.mgmt.Dir(), lab.CAPIHostsDir), Kubelet: kubelet, Binaries: bins,
+		Images: []string{tarball}, Log: c.cfg.Log,
+	})
+	c.ctrl, err = controller.New(controller.Options{
+		Client: c.dyn, Hosts: poolHosts{c.pool}, Namespace: c.cfg.Cluster.Namespace,
+		// The balancer listens where the workload hosts reach the machine: the lab network's gateway.
+		Address: net.JoinHostPort(c.mgmt.Network().Gateway().String(), "0"), Log: c.cfg.Log,
+	})
+	if err != nil {
+		return err
+	}
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	c.cancel = cancel
+	go func() { c.done <- c.ctrl.Run(rctx) }()
+	for _, o := range objs {
+		if _, err := c.resource(o).Create(ctx, o, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("capi lab: create %s %s: %w", o.GetKind(), o.GetName(), err)
+		}
+	}
+	fmt.Fprintf(c.cfg.Log, "capi lab: workload cluster %s created (Cluster API %s)\n", c.cfg.Cluster.Name, c.cfg.CAPI)
+	return nil
+}
+
+// resource is the dynamic client of o's kind in its namespace.
+func (c *Lab) resource(o *unstructured.Unstructured) dynamic.ResourceInterface {
+	return c.dyn.Resource(GVR(o.GetAPIVersion(), o.GetKind())).Namespace(o.GetNamespace())
+}
+
+// GVR is the resource of one of the workload cluster's kinds.
+func GVR(apiVersion, kind string) schema.GroupVersionResource {
+	gv, _ := schema.ParseGroupVersion(apiVersion)
+	plural := map[string]string{
+		"Cluster": "clusters", "Machine": "machines", "KubeadmControlPlane": "kubeadmcontrolplanes",
+		"LabCluster": "labclusters", "LabMachine": "labmachines", "LabMachineTemplate": "labmachinetemplates", "Secret": "secrets",
+	}[kind]
+	return gv.WithResource(plural)
+}
+
+// Events is the provider's timeline: every step it took, with the machine and time.
+func (c *Lab) Events() []controller.Event { return c.ctrl.Events() }
+
+// Pool is the workload hosts.
+func (c *Lab) Pool() *kubeadm.Pool { return c.pool }
+
+// Managers are the Cluster API managers.
+func (c *Lab) Managers() *capi.Managers { return c.managers }
+
+// Client reaches the management cluster.
+func (c *Lab) Client() dynamic.Interface { return c.dyn }
+
+// Stop ends the controller, every workload host and the managers (the management lab stays). It
+// does not delete the Cluster API objects: the management cluster goes with the lab.
+func (c *Lab) Stop(ctx context.Context) error {
+	var errs []error
+	if c.cancel != nil {
+		c.cancel()
+		select {
+		case err := <-c.done:
+			if err != nil && !errors.Is(err, context.Canceled) {
+				errs = append(errs, err)
+			}
+		case <-ctx.Done():
+			errs = append(errs, fmt.Errorf("capi lab: controller did not stop: %w", ctx.Err()))
+		}
+	}
+	if c.pool != nil {
+		errs = append(errs, c.pool.Close(ctx))
+	}
+	if c.managers != nil {
+		errs = append(errs, c.managers.Stop(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// poolHosts is the Pool as the controller's Hosts.
+type poolHosts struct{ p *kubeadm.Pool }
+
+func (h poolHosts) Create(ctx context.Context, name string, bootstrap []byte, meta map[string]string) (controller.Host, error) {
+	host, err := h.p.Create(ctx, name, bootstrap, meta)
+	if err != nil {
+		return nil, err
+	}
+	return host, nil
+}
+
+func (h poolHosts) Delete(ctx context.Context, name string) error { return h.p.Delete(ctx, name) }

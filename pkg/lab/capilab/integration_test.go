@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
+package capilab_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/credwatch/credwatch/pkg/lab"
+	"github.com/credwatch/credwatch/pkg/lab/capi"
+	"github.com/credwatch/credwatch/pkg/lab/capi/infra"
+	"github.com/credwatch/credwatch/pkg/lab/capi/workload"
+	"github.com/credwatch/credwatch/pkg/lab/capilab"
+	"github.com/credwatch/credwatch/pkg/lab/controlplane/lb"
+	"github.com/credwatch/credwatch/pkg/lab/kubeadm"
+	"github.com/credwatch/credwatch/pkg/lab/labtest"
+)
+
+// TestIntegrationCAPIControlPlane brings up the Cluster API lab with v1.8.1's managers on a
+// v1.30.14 management lab and a workload cluster of one control-plane machine: the real
+// KubeadmControlPlane controller asks for a Machine, the provider makes a LabMachine's kubeadm
+// host, the bootstrap runs kubeadm init, and the workload apiserver answers through the
+// LabCluster's balancer with the kubeconfig Cluster API wrote.
+func TestIntegrationCAPIControlPlane(t *testing.T) {
+	if testing.Short() {
+		t.Skip("lab test: skipped under -short")
+	}
+	binDir := lab.DefaultBinDir()
+	if _, err := capi.Find(binDir, capi.V181); err != nil {
+		t.Skipf("%v", err)
+	}
+	if _, err := kubeadm.FindBinaries(binDir); err != nil {
+		t.Skipf("%v", err)
+	}
+	l := labtest.Start(t, lab.Options{Members: 1, Version: lab.OldVersion})
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	defer cancel()
+	t0 := time.Now()
+	c, err := capilab.Start(ctx, l, capilab.Config{CAPI: capi.V181, Log: labtest.Log(t), Cluster: workload.Config{
+		Name: "w1", LoadBalancer: infra.LoadBalancer{HealthCheck: lb.CheckTCP, Deregistration: infra.OnMachineDelete, IntervalSeconds: 2, UnhealthyThreshold: 2},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sctx, scancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer scancel()
+		if err := c.Stop(sctx); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	})
+	t.Logf("FIGURE capi lab started (managers, provider, objects) in %s", time.Since(t0).Round(time.Millisecond))
+	cp, err := c.WaitControlPlane(ctx, 1)
+	for _, e := range c.Events() {
+		t.Logf("timeline: %s", e)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("FIGURE first control-plane machine Running %s after start: %s", time.Since(t0).Round(time.Millisecond), cp)
+	kc, err := c.WorkloadKubeconfig(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := clientcmd.RESTConfigFromKubeConfig(kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("workload cluster through %s: %v", rc.Host, err)
+	}
+	if len(nodes.Items) != 1 || nodes.Items[0].Spec.ProviderID != infra.ProviderID(cp.Machines[0].Node) {
+		t.Errorf("workload nodes %d, want 1 with providerID lab://%s", len(nodes.Items), cp.Machines[0].Node)
+	}
+}
