@@ -12,10 +12,7 @@
 // It is built on client-go's dynamic client, informers and work queues, not controller-runtime:
 // the informers only tell which object to look at; each pass reads the objects afresh.
 //
-// Open question for the kubeadm host: infra.Plan registers a control-plane host only once its
-// bootstrap sentinel exists, but kubeadm init (v1.30.14, cmd/kubeadm/app/cmd/init.go Client)
-// talks to its own apiserver through admin.conf, whose server is the control-plane endpoint,
-// that is this balancer: the first control-plane host cannot finish behind an empty balancer.
-// CAPD and CAPA register at host creation and let the health check keep traffic away until the
-// apiserver answers; Plan will need the same for the first machine, at least.
+// A control-plane host joins its LabCluster's balancer as soon as it runs, out of rotation
+// until the balancer's health check passes: kubeadm init reaches its own apiserver through the
+// control-plane endpoint, so waiting for the bootstrap sentinel would deadlock the first one.
 package controller

@@ -35,9 +35,10 @@ import (
 // part by hand (a Cluster, its infrastructureReady, a Machine owning a LabMachine, its bootstrap
 // Secret, the Machine's deletion) and a recording fake plays the hosts. Once per deregistration
 // policy, it shows the LabCluster getting its balancer's endpoint and ready, the LabMachine
-// getting providerID, addresses and ready, the host joining the balancer only once
-// bootstrapped, leaving it when the Machine is deleted under on-drain but only when the
-// LabMachine is under on-machine-delete, and the host deleted with the LabMachine.
+// getting providerID, addresses and ready, the host joining the balancer once it runs, out of
+// rotation until its health check passes (kubeadm init needs the endpoint), leaving it when the
+// Machine is deleted under on-drain but only when the LabMachine is under on-machine-delete,
+// and the host deleted with the LabMachine.
 func TestIntegrationReconcile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: starts a lab (skipped under -short)")
@@ -233,15 +234,20 @@ func (w *world) run(d infra.Deregistration) {
 	if h.meta["instance_id"] == "" {
 		t.Errorf("host metadata %v: no instance_id", h.meta)
 	}
-	time.Sleep(time.Second) // several polls: not bootstrapped, so not in the balancer
-	if _, in := b.Backends()[mname]; in {
-		t.Fatalf("host in the balancer before its bootstrap finished: %v", b.Backends())
-	}
-	h.finish(t)
-	w.eventually("host registered once bootstrapped", func() (bool, string) {
+	// Registered while its bootstrap runs, as kubeadm init needs the endpoint; nothing listens
+	// on the fake host's 6443, so the tcp check keeps it out of rotation.
+	w.eventually("host registered once it runs", func() (bool, string) {
 		_, in := b.Backends()[mname]
 		return in, fmt.Sprint(b.Backends())
 	})
+	if h.Bootstrapped() {
+		t.Fatal("the fake host is bootstrapped before finish")
+	}
+	time.Sleep(1500 * time.Millisecond) // more than one check interval
+	if healthy := b.Backends()[mname]; healthy {
+		t.Errorf("host in rotation though its apiserver does not answer: %v", b.Backends())
+	}
+	h.finish(t)
 
 	// Cluster API deletes the Machine: it drains (held here by a finalizer), then deletes the
 	// LabMachine.
@@ -283,7 +289,7 @@ func (w *world) run(d infra.Deregistration) {
 	if _, in := b.Backends()[mname]; in {
 		t.Errorf("host still in the balancer after its LabMachine went")
 	}
-	wantOrder := []infra.Step{infra.Register, infra.Deregister, infra.DeleteHost, infra.RemoveFinalizer}
+	wantOrder := []infra.Step{infra.CreateHost, infra.Register, infra.Deregister, infra.DeleteHost, infra.RemoveFinalizer}
 	if got := w.steps(mname); !subsequence(wantOrder, got) {
 		t.Errorf("steps %v, want %v in that order", got, wantOrder)
 	}
