@@ -11,4 +11,8 @@
 //
 // It is built on client-go's dynamic client, informers and work queues, not controller-runtime:
 // the informers only tell which object to look at; each pass reads the objects afresh.
+//
+// A control-plane host joins its LabCluster's balancer as soon as it runs, out of rotation
+// until the balancer's health check passes: kubeadm init reaches its own apiserver through the
+// control-plane endpoint, so waiting for the bootstrap sentinel would deadlock the first one.
 package controller
