@@ -11,6 +11,8 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -46,6 +48,10 @@ type Roll struct {
 	After    []string  `json:"after"`  // the machines that replaced them
 	Phases   []Phase   `json:"phases"`
 	Duration string    `json:"duration"`
+	// DrainErrors counts the core manager's failed drains of the old machines ("error draining
+	// Machine's node"); DrainError is the last one's message.
+	DrainErrors int    `json:"drainErrors"`
+	DrainError  string `json:"drainError,omitempty"`
 }
 
 // At is when what happened to machine, or the zero time.
@@ -136,6 +142,7 @@ func (c *Lab) Roll(ctx context.Context) (Roll, error) {
 				r.Ended = time.Now()
 				r.Duration = r.Ended.Sub(r.Started).Round(time.Second).String()
 				sort.SliceStable(r.Phases, func(i, j int) bool { return r.Phases[i].At.Before(r.Phases[j].At) })
+				r.DrainErrors, r.DrainError = c.drainErrors()
 				return r, nil
 			}
 		}
@@ -193,4 +200,29 @@ func etcdClientTLS(pki string) (*tls.Config, error) {
 		return nil, err
 	}
 	return &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+}
+
+// drainErrors counts the core manager's "error draining" events in its log and returns the last
+// message (klog's quoted event text, unquoted).
+func (c *Lab) drainErrors() (int, string) {
+	logs := c.managers.LogFiles()
+	if len(logs) == 0 {
+		return 0, ""
+	}
+	data, err := os.ReadFile(logs[0]) // the core manager's: it drains
+	if err != nil {
+		return 0, ""
+	}
+	n, last := 0, ""
+	for _, line := range strings.Split(string(data), "\n") {
+		i := strings.Index(line, `"error draining Machine's node`)
+		if i < 0 {
+			continue
+		}
+		n++
+		if msg, err := strconv.QuotedPrefix(line[i:]); err == nil {
+			last, _ = strconv.Unquote(msg)
+		}
+	}
+	return n, last
 }
