@@ -108,6 +108,7 @@ capi-binaries:
 # run. .ci/run runs this after make test (the binaries come from the shared cache in ~1 s).
 test-capi: capi-binaries
 	$(GO) test -count=1 -timeout 40m -p 1 $(GOTEST_FLAGS) ./pkg/lab/capi/... ./pkg/lab/kubeadm/... ./pkg/lab/capilab/...
+	$(GO) test -count=1 -timeout 20m -run TestIntegrationCAPI $(GOTEST_FLAGS) ./pkg/lab/scenario/
 
 # make test with every core kept busy by another process (timing-dependent tests show up here).
 test-under-load:

@@ -32,6 +32,8 @@ type Env struct {
 	Window time.Duration
 	// Log gets progress lines (nil: discard).
 	Log io.Writer
+	// CAPI chooses the release and balancer of a Cluster API scenario.
+	CAPI CAPIOptions
 }
 
 func (e *Env) window() time.Duration {

@@ -36,6 +36,8 @@ type Evidence struct {
 	Restarts []Restart `json:"restarts,omitempty"`
 	// Cloud is a cloud scenario's evidence, step by step (its Phases are empty).
 	Cloud *steps.Evidence `json:"cloud,omitempty"`
+	// CAPI is a Cluster API scenario's evidence: the roll's phases (its Phases are empty).
+	CAPI *CAPIEvidence `json:"capi,omitempty"`
 }
 
 // Restart is one controller that the lab restarted during a scenario.
@@ -190,6 +192,9 @@ func (e *Evidence) WriteTable(w io.Writer, _ report.TableOptions) error {
 		if err := e.Cloud.WriteTable(w); err != nil {
 			return err
 		}
+	}
+	if e.CAPI != nil {
+		e.CAPI.writeTable(w)
 	}
 	for _, p := range e.Phases {
 		if err := p.writeTable(w); err != nil {

@@ -32,6 +32,9 @@ type Scenario struct {
 	// cloudlab.Eras): a lab with nodes and a vCenter simulator, run by the credwatch-cloudlab
 	// program, whose step evidence becomes Evidence.Cloud.
 	CloudEra string
+	// CAPI marks a Cluster API scenario: its lab is the management cluster, one member at
+	// lab.OldVersion (Cluster API v1.8's line), and RunOptions.CAPI chooses the release.
+	CAPI bool
 }
 
 // All is the registry: every scenario, in the order they are documented.
@@ -71,6 +74,10 @@ func All() []Scenario {
 			"The tenant re-mints its tokens every 3 s through the load balancer, so tokens minted by old and new members are both in use during the roll.",
 			"Requests without a response are connections cut while a member stopped; they are not authentication failures.",
 		}},
+		{Name: "capi-roll", Summary: "the real KubeadmControlPlane rolls a kubeadm control plane 1 -> 2 -> 1 (spec.rolloutAfter) behind a cloud-like balancer", Version: lab.OldVersion, CAPI: true, Run: capiRoll, Notes: []string{
+			"Cluster API v1.8.1 removes the old machine's etcd member before draining it (controlplane/kubeadm/internal/controllers/scale.go:138); v1.8.2 and later remove it in a pre-terminate hook after the drain.",
+			"A kubeadm apiserver talks only to its local etcd: once that member is removed it serves TLS with no storage, and a tls or tcp check keeps it in the balancer until the machine is deregistered.",
+		}},
 		{Name: "cloud-password-rotated", Summary: "the vSphere account's password is rotated under a kubespray cluster (in-tree provider): new nodes never register", Version: lab.InTreeCloudVersion, CloudEra: "in-tree"},
 		{Name: "cloud-password-rotated-external", Summary: "the same with the vSphere CPI as a DaemonSet: a node that joins stays tainted, its Pods Pending", CloudEra: "external"},
 		{Name: "cloud-password-rotated-openstack", Summary: "the OpenStack account's password is reset in a real Keystone under the OpenStack cloud controller manager: its token is revoked, a new node stays uninitialized", CloudEra: "external-openstack"},
@@ -104,6 +111,8 @@ type RunOptions struct {
 	Members int           // default: the scenario's minimum, at least 2
 	Window  time.Duration // default DefaultWindow
 	Log     io.Writer     // progress (nil: discard)
+	// CAPI chooses the release and balancer of a Cluster API scenario.
+	CAPI CAPIOptions
 	// CloudLab is the credwatch-cloudlab program for the cloud scenarios (default: beside this
 	// executable, else on PATH).
 	CloudLab string
@@ -122,6 +131,9 @@ func Run(ctx context.Context, s Scenario, o RunOptions) (ev *Evidence, err error
 		version = s.Version
 	}
 	members := max(o.Members, s.Members, 2)
+	if s.CAPI {
+		members = 1
+	}
 	l, err := lab.Up(ctx, lab.Options{Dir: o.Dir, BinDir: o.BinDir, Members: members, Version: version, Log: o.Log})
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: start lab: %w", s.Name, err)
@@ -133,7 +145,7 @@ func Run(ctx context.Context, s Scenario, o RunOptions) (ev *Evidence, err error
 			err = errors.Join(err, fmt.Errorf("scenario %s: stop lab: %w", s.Name, derr))
 		}
 	}()
-	ev, err = s.Run(ctx, &Env{Lab: l, Window: o.Window, Log: o.Log})
+	ev, err = s.Run(ctx, &Env{Lab: l, Window: o.Window, Log: o.Log, CAPI: o.CAPI})
 	if ev != nil {
 		ev.Restarts = restarts(l.Status(ctx, false))
 	}

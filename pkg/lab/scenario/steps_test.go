@@ -24,19 +24,22 @@ var (
 	// nodes and a vCenter simulator; TestIntegrationScenarioCommand runs one through
 	// credwatch-cloudlab); their evidence is committed in docs/evidence, not captured for logs.
 	cloudTests = []string{"cloud-password-rotated", "cloud-password-rotated-external", "cloud-password-rotated-openstack"}
+	// The Cluster API scenarios run in TestIntegrationCAPIScenario (make test-capi; they need
+	// make capi-binaries); their evidence is in docs/lab-capi.md, not captured for logs.
+	capiTests = []string{"capi-roll"}
 )
 
 // TestEveryScenarioIsRun fails when a registered scenario is in no lab test or no capture run, or
 // a list names a scenario that does not exist: a new scenario cannot go untested.
 func TestEveryScenarioIsRun(t *testing.T) {
 	for what, lists := range map[string][][]string{
-		"the lab tests (newLineSteps, oldLineSteps, cloudTests)": {newLineSteps, oldLineSteps, cloudTests},
-		"the captures (newLineCaptures, oldLineCaptures)":        {newLineCaptures, oldLineCaptures},
+		"the lab tests (newLineSteps, oldLineSteps, cloudTests, capiTests)": {newLineSteps, oldLineSteps, cloudTests, capiTests},
+		"the captures (newLineCaptures, oldLineCaptures)":                   {newLineCaptures, oldLineCaptures},
 	} {
 		all := slices.Concat(lists...)
 		for _, s := range scenario.All() {
 			name := s.Name
-			if s.CloudEra != "" && strings.HasPrefix(what, "the captures") {
+			if (s.CloudEra != "" || s.CAPI) && strings.HasPrefix(what, "the captures") {
 				continue
 			}
 			if !slices.Contains(all, name) {

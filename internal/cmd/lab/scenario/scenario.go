@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,9 @@ import (
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/pkg/lab"
+	labcapi "github.com/credwatch/credwatch/pkg/lab/capi"
+	"github.com/credwatch/credwatch/pkg/lab/capi/infra"
+	"github.com/credwatch/credwatch/pkg/lab/controlplane/lb"
 	labscenario "github.com/credwatch/credwatch/pkg/lab/scenario"
 	"github.com/credwatch/credwatch/pkg/report"
 )
@@ -31,6 +35,7 @@ type options struct {
 	window  time.Duration
 	quiet   bool
 	list    bool
+	capi    labscenario.CAPIOptions
 }
 
 // NewCommand returns `credwatch lab scenario`.
@@ -81,6 +86,9 @@ With --list, or without NAME, it lists the scenarios with what each one does.`),
 	fs.DurationVar(&o.window, "window", labscenario.DefaultWindow, "how long each phase watches the tenants after its change")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress lines on stderr")
 	fs.BoolVar(&o.list, "list", false, "list the scenarios and exit (the same as no NAME)")
+	fs.StringVar(&o.capi.Version, "capi", "", "Cluster API scenarios: the release, "+strings.Join(labcapi.Versions(), " or ")+" (default "+labcapi.V181+")")
+	fs.StringVar(&o.capi.HealthCheck, "lb-check", "", "Cluster API scenarios: the LabCluster balancer's health check, tcp, tls (default) or https-readyz")
+	fs.StringVar(&o.capi.Deregistration, "deregistration", "", "Cluster API scenarios: when a machine leaves the balancer, on-machine-delete (default) or on-drain")
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML)
 	return cmd
 }
@@ -103,6 +111,9 @@ func (o *options) validate() error {
 		s, ok := labscenario.Get(o.name)
 		if !ok {
 			return cli.Usagef("scenario %q: unknown; one of %s", o.name, strings.Join(labscenario.Names(), ", "))
+		}
+		if err := o.validateCAPI(s); err != nil {
+			return err
 		}
 		if s.CloudEra != "" && o.version != "" {
 			return cli.Usagef("--version %s: scenario %s runs on its cloud lab's own line", o.version, s.Name)
@@ -128,6 +139,28 @@ func (o *options) validate() error {
 	return nil
 }
 
+// validateCAPI checks --capi, --lb-check and --deregistration: only Cluster API scenarios take
+// them, with the values the lab builds and knows.
+func (o *options) validateCAPI(s labscenario.Scenario) error {
+	c := o.capi
+	if !s.CAPI {
+		if c != (labscenario.CAPIOptions{}) {
+			return cli.Usagef("--capi, --lb-check and --deregistration are for Cluster API scenarios; %s is not one", s.Name)
+		}
+		return nil
+	}
+	if c.Version != "" && !slices.Contains(labcapi.Versions(), c.Version) {
+		return cli.Usagef("--capi %q: want one of %v", c.Version, labcapi.Versions())
+	}
+	if c.HealthCheck != "" && !slices.Contains(lb.HealthChecks(), lb.HealthCheck(c.HealthCheck)) {
+		return cli.Usagef("--lb-check %q: want tcp, tls or https-readyz", c.HealthCheck)
+	}
+	if c.Deregistration != "" && c.Deregistration != string(infra.OnMachineDelete) && c.Deregistration != string(infra.OnDrain) {
+		return cli.Usagef("--deregistration %q: want %s or %s", c.Deregistration, infra.OnMachineDelete, infra.OnDrain)
+	}
+	return nil
+}
+
 func (o *options) run(ctx context.Context) error {
 	if o.name == "" {
 		return report.Print(o.streams.Out, o.output.Format, labscenario.NewList())
@@ -142,7 +175,7 @@ func (o *options) run(ctx context.Context) error {
 		defer os.RemoveAll(d)
 		dir = d
 	}
-	ro := labscenario.RunOptions{Dir: dir, BinDir: o.binDir, Version: o.version, Members: o.members, Window: o.window}
+	ro := labscenario.RunOptions{Dir: dir, BinDir: o.binDir, Version: o.version, Members: o.members, Window: o.window, CAPI: o.capi}
 	if !o.quiet {
 		ro.Log = o.streams.ErrOut
 	}
