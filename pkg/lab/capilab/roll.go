@@ -38,6 +38,9 @@ const (
 	PhaseMemberRemoved  = "etcd member removed"   // gone from the member list
 	PhaseDeleting       = "machine being deleted" // deletionTimestamp: the drain starts
 	PhaseMachineDeleted = "machine deleted"       // the Machine object is gone
+	// PhaseOutOfRotation: the LabCluster's balancer sends the machine no new connection any more
+	// (its health check failed enough times in a row, or it was deregistered).
+	PhaseOutOfRotation = "out of rotation"
 )
 
 // Roll is what one control-plane roll did.
@@ -120,6 +123,14 @@ func (c *Lab) Roll(ctx context.Context) (Roll, error) {
 			for _, m := range r.Before {
 				if !present[m] {
 					mark(PhaseMachineDeleted, m)
+				}
+			}
+			if b := c.ctrl.Balancer(namespace(cl), cl.Name); b != nil {
+				backends := b.Backends()
+				for _, m := range r.Before {
+					if healthy, in := backends[m]; !in || !healthy {
+						mark(PhaseOutOfRotation, m)
+					}
 				}
 			}
 			if names, err := c.etcdMembers(ctx); err == nil {
