@@ -137,12 +137,13 @@ func (c *Lab) resource(o *unstructured.Unstructured) dynamic.ResourceInterface {
 	return c.dyn.Resource(GVR(o.GetAPIVersion(), o.GetKind())).Namespace(o.GetNamespace())
 }
 
-// GVR is the resource of one of the workload cluster's kinds.
+// GVR is the resource of one of the workload cluster's kinds (workload.Objects' and
+// KubeadmControlPlane; Machines and Secrets are controller.Machines and controller.Secrets).
 func GVR(apiVersion, kind string) schema.GroupVersionResource {
 	gv, _ := schema.ParseGroupVersion(apiVersion)
 	plural := map[string]string{
-		"Cluster": "clusters", "Machine": "machines", "KubeadmControlPlane": "kubeadmcontrolplanes",
-		"LabCluster": "labclusters", "LabMachine": "labmachines", "LabMachineTemplate": "labmachinetemplates", "Secret": "secrets",
+		"Cluster": "clusters", "KubeadmControlPlane": "kubeadmcontrolplanes",
+		"LabCluster": "labclusters", "LabMachineTemplate": "labmachinetemplates",
 	}[kind]
 	return gv.WithResource(plural)
 }

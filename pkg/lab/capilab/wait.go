@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/credwatch/credwatch/pkg/lab/capi/infra/controller"
 	"github.com/credwatch/credwatch/pkg/lab/capi/workload"
 )
 
@@ -62,7 +63,7 @@ func (c *Lab) ControlPlane(ctx context.Context) (ControlPlane, error) {
 	cp.Replicas, _, _ = unstructured.NestedInt64(kcp.Object, "status", "replicas")
 	cp.ReadyReplicas, _, _ = unstructured.NestedInt64(kcp.Object, "status", "readyReplicas")
 	cp.Updated, _, _ = unstructured.NestedInt64(kcp.Object, "status", "updatedReplicas")
-	ms, err := c.dyn.Resource(GVR(workload.ClusterAPIVersion, "Machine")).Namespace(namespace(cl)).List(ctx, metav1.ListOptions{
+	ms, err := c.dyn.Resource(controller.Machines).Namespace(namespace(cl)).List(ctx, metav1.ListOptions{
 		LabelSelector: "cluster.x-k8s.io/cluster-name=" + cl.Name + ",cluster.x-k8s.io/control-plane",
 	})
 	if err != nil {
@@ -118,7 +119,7 @@ func (cp ControlPlane) done(replicas int) bool {
 // Secret <cluster>-kubeconfig, key value).
 func (c *Lab) WorkloadKubeconfig(ctx context.Context) ([]byte, error) {
 	cl := c.cfg.Cluster
-	s, err := c.dyn.Resource(GVR("v1", "Secret")).Namespace(namespace(cl)).Get(ctx, cl.Name+"-kubeconfig", metav1.GetOptions{})
+	s, err := c.dyn.Resource(controller.Secrets).Namespace(namespace(cl)).Get(ctx, cl.Name+"-kubeconfig", metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("capi lab: read Secret %s-kubeconfig: %w", cl.Name, err)
 	}
