@@ -10,6 +10,7 @@ package capilab
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -54,6 +55,7 @@ type Lab struct {
 	ctrl     *controller.Controller
 	cancel   context.CancelFunc
 	done     chan error
+	etcdTLS  *tls.Config // the workload etcd's client configuration, read once (Roll's goroutine only)
 }
 
 // Start brings the Cluster API lab up on l (a lab at v1.30.14 with the hosts network): the

@@ -169,7 +169,7 @@ func (c *Lab) Roll(ctx context.Context) (Roll, error) {
 // the client certificate kubeadm gave its apiserver.
 func (c *Lab) etcdMembers(ctx context.Context) (map[string]bool, error) {
 	var endpoints []string
-	var conf *tls.Config
+	conf := c.etcdTLS // every host's client certificate is signed by the cluster's one etcd CA
 	for _, name := range c.pool.Names() {
 		h, ok := c.pool.Get(name)
 		if !ok || !h.Bootstrapped() {
@@ -178,6 +178,7 @@ func (c *Lab) etcdMembers(ctx context.Context) (map[string]bool, error) {
 		endpoints = append(endpoints, "https://"+h.IP().String()+":2379")
 		if conf == nil {
 			conf, _ = etcdClientTLS(h.Node().EtcPath("kubernetes/pki"))
+			c.etcdTLS = conf
 		}
 	}
 	if conf == nil {
