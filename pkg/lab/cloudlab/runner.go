@@ -277,6 +277,22 @@ func (r *runner) settled(ctx context.Context) bool {
 	return true
 }
 
+// readySince holds once node name is Ready in a status its kubelet posted after t: right after
+// a restart the Node still shows the old kubelet's Ready, and the new kubelet reports NotReady
+// until its runtime and PLEG are healthy, which on a loaded machine outlasts the window.
+func (r *runner) readySince(ctx context.Context, name string, t time.Time) bool {
+	n, err := r.cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return false
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue && c.LastHeartbeatTime.After(t.Truncate(time.Second))
+		}
+	}
+	return false
+}
+
 // loginAttempted holds once vCenter has seen a login attempt since the step began.
 func (r *runner) loginAttempted(context.Context) bool {
 	a, rej := r.env.Account.Logins()

@@ -98,6 +98,7 @@ func Run(ctx context.Context, e *Env) (*Evidence, error) {
 		return ev, err
 	}
 	first, cloud := e.Lab.Nodes()[0].Name, e.Account.Cloud()
+	var restarted time.Time // when the kubelet-restarted step restarted first's kubelet
 	steps := []struct {
 		name, action string
 		do           func(ctx context.Context, s *Step) error
@@ -137,12 +138,13 @@ func Run(ctx context.Context, e *Env) (*Evidence, error) {
 			return nil
 		}, r.loginAttempted},
 		{"kubelet-restarted", "the kubelet of " + first + " restarts (the node's reboot)", func(ctx context.Context, s *Step) error {
+			restarted = time.Now()
 			if err := e.Lab.RestartKubelet(first); err != nil {
 				return err
 			}
 			s.Restarted = map[string]string{"kubelet/" + first: ""}
 			return nil
-		}, nil},
+		}, func(ctx context.Context) bool { return r.readySince(ctx, first, restarted) }},
 		{"restored", "the password is put back where it is kept and every consumer restarts", func(ctx context.Context, s *Step) error {
 			if err := e.Restore(ctx, NewPassword); err != nil {
 				return err
