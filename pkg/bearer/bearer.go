@@ -27,13 +27,22 @@ import (
 // refused, reset, timeout): there was no TLS handshake to name the member.
 const NoResponse = "(no response)"
 
-// ServedBy names the member that answered: the CommonName of its serving certificate ("" when
-// there was no TLS response).
+// kubeadmServingCN is the CommonName kubeadm gives every apiserver's serving certificate; its
+// first DNS name is the node's (cmd/kubeadm/app/util/pkiutil GetAPIServerAltNames).
+const kubeadmServingCN = "kube-apiserver"
+
+// ServedBy names the member that answered ("" when there was no TLS response): the CommonName of
+// its serving certificate, or, for kubeadm's certificates, which all share one CommonName, the
+// node name that is their first DNS name.
 func ServedBy(resp *http.Response) string {
 	if resp == nil || resp.TLS == nil || len(resp.TLS.PeerCertificates) == 0 {
 		return ""
 	}
-	return resp.TLS.PeerCertificates[0].Subject.CommonName
+	c := resp.TLS.PeerCertificates[0]
+	if c.Subject.CommonName == kubeadmServingCN && len(c.DNSNames) > 0 {
+		return c.DNSNames[0]
+	}
+	return c.Subject.CommonName
 }
 
 // Client trusts caPEM, presents no client certificate and opens a new connection per request, so a

@@ -5,6 +5,10 @@ package bearer
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -88,4 +92,29 @@ func TestPrintable(t *testing.T) {
 			t.Errorf("Printable(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
+}
+
+func TestServedBy(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		resp *http.Response
+		want string
+	}{
+		{"no response", nil, ""},
+		{"plain http", &http.Response{}, ""},
+		{"lab member", served("apiserver-2", "apiserver-2", "kubernetes"), "apiserver-2"},
+		{"kubeadm member", served("kube-apiserver", "w1-control-plane-74ph5", "kubernetes", "kubernetes.default"), "w1-control-plane-74ph5"},
+		{"kubeadm-like without DNS names", served("kube-apiserver"), "kube-apiserver"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ServedBy(tc.resp); got != tc.want {
+				t.Errorf("ServedBy = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func served(cn string, dns ...string) *http.Response {
+	c := &x509.Certificate{Subject: pkix.Name{CommonName: cn}, DNSNames: dns}
+	return &http.Response{TLS: &tls.ConnectionState{PeerCertificates: []*x509.Certificate{c}}}
 }
