@@ -33,8 +33,12 @@ type Options struct {
 	// Pods is how many Pod objects (and so tokens and request loops) the tenant runs. Default 2.
 	Pods int
 	// NodeName is written into spec.nodeName (no such node exists; TokenRequest still embeds the
-	// name). Default "lab-node-1".
+	// name). Default "lab-node-1", unless Unscheduled.
 	NodeName string
+	// Unscheduled leaves spec.nodeName empty: the pods stay Pending and their tokens carry no node.
+	// For a cluster with a controller manager, whose pod garbage collector deletes pods bound to a
+	// node that does not exist (and so invalidates their tokens) 40 s after it notices.
+	Unscheduled bool
 	// Interval between two requests of one pod. Default 100 ms.
 	Interval time.Duration
 	// RefreshEvery, when set, re-mints every token this often (accelerated refresh for tests)
@@ -67,7 +71,9 @@ func (o *Options) complete() error {
 	if o.Pods < 1 || o.Pods > 100 {
 		return fmt.Errorf("tenant pods %d: want 1..100", o.Pods)
 	}
-	if o.NodeName == "" {
+	if o.Unscheduled {
+		o.NodeName = ""
+	} else if o.NodeName == "" {
 		o.NodeName = "lab-node-1"
 	}
 	if o.Interval <= 0 {
@@ -277,7 +283,8 @@ func (t *Tenant) Setup(ctx context.Context) error {
 	return nil
 }
 
-// createPod creates a pod that never runs (there is no kubelet) or returns the existing one.
+// createPod creates a pod that never runs (there is no kubelet; node "" leaves it unscheduled) or
+// returns the existing one.
 func createPod(ctx context.Context, c kubernetes.Interface, ns, name, sa, node string) (Pod, error) {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"credwatch.dev/lab-tenant": "true"}},

@@ -65,3 +65,24 @@ func TestOptionsComplete(t *testing.T) {
 		})
 	}
 }
+
+func TestOptionsCompleteNode(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		o    Options
+		want string
+	}{
+		{"default node", Options{Namespace: "a"}, "lab-node-1"},
+		{"named node", Options{Namespace: "a", NodeName: "n"}, "n"},
+		{"unscheduled", Options{Namespace: "a", NodeName: "n", Unscheduled: true}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.o.complete(); err != nil {
+				t.Fatal(err)
+			}
+			if tt.o.NodeName != tt.want {
+				t.Errorf("NodeName = %q, want %q", tt.o.NodeName, tt.want)
+			}
+		})
+	}
+}
