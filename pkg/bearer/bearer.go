@@ -27,20 +27,25 @@ import (
 // refused, reset, timeout): there was no TLS handshake to name the member.
 const NoResponse = "(no response)"
 
-// kubeadmServingCN is the CommonName kubeadm gives every apiserver's serving certificate; its
-// first DNS name is the node's (cmd/kubeadm/app/util/pkiutil GetAPIServerAltNames).
+// kubeadmServingCN is the CommonName kubeadm gives every apiserver's serving certificate.
 const kubeadmServingCN = "kube-apiserver"
 
 // ServedBy names the member that answered ("" when there was no TLS response): the CommonName of
 // its serving certificate, or, for kubeadm's certificates, which all share one CommonName, the
-// node name that is their first DNS name.
+// node name among their DNS names (kubeadm's GetAPIServerAltNames: the node name, kubernetes,
+// kubernetes.default…, then the certSANs; the certificate lists them sorted). A control-plane
+// endpoint given as a DNS name would be among them too: the lab's is an address.
 func ServedBy(resp *http.Response) string {
 	if resp == nil || resp.TLS == nil || len(resp.TLS.PeerCertificates) == 0 {
 		return ""
 	}
 	c := resp.TLS.PeerCertificates[0]
-	if c.Subject.CommonName == kubeadmServingCN && len(c.DNSNames) > 0 {
-		return c.DNSNames[0]
+	if c.Subject.CommonName == kubeadmServingCN {
+		for _, n := range c.DNSNames {
+			if n != "kubernetes" && !strings.HasPrefix(n, "kubernetes.") && n != "localhost" {
+				return n
+			}
+		}
 	}
 	return c.Subject.CommonName
 }

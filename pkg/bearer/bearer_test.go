@@ -103,8 +103,10 @@ func TestServedBy(t *testing.T) {
 		{"no response", nil, ""},
 		{"plain http", &http.Response{}, ""},
 		{"lab member", served("apiserver-2", "apiserver-2", "kubernetes"), "apiserver-2"},
-		{"kubeadm member", served("kube-apiserver", "w1-control-plane-74ph5", "kubernetes", "kubernetes.default"), "w1-control-plane-74ph5"},
-		{"kubeadm-like without DNS names", served("kube-apiserver"), "kube-apiserver"},
+		{"kubeadm member", served("kube-apiserver", "kubernetes", "kubernetes.default", "kubernetes.default.svc",
+			"kubernetes.default.svc.cluster.local", "w1-control-plane-74ph5"), "w1-control-plane-74ph5"},
+		{"kubeadm, node name first", served("kube-apiserver", "w1-control-plane-74ph5", "kubernetes"), "w1-control-plane-74ph5"},
+		{"kubeadm-like without a node name", served("kube-apiserver", "kubernetes", "localhost"), "kube-apiserver"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := ServedBy(tc.resp); got != tc.want {
