@@ -16,6 +16,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -56,6 +57,9 @@ type Lab struct {
 	cancel   context.CancelFunc
 	done     chan error
 	etcdTLS  *tls.Config // the workload etcd's client configuration, read once (Roll's goroutine only)
+
+	mu      sync.Mutex
+	podLogs map[string]string // machine -> its host's pod log directory (notePodLogs)
 }
 
 // Start brings the Cluster API lab up on l (a lab at v1.30.14 with the hosts network): the

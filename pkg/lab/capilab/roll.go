@@ -106,6 +106,7 @@ func (c *Lab) Roll(ctx context.Context) (Roll, error) {
 			present := map[string]bool{}
 			for _, m := range cp.Machines {
 				present[m.Name] = true
+				c.notePodLogs(m.Name)
 				old := slices.Contains(r.Before, m.Name)
 				if !old {
 					mark(PhaseMachineCreated, m.Name)
