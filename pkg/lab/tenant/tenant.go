@@ -4,6 +4,7 @@
 package tenant
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -54,6 +55,10 @@ type Options struct {
 	MaxDuration time.Duration
 	// CA overrides the CA bundle used for bearer-token requests (default: the admin config's CA).
 	CA []byte
+	// Target is the URL the pods' requests go to (default: the admin config's Host). Setup and
+	// TokenRequests go to the admin config's Host: a pod created and given its token through one
+	// member, calling the API through the balancer.
+	Target string
 	// Log gets progress lines (nil: discard).
 	Log io.Writer
 }
@@ -362,7 +367,7 @@ func (t *Tenant) loop(ctx context.Context, p Pod) {
 			}
 		}
 		if tok, ok := t.Token(p.Name); ok && tok.Value != "" {
-			res := bearer.Present(ctx, t.bearer, t.admin.Host, tok.Value)
+			res := bearer.Present(ctx, t.bearer, cmp.Or(t.o.Target, t.admin.Host), tok.Value)
 			if ctx.Err() != nil {
 				return
 			}
