@@ -67,11 +67,19 @@ func (r Roll) At(what, machine string) time.Time {
 	return time.Time{}
 }
 
+// RollOptions are what the caller of Roll wants to hear while it runs.
+type RollOptions struct {
+	OnPhase func(Phase)
+}
+
 // Roll sets the KubeadmControlPlane's spec.rolloutAfter to now, so that KubeadmControlPlane
 // replaces every machine one at a time (maxSurge 1), and follows it until the control plane is
 // back at its replicas with none of the old machines left, recording each phase with the time it
 // was first seen (polled every 500 ms: the times are that precise).
-func (c *Lab) Roll(ctx context.Context) (Roll, error) {
+//
+// o.OnPhase, when set, is called with each phase as it is first seen, on Roll's goroutine: it
+// must return quickly (start anything long in a goroutine of its own).
+func (c *Lab) Roll(ctx context.Context, o RollOptions) (Roll, error) {
 	before, err := c.ControlPlane(ctx)
 	if err != nil {
 		return Roll{}, err
@@ -92,8 +100,12 @@ func (c *Lab) Roll(ctx context.Context) (Roll, error) {
 	mark := func(what, machine string) {
 		if k := what + "/" + machine; !seen[k] {
 			seen[k] = true
-			r.Phases = append(r.Phases, Phase{At: time.Now(), What: what, Machine: machine})
+			p := Phase{At: time.Now(), What: what, Machine: machine}
+			r.Phases = append(r.Phases, p)
 			fmt.Fprintf(c.cfg.Log, "capi lab: roll: %s %s after %s\n", machine, what, time.Since(r.Started).Round(100*time.Millisecond))
+			if o.OnPhase != nil {
+				o.OnPhase(p)
+			}
 		}
 	}
 	members := map[string]bool{}

@@ -50,7 +50,7 @@ func TestIntegrationCAPIRoll(t *testing.T) {
 			if _, err := c.WaitControlPlane(ctx, 1); err != nil {
 				t.Fatal(err)
 			}
-			r, err := c.Roll(ctx)
+			r, err := c.Roll(ctx, capilab.RollOptions{})
 			for _, p := range r.Phases {
 				t.Logf("roll: +%6.1fs %-22s %s", p.At.Sub(r.Started).Seconds(), p.What, p.Machine)
 			}
