@@ -45,7 +45,8 @@ type backend struct {
 	name    string
 	addr    string
 	healthy atomic.Bool
-	streak  int // checks in a row that disagreed with healthy (checkLoop's goroutine only)
+	streak  int          // checks in a row that disagreed with healthy (checkLoop's goroutine only)
+	open    atomic.Int64 // connections being passed through to it
 }
 
 // LoadBalancer is a TCP (TLS passthrough) round-robin balancer. Its methods are safe for
@@ -125,6 +126,19 @@ func (lb *LoadBalancer) Backends() map[string]bool {
 	return out
 }
 
+// Open returns, for each backend in the pool, how many connections are being passed through to
+// it now. A failing check stops new connections only: those already open stay, as with a TCP
+// passthrough cloud balancer.
+func (lb *LoadBalancer) Open() map[string]int {
+	lb.mu.Lock()
+	defer lb.mu.Unlock()
+	out := map[string]int{}
+	for _, b := range lb.pool {
+		out[b.name] = int(b.open.Load())
+	}
+	return out
+}
+
 // candidates returns the backends to try for one connection, in round-robin order.
 func (lb *LoadBalancer) candidates() []*backend {
 	lb.mu.Lock()
@@ -168,6 +182,8 @@ func (lb *LoadBalancer) handle(c net.Conn) {
 		var err error
 		up, err = net.DialTimeout("tcp", b.addr, 2*time.Second)
 		if err == nil {
+			b.open.Add(1)
+			defer b.open.Add(-1)
 			break
 		}
 	}
