@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench.sh: print every speed and memory figure credwatch tracks. `make bench` runs it.
-#  1. Go benchmarks (token decode/verify, log classification, check logic) with -benchmem
+#  1. Go benchmarks (token decode/verify, log classification, check logic) with -benchmem; with
+#     make capi-binaries also one Cluster API roll and its phases (BenchmarkCAPIRoll, ~4 min)
 #  2. hack/bench-lab.sh   — lab up wall time and the lab's summed RSS (needs the lab binaries)
 #  3. hack/bench-logs.sh  — 1 GB log throughput vs ripgrep and grep, peak RSS
 #  4. hack/bench-check.sh — full check wall time; inventory of a populated lab (time, RSS)
