@@ -55,6 +55,10 @@ type Roll struct {
 	// Machine's node"); DrainError is the last one's message.
 	DrainErrors int    `json:"drainErrors"`
 	DrainError  string `json:"drainError,omitempty"`
+	// OpenWhileOut is, by old machine, the most connections the balancer still passed through
+	// to it at one time after it went out of rotation and before it was deregistered: a check
+	// stops new connections only, so a client that keeps its connection stays on the machine.
+	OpenWhileOut map[string]int `json:"openWhileOutOfRotation,omitempty"`
 }
 
 // At is when what happened to machine, or the zero time.
@@ -139,10 +143,16 @@ func (c *Lab) Roll(ctx context.Context, o RollOptions) (Roll, error) {
 				}
 			}
 			if b := c.ctrl.Balancer(namespace(cl), cl.Name); b != nil {
-				backends := b.Backends()
+				backends, open := b.Backends(), b.Open()
 				for _, m := range r.Before {
 					if healthy, in := backends[m]; !in || !healthy {
 						mark(PhaseOutOfRotation, m)
+					}
+					if healthy, in := backends[m]; in && !healthy && open[m] > r.OpenWhileOut[m] {
+						if r.OpenWhileOut == nil {
+							r.OpenWhileOut = map[string]int{}
+						}
+						r.OpenWhileOut[m] = open[m]
 					}
 				}
 			}
