@@ -8,13 +8,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/lab/capi"
 	"github.com/credwatch/credwatch/pkg/lab/capi/infra"
+	"github.com/credwatch/credwatch/pkg/lab/capi/infra/controller"
 	"github.com/credwatch/credwatch/pkg/lab/capi/workload"
 	"github.com/credwatch/credwatch/pkg/lab/capilab"
 	"github.com/credwatch/credwatch/pkg/lab/controlplane/lb"
+	"github.com/credwatch/credwatch/pkg/lab/tally"
 	"github.com/credwatch/credwatch/pkg/report"
 )
 
@@ -50,13 +53,50 @@ type CAPIEvidence struct {
 	Timeline       []string              `json:"timeline"`
 	Window         string                `json:"inRotationAfterEtcdRemoval,omitempty"`
 	ControlPlane   *capilab.ControlPlane `json:"controlPlane,omitempty"`
+	// SAKeyBefore and SAKeyAfter fingerprint the public key of the <cluster>-sa Secret before
+	// the scenario changed it and after the roll (capi-sa-secret-deleted).
+	SAKeyBefore string `json:"saKeyBefore,omitempty"`
+	SAKeyAfter  string `json:"saKeyAfter,omitempty"`
+	// Watch is what credwatch watch raised on the workload cluster, from before the scenario's
+	// change to the end of its last phase.
+	Watch []WatchEvent `json:"watch,omitempty"`
+
+	events []controller.Event
 }
 
-// capiRoll is the scenario capi-roll: a one-machine workload control plane made by the real
-// KubeadmControlPlane, rolled 1 → 2 → 1 by spec.rolloutAfter.
-func capiRoll(ctx context.Context, env *Env) (ev *Evidence, err error) {
+// capiScenario is one Cluster API scenario: a one-machine workload control plane made by the
+// real KubeadmControlPlane, rolled 1 → 2 → 1 by spec.rolloutAfter with the tenant's pods calling
+// it through the balancer.
+type capiScenario struct {
+	name string
+	// before changes the management cluster before the roll (nil: nothing) and says what it did.
+	before func(ctx context.Context, c *capilab.Lab, ce *CAPIEvidence) error
+	// after, when set, is how long the tenants go on after the roll: the "after roll" phase.
+	after time.Duration
+}
+
+// capiRoll is the scenario capi-roll: the roll alone.
+func capiRoll(ctx context.Context, env *Env) (*Evidence, error) {
+	return capiScenario{name: "capi-roll"}.run(ctx, env)
+}
+
+// capiSASecretDeleted is the scenario capi-sa-secret-deleted: the <cluster>-sa Secret is
+// deleted, then the roll; the new machine signs with a key KubeadmControlPlane generated anew.
+func capiSASecretDeleted(ctx context.Context, env *Env) (*Evidence, error) {
+	return capiScenario{name: "capi-sa-secret-deleted", before: deleteSASecret, after: 20 * time.Second}.run(ctx, env)
+}
+
+func deleteSASecret(ctx context.Context, c *capilab.Lab, ce *CAPIEvidence) error {
+	var err error
+	if ce.SAKeyBefore, err = c.SAKey(ctx); err != nil {
+		return err
+	}
+	return c.DeleteSASecret(ctx)
+}
+
+func (cs capiScenario) run(ctx context.Context, env *Env) (ev *Evidence, err error) {
 	o := env.CAPI.complete()
-	s, _ := Get("capi-roll")
+	s, _ := Get(cs.name)
 	ev = env.evidence(s)
 	c, err := capilab.Start(ctx, env.Lab, capilab.Config{CAPI: o.Version, Log: env.Log, Cluster: workload.Config{Name: "w1",
 		LoadBalancer: infra.LoadBalancer{HealthCheck: lb.HealthCheck(o.HealthCheck), Deregistration: infra.Deregistration(o.Deregistration)}}})
@@ -71,33 +111,115 @@ func capiRoll(ctx context.Context, env *Env) (ev *Evidence, err error) {
 	if _, err := c.WaitControlPlane(ctx, 1); err != nil {
 		return ev, err
 	}
-	r, rerr := c.Roll(ctx)
-	ce := &CAPIEvidence{CAPI: o.Version, HealthCheck: o.HealthCheck, Deregistration: o.Deregistration, Roll: r}
-	for _, e := range c.Events() {
+	tn, err := startTenants(ctx, c, capiTenants, "", env.Log)
+	if err != nil {
+		return ev, err
+	}
+	defer tn.Stop()
+	ce := &CAPIEvidence{CAPI: o.Version, HealthCheck: o.HealthCheck, Deregistration: o.Deregistration}
+	ev.CAPI = ce
+	wcfg, err := workloadREST(ctx, c)
+	if err != nil {
+		return ev, err
+	}
+	stopWatch, err := startWatch(ctx, wcfg, env.Log)
+	if err != nil {
+		return ev, err
+	}
+	defer func() {
+		if stopWatch != nil {
+			stopWatch()
+		}
+	}()
+	if cs.before != nil {
+		if err := cs.before(ctx, c, ce); err != nil {
+			return ev, err
+		}
+	}
+	before, err := c.ControlPlane(ctx)
+	if err != nil {
+		return ev, err
+	}
+	late := &lateStart{c: c, log: env.Log, done: make(chan struct{})}
+	for _, m := range before.Machines {
+		late.before = append(late.before, m.Name)
+	}
+	tn.Reset()
+	r, rerr := c.Roll(ctx, capilab.RollOptions{OnPhase: late.onPhase(ctx)})
+	ce.Roll = r
+	snap := tn.Snapshot()
+	lt, lerr := late.wait(ctx)
+	if lt != nil {
+		defer lt.Stop()
+		snap = tally.Merge(snap, lt.Snapshot())
+	}
+	seen := map[string]int{}
+	ev.Phases = append(ev.Phases, machinesPhase(c, "roll", r.Duration, r, slices.Concat(r.Before, r.After), snap, seen))
+	if lt != nil {
+		window := r.Ended.Sub(r.At(capilab.PhaseMemberRemoved, late.before[0])).Round(time.Second).String()
+		lp := machinesPhase(c, "roll: pods created after the etcd removal", window, r, slices.Concat(r.Before, r.After), lt.Snapshot(), nil)
+		lp.LogsIn = "roll"
+		ev.Phases = append(ev.Phases, lp)
+	} else if lerr != nil {
+		ev.Notes = append(ev.Notes, "The late pods did not start: "+lerr.Error())
+	}
+	if rerr == nil && cs.after > 0 {
+		tn.Reset()
+		select {
+		case <-ctx.Done():
+			rerr = ctx.Err()
+		case <-time.After(cs.after):
+		}
+		ev.Phases = append(ev.Phases, machinesPhase(c, "after roll", cs.after.String(), r, r.After, tn.Snapshot(), seen))
+	}
+	ce.Watch, stopWatch = stopWatch(), nil
+	if cs.before != nil {
+		ce.SAKeyAfter, _ = c.SAKey(ctx)
+	}
+	ce.events = c.Events()
+	for _, e := range ce.events {
 		ce.Timeline = append(ce.Timeline, e.String())
 	}
-	ev.CAPI = ce
 	finish(ev)
 	if rerr != nil {
 		return ev, rerr
 	}
+	ce.notes(ev)
+	return ev, nil
+}
+
+// notes adds what this run measured to ev's notes.
+func (ce *CAPIEvidence) notes(ev *Evidence) {
+	r := ce.Roll
 	if len(r.Before) == 1 {
 		old := r.Before[0]
 		removed := r.At(capilab.PhaseMemberRemoved, old)
-		for _, e := range c.Events() {
+		for _, e := range ce.events {
 			if e.Machine == old && e.Step == infra.Deregister && !removed.IsZero() {
 				ce.Window = e.Time.Sub(removed).Round(100 * time.Millisecond).String()
 			}
 		}
 		if ce.Window != "" {
 			ev.Notes = append(ev.Notes, fmt.Sprintf("%s stayed in the balancer %s after its etcd member was removed (Cluster API %s, %s check, deregistration %s).",
-				old, ce.Window, o.Version, o.HealthCheck, o.Deregistration))
+				old, ce.Window, ce.CAPI, ce.HealthCheck, ce.Deregistration))
+		}
+	}
+	if ce.SAKeyBefore != "" {
+		after := ce.SAKeyAfter
+		if after == "" {
+			after = "no Secret"
+		}
+		ev.Notes = append(ev.Notes, fmt.Sprintf("The service-account public key in the <cluster>-sa Secret went from %s to %s.", ce.SAKeyBefore, after))
+	}
+	for _, p := range ev.Phases {
+		if t := p.Tenants; t.Unauthorized+t.NoResponse > 0 {
+			ev.Notes = append(ev.Notes, fmt.Sprintf("Phase %s: the tenant's pods got %d 401s and %d requests without a response in %d.",
+				p.Name, t.Unauthorized, t.NoResponse, t.Requests))
 		}
 	}
 	if r.DrainErrors > 0 {
 		ev.Notes = append(ev.Notes, fmt.Sprintf("The core manager's drain failed %d times through the balancer; the last: %s", r.DrainErrors, r.DrainError))
 	}
-	return ev, nil
 }
 
 func (c *CAPIEvidence) writeTable(w io.Writer) {
@@ -112,6 +234,12 @@ func (c *CAPIEvidence) writeTable(w io.Writer) {
 	if c.Window != "" {
 		fmt.Fprintf(w, "Old member in the balancer after its etcd member was removed: %s\n", c.Window)
 	}
+	for _, m := range c.Roll.Before {
+		if n, ok := c.Roll.OpenWhileOut[m]; ok {
+			fmt.Fprintf(w, "Connections the balancer still passed to %s after it went out of rotation: %d at most\n", m, n)
+		}
+	}
+	writeWatch(w, c.Roll.Started, c.Watch)
 	if c.Roll.DrainErrors > 0 {
 		fmt.Fprintf(w, "Failed drains: %d (last: %s)\n", c.Roll.DrainErrors, c.Roll.DrainError)
 	}

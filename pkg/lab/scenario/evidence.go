@@ -6,6 +6,7 @@ package scenario
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,7 +37,8 @@ type Evidence struct {
 	Restarts []Restart `json:"restarts,omitempty"`
 	// Cloud is a cloud scenario's evidence, step by step (its Phases are empty).
 	Cloud *steps.Evidence `json:"cloud,omitempty"`
-	// CAPI is a Cluster API scenario's evidence: the roll's phases (its Phases are empty).
+	// CAPI is a Cluster API scenario's evidence: the roll's phases as Cluster API went through
+	// them (Phases holds one, "roll": what the tenant's pods got from each machine).
 	CAPI *CAPIEvidence `json:"capi,omitempty"`
 }
 
@@ -69,6 +71,9 @@ type Phase struct {
 	Tenants  tally.Snapshot    `json:"tenants"`
 	Probes   []Probe           `json:"probes,omitempty"`
 	Measured map[string]string `json:"measured,omitempty"` // named measurements, e.g. first-401-after
+	// LogsIn names the phase whose members' auth lines include this one's (a phase of a subset
+	// of another's requests); this phase's members then have none of their own.
+	LogsIn string `json:"logsIn,omitempty"`
 }
 
 // MemberEvidence is one member's part of a phase: what the tenants saw from it and what it logged.
@@ -163,7 +168,11 @@ func AuthError(line string) string {
 	return q[1 : len(q)-1]
 }
 
-// countMessages groups lines by their err value, most frequent first.
+// streamID is the HTTP/2 stream number in an error (each request's own), which would make every
+// line of one failure a message of its own.
+var streamID = regexp.MustCompile(`stream ID \d+`)
+
+// countMessages groups lines by their err value (stream IDs blanked), most frequent first.
 func countMessages(lines []string) []MessageCount {
 	idx := map[string]int{}
 	var out []MessageCount
@@ -172,6 +181,7 @@ func countMessages(lines []string) []MessageCount {
 		if msg == "" {
 			msg = strings.TrimSpace(l)
 		}
+		msg = streamID.ReplaceAllString(msg, "stream ID N")
 		i, ok := idx[msg]
 		if !ok {
 			idx[msg] = len(out)
@@ -260,7 +270,10 @@ func (p Phase) writeTable(w io.Writer) error {
 			fmt.Fprintf(w, "      %s\n", mc.Example)
 		}
 	}
-	if !logged {
+	switch {
+	case p.LogsIn != "":
+		fmt.Fprintf(w, "What the members logged is under %s.\n", p.LogsIn)
+	case !logged:
 		fmt.Fprintln(w, `No member logged "Unable to authenticate the request".`)
 	}
 	if len(p.Probes) > 0 {

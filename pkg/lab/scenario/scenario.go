@@ -78,6 +78,10 @@ func All() []Scenario {
 			"Cluster API v1.8.1 removes the old machine's etcd member before draining it (controlplane/kubeadm/internal/controllers/scale.go:138); v1.8.2 and later remove it in a pre-terminate hook after the drain.",
 			"A kubeadm apiserver talks only to its local etcd: once that member is removed it serves TLS with no storage, and a tls or tcp check keeps it in the balancer until the machine is deregistered.",
 		}},
+		{Name: "capi-sa-secret-deleted", Summary: "the <cluster>-sa Secret is deleted, then KubeadmControlPlane rolls: the new machine signs with a new key", Version: lab.OldVersion, CAPI: true, Run: capiSASecretDeleted, Notes: []string{
+			"KubeadmControlPlane generates the service-account key pair once, keeps it in the <cluster>-sa Secret and copies it to every machine it joins; a deleted Secret is generated again, with a new pair, on its next reconcile.",
+			"While old and new machines serve together, tokens minted by one fail on the other; once the roll is over, every token minted before it fails until its pod gets a new one (the kubelet refreshes at 80 % of the lifetime).",
+		}},
 		{Name: "cloud-password-rotated", Summary: "the vSphere account's password is rotated under a kubespray cluster (in-tree provider): new nodes never register", Version: lab.InTreeCloudVersion, CloudEra: "in-tree"},
 		{Name: "cloud-password-rotated-external", Summary: "the same with the vSphere CPI as a DaemonSet: a node that joins stays tainted, its Pods Pending", CloudEra: "external"},
 		{Name: "cloud-password-rotated-openstack", Summary: "the OpenStack account's password is reset in a real Keystone under the OpenStack cloud controller manager: its token is revoked, a new node stays uninitialized", CloudEra: "external-openstack"},

@@ -47,8 +47,16 @@ func TestCountMessages(t *testing.T) {
 	}
 }
 
+func TestCountMessagesStreamIDs(t *testing.T) {
+	lines := []string{`err="[x, Get \"u\": stream error: stream ID 929; INTERNAL_ERROR]"`, `err="[x, Get \"u\": stream error: stream ID 933; INTERNAL_ERROR]"`}
+	got := countMessages(lines)
+	if len(got) != 1 || got[0].Count != 2 || got[0].Message != `[x, Get "u": stream error: stream ID N; INTERNAL_ERROR]` || got[0].Example != lines[0] {
+		t.Errorf("countMessages = %+v", got)
+	}
+}
+
 func TestRegistry(t *testing.T) {
-	want := []string{"healthy-roll", "key-drift", "issuer-change", "audience-change", "bound-object-deleted", "serviceaccount-recreated", "clock-skew", "etcd-member-removed", "mixed-version-roll", "capi-roll", "cloud-password-rotated", "cloud-password-rotated-external", "cloud-password-rotated-openstack"}
+	want := []string{"healthy-roll", "key-drift", "issuer-change", "audience-change", "bound-object-deleted", "serviceaccount-recreated", "clock-skew", "etcd-member-removed", "mixed-version-roll", "capi-roll", "capi-sa-secret-deleted", "cloud-password-rotated", "cloud-password-rotated-external", "cloud-password-rotated-openstack"}
 	if got := Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("Names = %v, want %v", got, want)
 	}

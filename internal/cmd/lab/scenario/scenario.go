@@ -57,6 +57,12 @@ simulator or a real Keystone, in the credwatch-cloudlab program that ` + "`make 
 credwatch (the simulator is too heavy for this binary); their evidence is what each real
 component did, step by step.
 
+The Cluster API scenarios (capi-roll, capi-sa-secret-deleted) run the real Cluster API managers
+(--capi) on a one-member management lab; KubeadmControlPlane makes a kubeadm control plane on lab
+hosts behind a LabCluster balancer (--lb-check, --deregistration) and rolls it 1 -> 2 -> 1 while
+tenant pods call it. Their evidence is the roll's phases as Cluster API went through them and what
+each machine's apiserver answered and logged. They need ` + "`make capi-binaries`" + `.
+
 With --list, or without NAME, it lists the scenarios with what each one does.`),
 		Example: `  # the seed incident: a new control-plane member with its own service-account key
   credwatch lab scenario key-drift
@@ -68,7 +74,10 @@ With --list, or without NAME, it lists the scenarios with what each one does.`),
   credwatch lab scenario --list
 
   # the second field report: the vSphere password rotated under a kubespray cluster
-  credwatch lab scenario cloud-password-rotated`,
+  credwatch lab scenario cloud-password-rotated
+
+  # the first field report's roll with Cluster API v1.8.1 (etcd member removed before the drain)
+  credwatch lab scenario capi-roll --capi v1.8.1 --lb-check tls`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: cli.CompleteFrom(labscenario.Names),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/credwatch/credwatch/pkg/check"
+	"github.com/credwatch/credwatch/pkg/report"
+	"github.com/credwatch/credwatch/pkg/watch"
+)
+
+// capiWatchInterval is credwatch watch's interval on the workload cluster during a roll.
+const capiWatchInterval = 5 * time.Second
+
+// WatchEvent is one event credwatch watch raised on the workload cluster during the scenario.
+type WatchEvent struct {
+	At      time.Time `json:"at"`
+	Kind    string    `json:"kind"`
+	Member  string    `json:"member,omitempty"`
+	ID      string    `json:"id,omitempty"`
+	Signer  string    `json:"signer,omitempty"`
+	Message string    `json:"message"`
+}
+
+// watchRecorder keeps every event of a watch.
+type watchRecorder struct {
+	mu     sync.Mutex
+	events []WatchEvent
+}
+
+func (r *watchRecorder) Observe(_ *watch.State, evs []watch.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range evs {
+		r.events = append(r.events, WatchEvent{At: e.Time, Kind: string(e.Kind), Member: e.Member, ID: e.ID, Signer: e.Signer, Message: e.Message})
+	}
+}
+
+// startWatch runs credwatch watch on the workload cluster (cfg: its admin config through the
+// balancer; the probe service account is created) until the returned stop is called, which
+// returns every event it raised. It writes to the cluster only what watch --create-probe-sa does.
+func startWatch(ctx context.Context, cfg *rest.Config, log io.Writer) (stop func() []WatchEvent, err error) {
+	rec := &watchRecorder{}
+	w, err := watch.New(watch.Config{Check: check.Config{REST: cfg, CreateProbeSA: true}, Interval: capiWatchInterval,
+		Observers: []watch.Observer{rec}})
+	if err != nil {
+		return nil, fmt.Errorf("watch on the workload cluster: %w", err)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s := w.Run(wctx)
+		fmt.Fprintf(log, "watch: %d intervals, %d reached the cluster\n", s.Intervals, s.Reached)
+	}()
+	return func() []WatchEvent {
+		cancel()
+		<-done
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		return rec.events
+	}, nil
+}
+
+// writeWatch prints the events watch raised, timed from the roll's start.
+func writeWatch(w io.Writer, started time.Time, evs []WatchEvent) {
+	if len(evs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "What credwatch watch said (every %s):\n", capiWatchInterval)
+	tw := report.NewTabWriter(w)
+	report.Row(tw, "AFTER", "EVENT", "MEMBER", "ID", "MESSAGE")
+	for _, e := range evs {
+		report.Row(tw, fmt.Sprintf("%+.1fs", e.At.Sub(started).Seconds()), e.Kind, e.Member, e.ID, report.Cut(e.Message, 110))
+	}
+	_ = tw.Flush()
+}
