@@ -31,6 +31,7 @@ func TestIntegrationCAPIManagers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: starts a lab and Cluster API (skipped under -short)")
 	}
+	labtest.CAPIAll(t)
 	// `make capi-binaries` is not part of `make test` (11 min cold); `make test-capi` runs it and
 	// this test. Without its output the test skips, naming the target.
 	for _, v := range capi.Versions() {

@@ -66,6 +66,7 @@ func startCAPILab(t *testing.T, version string, b infra.LoadBalancer) (*capilab.
 	if testing.Short() {
 		t.Skip("lab test: skipped under -short")
 	}
+	labtest.CAPIAll(t)
 	binDir := lab.DefaultBinDir()
 	if _, err := capi.Find(binDir, version); err != nil {
 		t.Skipf("%v", err)

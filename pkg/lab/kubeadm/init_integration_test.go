@@ -37,6 +37,7 @@ func TestIntegrationKubeadmInit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("lab test: skipped under -short")
 	}
+	labtest.CAPIAll(t)
 	binDir := lab.DefaultBinDir()
 	bins, err := kubeadm.FindBinaries(binDir)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/lab"
 	labimage "github.com/credwatch/credwatch/pkg/lab/image"
+	"github.com/credwatch/credwatch/pkg/lab/labtest"
 )
 
 // TestIntegrationImagesRun builds the v1.30.14 images from the lab's binaries and runs each
@@ -27,6 +28,7 @@ func TestIntegrationImagesRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: builds ~300 MB of images")
 	}
+	labtest.CAPIAll(t)
 	binDir := needV130Binaries(t)
 	if os.Geteuid() != 0 {
 		t.Skip("chroot needs root")

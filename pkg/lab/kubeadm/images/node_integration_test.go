@@ -31,6 +31,7 @@ func TestIntegrationImagesOnNode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("lab test: skipped under -short")
 	}
+	labtest.CAPIAll(t)
 	binDir := needV130Binaries(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()

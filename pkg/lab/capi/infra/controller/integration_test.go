@@ -43,6 +43,7 @@ func TestIntegrationReconcile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: starts a lab (skipped under -short)")
 	}
+	labtest.CAPIAll(t)
 	rel, err := capi.Find(lab.DefaultBinDir(), capi.V181)
 	if err != nil {
 		t.Skipf("%v", err) // names capi.MakeTarget
