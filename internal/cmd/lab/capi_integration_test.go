@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
+package lab_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/credwatch/credwatch/pkg/lab"
+	"github.com/credwatch/credwatch/pkg/lab/capi"
+	"github.com/credwatch/credwatch/pkg/lab/capi/workload"
+	"github.com/credwatch/credwatch/pkg/lab/capilab"
+	"github.com/credwatch/credwatch/pkg/lab/kubeadm"
+	"github.com/credwatch/credwatch/pkg/lab/labtest"
+)
+
+// TestIntegrationCLICAPISupervisorKilledMidRoll brings the Cluster API lab up through the CLI,
+// starts a roll, SIGKILLs the lab's supervisor once the new machine's host runs, and then
+// requires `lab down` to leave nothing: no process naming the lab, no host cgroup, no network
+// namespace, no mount under the lab directory. It needs make capi-binaries (make test-capi).
+func TestIntegrationCLICAPISupervisorKilledMidRoll(t *testing.T) {
+	if testing.Short() {
+		t.Skip("lab test: skipped under -short")
+	}
+	labtest.CAPIAll(t)
+	binDir := lab.DefaultBinDir()
+	if _, err := capi.Find(binDir, capi.V184); err != nil {
+		t.Skipf("%v", err)
+	}
+	if _, err := kubeadm.FindBinaries(binDir); err != nil {
+		t.Skipf("%v", err)
+	}
+	bin := buildCLI(t)
+	dir := filepath.Join(t.TempDir(), "lab")
+	t.Cleanup(func() { _, _ = lab.KillLeftovers(dir) })
+	if _, code := run(t, bin, "lab", "capi", "up", "--dir", dir, "--capi", capi.V184); code != 0 {
+		t.Fatalf("lab capi up: exit %d", code)
+	}
+	out, _ := run(t, bin, "lab", "status", "--dir", dir, "-o", "json")
+	var st struct {
+		PID int        `json:"supervisorPID"`
+		Lab lab.Status `json:"lab"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil || st.PID <= 1 || st.Lab.NetworkPrefix == "" {
+		t.Fatalf("status: %v %q", err, out)
+	}
+	hosts := filepath.Join(dir, lab.CAPIHostsDir)
+	roots := startRoll(t, dir, hosts)
+	if err := syscall.Kill(st.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("supervisor %d killed mid-roll, %d hosts running", st.PID, len(roots))
+	if _, code := run(t, bin, "lab", "down", "--dir", dir); code != 0 {
+		t.Errorf("lab down with a dead supervisor mid-roll: exit %d", code)
+	}
+	waitGone(t, dir)
+	for _, root := range roots {
+		if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", root)); err == nil {
+			t.Errorf("host cgroup %s left", root)
+		}
+	}
+	if out, err := exec.Command("ip", "netns", "list").Output(); err == nil && strings.Contains(string(out), st.Lab.NetworkPrefix+"-") {
+		t.Errorf("network namespaces of %s left:\n%s", st.Lab.NetworkPrefix, out)
+	}
+	if data, err := os.ReadFile("/proc/self/mountinfo"); err == nil && strings.Contains(string(data), dir) {
+		t.Errorf("mounts under %s left", dir)
+	}
+}
+
+// startRoll sets the KubeadmControlPlane's rolloutAfter through the management cluster and
+// waits until the new machine's host has started, returning every host's recorded cgroup root.
+func startRoll(t *testing.T, dir, hosts string) []string {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(dir, "admin.kubeconfig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	patch := fmt.Sprintf(`{"spec":{"rolloutAfter":%q}}`, time.Now().UTC().Format(time.RFC3339))
+	kcp := capilab.GVR(workload.ControlPlaneAPIVersion, "KubeadmControlPlane")
+	if _, err := dyn.Resource(kcp).Namespace("default").Patch(ctx, workload.Config{Name: "w1"}.ControlPlaneName(),
+		types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatalf("set rolloutAfter: %v", err)
+	}
+	for {
+		var roots []string
+		dirs, _ := filepath.Glob(filepath.Join(hosts, "*"))
+		for _, d := range dirs {
+			if data, err := os.ReadFile(filepath.Join(d, "cgroup-root")); err == nil {
+				roots = append(roots, strings.TrimSpace(string(data)))
+			}
+		}
+		if len(roots) >= 2 {
+			return roots
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no second host within 3 minutes of the roll's start (hosts: %v)", dirs)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
