@@ -119,7 +119,6 @@ func collect[T any](f *fetcher, source string, fetch func() (T, error), dst *T) 
 // members finds the members, asks each one directly, computes the trust matrix and fetches the
 // public issuer.
 func (f *fetcher) members(ctx context.Context) {
-	var cands candidates
 	var wg sync.WaitGroup
 	var esCands, spCands candidates
 	var esErr, spErr error
@@ -134,25 +133,10 @@ func (f *fetcher) members(ctx context.Context) {
 	if spErr != nil {
 		f.miss(SrcStaticPods, spErr)
 	}
-	// Static pods first: they carry names and flags.
-	for _, c := range spCands.list() {
-		n := cands.add(c.url, "static-pod")
-		n.staticPod, n.flags = c.staticPod, c.flags
-	}
-	for _, c := range esCands.list() {
-		cands.add(c.url, "endpointslice")
-	}
-	for _, e := range f.c.Endpoints {
-		u, _ := NormalizeEndpoint(e) // validated in defaults
-		cands.add(u, "flag")
-	}
-	if len(cands.order) == 0 {
-		u, err := NormalizeEndpoint(f.c.REST.Host)
-		if err != nil {
-			f.miss(SrcMembers, fmt.Errorf("no members found and the kubeconfig server %q is not usable: %w", f.c.REST.Host, err))
-			return
-		}
-		cands.add(u, "kubeconfig-server")
+	cands, err := memberCandidates(spCands, esCands, f.c.Endpoints, esErr != nil && spErr != nil, f.sc.names, f.c.REST.Host)
+	if err != nil {
+		f.miss(SrcMembers, err)
+		return
 	}
 
 	list := cands.list()

@@ -6,7 +6,9 @@ package check
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -90,6 +92,47 @@ func hostPortURL(host string, port int) string {
 }
 
 // fromEndpointSlices adds the addresses of default/kubernetes.
+// memberCandidates are the member URLs to probe: the static pods' first (they carry names and
+// flags), then the EndpointSlice's, then the endpoints named by hand. When discovery failed
+// altogether (both lists, e.g. through a load balancer that sent them to a member without
+// storage) and an earlier fetch knew members (prior: URL -> name, from watch's last interval),
+// those are probed again, found by "last-interval": falling back to the kubeconfig's server
+// alone would make every member vanish for one interval and come back in the next. Only when
+// nothing else is known is the kubeconfig's server probed.
+func memberCandidates(sp, es candidates, endpoints []string, discoveryFailed bool, prior map[string]string, server string) (candidates, error) {
+	var cands candidates
+	for _, c := range sp.list() {
+		n := cands.add(c.url, "static-pod")
+		n.staticPod, n.flags = c.staticPod, c.flags
+	}
+	for _, c := range es.list() {
+		cands.add(c.url, "endpointslice")
+	}
+	for _, e := range endpoints {
+		u, _ := NormalizeEndpoint(e) // validated in defaults
+		cands.add(u, "flag")
+	}
+	if len(cands.order) > 0 {
+		return cands, nil
+	}
+	serverURL, serverErr := NormalizeEndpoint(server)
+	if discoveryFailed {
+		for _, u := range slices.Sorted(maps.Keys(prior)) {
+			if u != serverURL {
+				cands.add(u, "last-interval")
+			}
+		}
+		if len(cands.order) > 0 {
+			return cands, nil
+		}
+	}
+	if serverErr != nil {
+		return cands, fmt.Errorf("no members found and the kubeconfig server %q is not usable: %w", server, serverErr)
+	}
+	cands.add(serverURL, "kubeconfig-server")
+	return cands, nil
+}
+
 func fromEndpointSlices(ctx context.Context, client kubernetes.Interface, cs *candidates) error {
 	list, err := client.DiscoveryV1().EndpointSlices("default").List(ctx,
 		metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=kubernetes"})

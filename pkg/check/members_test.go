@@ -6,6 +6,8 @@ package check
 import (
 	"context"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -80,5 +82,47 @@ func TestDiscoverMembers(t *testing.T) {
 	}
 	if got := es.list(); len(got) != 2 || got[1].url != "https://10.0.0.2:6443" {
 		t.Errorf("endpointslices: %+v", got)
+	}
+}
+
+func TestMemberCandidates(t *testing.T) {
+	var sp, none candidates
+	sp.add("https://10.0.0.1:6443", "static-pod")
+	prior := map[string]string{"https://10.0.0.2:6443": "kube-apiserver-b", "https://10.0.0.1:6443": "kube-apiserver-a", "https://10.0.0.9:6443": "10.0.0.9:6443"}
+	const lb = "https://10.0.0.9:6443"
+	tests := []struct {
+		name    string
+		sp      candidates
+		failed  bool
+		prior   map[string]string
+		want    []string
+		foundBy string
+	}{
+		{"discovered", sp, false, prior, []string{"https://10.0.0.1:6443"}, "static-pod"},
+		{"nothing found, discovery answered", none, false, prior, []string{lb}, "kubeconfig-server"},
+		{"discovery failed, first interval", none, true, nil, []string{lb}, "kubeconfig-server"},
+		// The last interval's members, not the load balancer it fell back to before.
+		{"discovery failed, members known", none, true, prior, []string{"https://10.0.0.1:6443", "https://10.0.0.2:6443"}, "last-interval"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := memberCandidates(tt.sp, none, nil, tt.failed, tt.prior, lb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var urls []string
+			for _, c := range got.list() {
+				urls = append(urls, c.url)
+				if !slices.Contains(c.foundBy, tt.foundBy) {
+					t.Errorf("%s found by %v, want %s", c.url, c.foundBy, tt.foundBy)
+				}
+			}
+			if !slices.Equal(urls, tt.want) {
+				t.Errorf("candidates = %v, want %v", urls, tt.want)
+			}
+		})
+	}
+	if _, err := memberCandidates(none, none, nil, true, nil, "::bad"); err == nil || !strings.Contains(err.Error(), "not usable") {
+		t.Errorf("unusable server: err = %v", err)
 	}
 }
