@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // notePodLogs remembers where machine's host keeps its pods' logs: the directory stays after the
@@ -74,4 +75,75 @@ func authLines(data []byte) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// Run is one container run of a machine's kube-apiserver static pod, as its CRI log file shows
+// it: the times of its first and last lines. A changed manifest makes a new pod (a new UID), a
+// crash a new log file of the same pod.
+type Run struct {
+	File  string    `json:"file"` // pod UID prefix and log file: 01234567/0.log, then 01234567/1.log after a crash
+	First time.Time `json:"first"`
+	Last  time.Time `json:"last"`
+}
+
+// APIServerRuns lists machine's kube-apiserver container runs, oldest first (see AuthLines for
+// which machines can be read).
+func (c *Lab) APIServerRuns(machine string) ([]Run, error) {
+	c.mu.Lock()
+	dir, ok := c.podLogs[machine]
+	c.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("capi lab: no host seen for machine %s", machine)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "kube-system_kube-apiserver-"+machine+"_*", "kube-apiserver", "*.log"))
+	if err != nil {
+		return nil, fmt.Errorf("capi lab: apiserver logs of %s: %w", machine, err)
+	}
+	var out []Run
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return out, fmt.Errorf("capi lab: apiserver log of %s: %w", machine, err)
+		}
+		if r, ok := runOf(data); ok {
+			r.File = runName(f)
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].First.Before(out[j].First) })
+	return out, nil
+}
+
+// runName names a CRI log file by its pod's UID (a static pod's changes with its manifest) and
+// restart number: ".../kube-system_kube-apiserver-m_0123456789abcdef/kube-apiserver/1.log" is
+// "01234567/1.log".
+func runName(path string) string {
+	pod := filepath.Base(filepath.Dir(filepath.Dir(path)))
+	uid := pod[strings.LastIndexByte(pod, '_')+1:]
+	if len(uid) > 8 {
+		uid = uid[:8]
+	}
+	return uid + "/" + filepath.Base(path)
+}
+
+// runOf reads the first and last timestamps of a CRI log file.
+func runOf(data []byte) (Run, bool) {
+	var r Run
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
+	for sc.Scan() {
+		ts, _, ok := strings.Cut(sc.Text(), " ")
+		if !ok {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, ts)
+		if err != nil {
+			continue
+		}
+		if r.First.IsZero() {
+			r.First = t
+		}
+		r.Last = t
+	}
+	return r, !r.First.IsZero()
 }
