@@ -73,7 +73,10 @@ func (r Roll) At(what, machine string) time.Time {
 
 // RollOptions are what the caller of Roll wants to hear while it runs.
 type RollOptions struct {
-	OnPhase func(Phase)
+	// Machines are the machines the roll replaces; default the control plane's when Roll starts
+	// (a caller whose own change already started the roll names them as they were before it).
+	Machines []string
+	OnPhase  func(Phase)
 }
 
 // Roll sets the KubeadmControlPlane's spec.rolloutAfter to now, so that KubeadmControlPlane
@@ -88,11 +91,13 @@ func (c *Lab) Roll(ctx context.Context, o RollOptions) (Roll, error) {
 	if err != nil {
 		return Roll{}, err
 	}
-	replicas := len(before.Machines)
-	r := Roll{Started: time.Now()}
-	for _, m := range before.Machines {
-		r.Before = append(r.Before, m.Name)
+	r := Roll{Started: time.Now(), Before: slices.Clone(o.Machines)}
+	if len(r.Before) == 0 {
+		for _, m := range before.Machines {
+			r.Before = append(r.Before, m.Name)
+		}
 	}
+	replicas := len(r.Before)
 	cl := c.cfg.Cluster
 	patch := fmt.Sprintf(`{"spec":{"rolloutAfter":%q}}`, r.Started.UTC().Format(time.RFC3339))
 	if _, err := c.dyn.Resource(GVR(workload.ControlPlaneAPIVersion, "KubeadmControlPlane")).Namespace(namespace(cl)).
