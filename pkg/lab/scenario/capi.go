@@ -57,6 +57,11 @@ type CAPIEvidence struct {
 	// the scenario changed it and after the roll (capi-sa-secret-deleted).
 	SAKeyBefore string `json:"saKeyBefore,omitempty"`
 	SAKeyAfter  string `json:"saKeyAfter,omitempty"`
+	// APIServerRuns are the new machines' kube-apiserver container runs (a restart shows as a
+	// second run), from their static pods' log files.
+	APIServerRuns map[string][]capilab.Run `json:"apiserverRuns,omitempty"`
+	// Patched is what the scenario changed in the KubeadmControlPlane before the roll.
+	Patched string `json:"patched,omitempty"`
 	// Watch is what credwatch watch raised on the workload cluster, from before the scenario's
 	// change to the end of its last phase.
 	Watch []WatchEvent `json:"watch,omitempty"`
@@ -84,6 +89,29 @@ func capiRoll(ctx context.Context, env *Env) (*Evidence, error) {
 // deleted, then the roll; the new machine signs with a key KubeadmControlPlane generated anew.
 func capiSASecretDeleted(ctx context.Context, env *Env) (*Evidence, error) {
 	return capiScenario{name: "capi-sa-secret-deleted", before: deleteSASecret, after: 20 * time.Second}.run(ctx, env)
+}
+
+// capiIssuerPlaceholder is the scenario capi-issuer-placeholder: the KubeadmControlPlane's
+// issuer is a placeholder that a sed in postKubeadmCommands rewrites in the apiserver's manifest
+// after kubeadm has started it, so each joined machine serves with the wrong issuer until the
+// kubelet restarts its apiserver.
+func capiIssuerPlaceholder(ctx context.Context, env *Env) (*Evidence, error) {
+	return capiScenario{name: "capi-issuer-placeholder", before: setIssuerPlaceholder}.run(ctx, env)
+}
+
+// The placeholder and the issuer the sed puts in its place (kubeadm's default, the cluster's).
+const (
+	placeholderIssuer = "https://issuer.placeholder.invalid"
+	clusterIssuer     = "https://kubernetes.default.svc.cluster.local"
+)
+
+func setIssuerPlaceholder(ctx context.Context, c *capilab.Lab, ce *CAPIEvidence) error {
+	sed := fmt.Sprintf("sed -i 's|%s|%s|' /etc/kubernetes/manifests/kube-apiserver.yaml", placeholderIssuer, clusterIssuer)
+	ce.Patched = fmt.Sprintf("apiServer.extraArgs.service-account-issuer=%s; postKubeadmCommands: %s", placeholderIssuer, sed)
+	return c.PatchKubeadmConfigSpec(ctx, map[string]any{
+		"clusterConfiguration": map[string]any{"apiServer": map[string]any{"extraArgs": map[string]any{"service-account-issuer": placeholderIssuer}}},
+		"postKubeadmCommands":  []any{sed},
+	})
 }
 
 func deleteSASecret(ctx context.Context, c *capilab.Lab, ce *CAPIEvidence) error {
@@ -131,11 +159,8 @@ func (cs capiScenario) run(ctx context.Context, env *Env) (ev *Evidence, err err
 			stopWatch()
 		}
 	}()
-	if cs.before != nil {
-		if err := cs.before(ctx, c, ce); err != nil {
-			return ev, err
-		}
-	}
+	// The machines to replace, read before the change: a changed kubeadmConfigSpec starts the
+	// roll by itself.
 	before, err := c.ControlPlane(ctx)
 	if err != nil {
 		return ev, err
@@ -144,8 +169,19 @@ func (cs capiScenario) run(ctx context.Context, env *Env) (ev *Evidence, err err
 	for _, m := range before.Machines {
 		late.before = append(late.before, m.Name)
 	}
+	if cs.before != nil {
+		if err := cs.before(ctx, c, ce); err != nil {
+			return ev, err
+		}
+	}
 	tn.Reset()
-	r, rerr := c.Roll(ctx, capilab.RollOptions{OnPhase: late.onPhase(ctx)})
+	sctx, stopSampler := context.WithCancel(ctx)
+	sampler := &runSampler{}
+	sampled := make(chan struct{})
+	go func() { defer close(sampled); sampler.sample(sctx, c, late.before) }()
+	r, rerr := c.Roll(ctx, capilab.RollOptions{Machines: late.before, OnPhase: late.onPhase(ctx)})
+	stopSampler()
+	<-sampled
 	ce.Roll = r
 	snap := tn.Snapshot()
 	lt, lerr := late.wait(ctx)
@@ -173,7 +209,8 @@ func (cs capiScenario) run(ctx context.Context, env *Env) (ev *Evidence, err err
 		ev.Phases = append(ev.Phases, machinesPhase(c, "after roll", cs.after.String(), r, r.After, tn.Snapshot(), seen))
 	}
 	ce.Watch, stopWatch = stopWatch(), nil
-	if cs.before != nil {
+	ce.APIServerRuns = sampler.result()
+	if ce.SAKeyBefore != "" {
 		ce.SAKeyAfter, _ = c.SAKey(ctx)
 	}
 	ce.events = c.Events()
@@ -204,6 +241,14 @@ func (ce *CAPIEvidence) notes(ev *Evidence) {
 				old, ce.Window, ce.CAPI, ce.HealthCheck, ce.Deregistration))
 		}
 	}
+	if ce.Patched != "" {
+		for _, m := range r.After {
+			if runs := ce.APIServerRuns[m]; len(runs) > 1 {
+				ev.Notes = append(ev.Notes, fmt.Sprintf("%s's first kube-apiserver ran %s before the kubelet restarted it (%d runs).",
+					m, runs[0].Last.Sub(runs[0].First).Round(100*time.Millisecond), len(runs)))
+			}
+		}
+	}
 	if ce.SAKeyBefore != "" {
 		after := ce.SAKeyAfter
 		if after == "" {
@@ -225,6 +270,9 @@ func (ce *CAPIEvidence) notes(ev *Evidence) {
 func (c *CAPIEvidence) writeTable(w io.Writer) {
 	fmt.Fprintf(w, "\nCluster API %s, balancer check %s, deregistration %s: roll %v -> %v in %s\n", c.CAPI, c.HealthCheck, c.Deregistration,
 		c.Roll.Before, c.Roll.After, c.Roll.Duration)
+	if c.Patched != "" {
+		fmt.Fprintf(w, "KubeadmControlPlane patched before the roll: %s\n", c.Patched)
+	}
 	tw := report.NewTabWriter(w)
 	report.Row(tw, "AFTER", "PHASE", "MACHINE")
 	for _, p := range c.Roll.Phases {
@@ -237,6 +285,12 @@ func (c *CAPIEvidence) writeTable(w io.Writer) {
 	for _, m := range c.Roll.Before {
 		if n, ok := c.Roll.OpenWhileOut[m]; ok {
 			fmt.Fprintf(w, "Connections the balancer still passed to %s after it went out of rotation: %d at most\n", m, n)
+		}
+	}
+	for _, m := range c.Roll.After {
+		for _, run := range c.APIServerRuns[m] {
+			fmt.Fprintf(w, "kube-apiserver on %s, run %s: %+.1fs to %+.1fs (%s)\n", m, run.File,
+				run.First.Sub(c.Roll.Started).Seconds(), run.Last.Sub(c.Roll.Started).Seconds(), run.Last.Sub(run.First).Round(100*time.Millisecond))
 		}
 	}
 	writeWatch(w, c.Roll.Started, c.Watch)

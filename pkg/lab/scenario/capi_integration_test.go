@@ -61,6 +61,9 @@ func TestIntegrationCAPIScenarios(t *testing.T) {
 		}},
 		{"capi-roll", scenario.CAPIOptions{Version: capi.V184, HealthCheck: "https-readyz"}, nil},
 		{"capi-sa-secret-deleted", scenario.CAPIOptions{Version: capi.V184, HealthCheck: "https-readyz"}, checkSASecretDeleted},
+		// A TLS check, as CAPA's classic ELB: the joined machine is in rotation while its
+		// apiserver still runs with the placeholder.
+		{"capi-issuer-placeholder", scenario.CAPIOptions{Version: capi.V184, HealthCheck: "tls"}, checkIssuerPlaceholder},
 	} {
 		t.Run(tc.scenario+"/"+tc.o.Version+"/"+tc.o.HealthCheck, func(t *testing.T) {
 			if tc.scenario != "capi-roll" || tc.o.Version != capi.V181 {
@@ -168,6 +171,19 @@ func watchWithin(t *testing.T, ev *scenario.Evidence, kind, machine string, sinc
 		}
 	}
 	t.Errorf("watch raised no %s event naming %s (events: %d)", kind, machine, len(ev.CAPI.Watch))
+}
+
+// checkIssuerPlaceholder: the joined machine's apiserver ran twice (the placeholder, then the
+// sed's issuer), and the window is measured.
+func checkIssuerPlaceholder(t *testing.T, ev *scenario.Evidence) {
+	c := ev.CAPI
+	runs := c.APIServerRuns[c.Roll.After[0]]
+	if len(runs) < 2 {
+		t.Fatalf("the joined machine's kube-apiserver ran %d times, want a restart after the sed: %+v", len(runs), runs)
+	}
+	roll, _ := ev.Phase("roll")
+	t.Logf("FIGURE capi-issuer-placeholder: first kube-apiserver run %s, tenant 401s %d of %d, messages %q",
+		runs[0].Last.Sub(runs[0].First).Round(100*time.Millisecond), roll.Tenants.Unauthorized, roll.Tenants.Requests, roll.Messages())
 }
 
 // scenarioRow is one row of docs/lab-capi-scenarios.md.

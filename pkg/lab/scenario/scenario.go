@@ -82,6 +82,10 @@ func All() []Scenario {
 			"KubeadmControlPlane generates the service-account key pair once, keeps it in the <cluster>-sa Secret and copies it to every machine it joins; a deleted Secret is generated again, with a new pair, on its next reconcile.",
 			"While old and new machines serve together, tokens minted by one fail on the other; once the roll is over, every token minted before it fails until its pod gets a new one (the kubelet refreshes at 80 % of the lifetime).",
 		}},
+		{Name: "capi-issuer-placeholder", Summary: "the KubeadmControlPlane's issuer is a placeholder a postKubeadmCommands sed rewrites: each joined machine first serves with the wrong issuer", Version: lab.OldVersion, CAPI: true, Run: capiIssuerPlaceholder, Notes: []string{
+			"kubeadm join renders the apiserver's flags from the kubeadm-config ConfigMap, which KubeadmControlPlane keeps in step with its ClusterConfiguration: the placeholder is in the manifest kubeadm writes, and the kubelet starts the apiserver with it before postKubeadmCommands run.",
+			"Until the kubelet restarts the apiserver from the rewritten manifest, the tokens it mints carry the placeholder issuer, which the other members do not accept, and it accepts only tokens with the placeholder.",
+		}},
 		{Name: "cloud-password-rotated", Summary: "the vSphere account's password is rotated under a kubespray cluster (in-tree provider): new nodes never register", Version: lab.InTreeCloudVersion, CloudEra: "in-tree"},
 		{Name: "cloud-password-rotated-external", Summary: "the same with the vSphere CPI as a DaemonSet: a node that joins stays tainted, its Pods Pending", CloudEra: "external"},
 		{Name: "cloud-password-rotated-openstack", Summary: "the OpenStack account's password is reset in a real Keystone under the OpenStack cloud controller manager: its token is revoked, a new node stays uninitialized", CloudEra: "external-openstack"},

@@ -56,7 +56,7 @@ func TestCountMessagesStreamIDs(t *testing.T) {
 }
 
 func TestRegistry(t *testing.T) {
-	want := []string{"healthy-roll", "key-drift", "issuer-change", "audience-change", "bound-object-deleted", "serviceaccount-recreated", "clock-skew", "etcd-member-removed", "mixed-version-roll", "capi-roll", "capi-sa-secret-deleted", "cloud-password-rotated", "cloud-password-rotated-external", "cloud-password-rotated-openstack"}
+	want := []string{"healthy-roll", "key-drift", "issuer-change", "audience-change", "bound-object-deleted", "serviceaccount-recreated", "clock-skew", "etcd-member-removed", "mixed-version-roll", "capi-roll", "capi-sa-secret-deleted", "capi-issuer-placeholder", "cloud-password-rotated", "cloud-password-rotated-external", "cloud-password-rotated-openstack"}
 	if got := Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("Names = %v, want %v", got, want)
 	}

@@ -26,7 +26,7 @@ var (
 	cloudTests = []string{"cloud-password-rotated", "cloud-password-rotated-external", "cloud-password-rotated-openstack"}
 	// The Cluster API scenarios run in TestIntegrationCAPIScenario (make test-capi; they need
 	// make capi-binaries); their evidence is in docs/lab-capi.md, not captured for logs.
-	capiTests = []string{"capi-roll", "capi-sa-secret-deleted"}
+	capiTests = []string{"capi-roll", "capi-sa-secret-deleted", "capi-issuer-placeholder"}
 )
 
 // TestEveryScenarioIsRun fails when a registered scenario is in no lab test or no capture run, or

@@ -57,7 +57,7 @@ simulator or a real Keystone, in the credwatch-cloudlab program that ` + "`make 
 credwatch (the simulator is too heavy for this binary); their evidence is what each real
 component did, step by step.
 
-The Cluster API scenarios (capi-roll, capi-sa-secret-deleted) run the real Cluster API managers
+The Cluster API scenarios (capi-roll, capi-sa-secret-deleted, capi-issuer-placeholder) run the real Cluster API managers
 (--capi) on a one-member management lab; KubeadmControlPlane makes a kubeadm control plane on lab
 hosts behind a LabCluster balancer (--lb-check, --deregistration) and rolls it 1 -> 2 -> 1 while
 tenant pods call it. Their evidence is the roll's phases as Cluster API went through them and what
