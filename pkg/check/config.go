@@ -41,6 +41,9 @@ type Config struct {
 	Tokens []NamedToken
 	// PublicIssuerCA is extra PEM roots for fetching a public issuer's documents.
 	PublicIssuerCA []byte
+	// ClusterAPI is the checked cluster's Cluster API Machines, read by the caller from the
+	// management cluster: each member is related to the Machine it runs on.
+	ClusterAPI *ClusterAPI
 	// Cloud says whether to look at the cloud-provider credentials, and whether to log in.
 	Cloud CloudConfig
 	// Timeout bounds every call (default 10 s).

@@ -156,6 +156,8 @@ func (f *fetcher) members(ctx context.Context) {
 	}
 	wg.Wait()
 	nameMembers(members, f.sc.names)
+	ca := f.c.ClusterAPI.clone()
+	relateMachines(members, ca)
 
 	var routing *Routing
 	if needsRouting(members, f.c.REST.Host) {
@@ -171,6 +173,7 @@ func (f *fetcher) members(ctx context.Context) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.snap.Members = members
+	f.snap.ClusterAPI = ca
 	f.snap.Matrix = mx
 	f.snap.Tokens = tokens
 	f.snap.Routing = routing

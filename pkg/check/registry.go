@@ -72,7 +72,7 @@ func (r *Report) SkippedByReason() []SkipGroup {
 // Run applies checks to the snapshot and assembles the report.
 func Run(s *Snapshot, checks []Check) *Report {
 	r := &Report{APIVersion: reportAPIVersion, Kind: "CheckReport", Server: s.Server, CheckedAt: s.Now.UTC().Truncate(time.Second),
-		Members: s.Members, Matrix: s.Matrix, Tokens: s.Tokens, PublicIssuer: s.Public, Sources: s.Sources}
+		Members: s.Members, ClusterAPI: s.ClusterAPI, Matrix: s.Matrix, Tokens: s.Tokens, PublicIssuer: s.Public, Sources: s.Sources}
 	r.Unreachable = !anyReachable(s)
 	r.byCheck = map[string][]finding.Finding{}
 	for _, c := range checks {

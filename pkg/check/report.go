@@ -29,6 +29,7 @@ type Report struct {
 	Partial      bool               `json:"partial"`
 	Unreachable  bool               `json:"unreachable"`
 	Members      []Member           `json:"members"`
+	ClusterAPI   *ClusterAPI        `json:"clusterAPI,omitempty"`
 	Matrix       *Matrix            `json:"matrix,omitempty"`
 	Tokens       []Row              `json:"tokens,omitempty"`
 	PublicIssuer *PublicIssuer      `json:"publicIssuer,omitempty"`

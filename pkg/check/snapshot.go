@@ -32,6 +32,8 @@ type Snapshot struct {
 	Now     time.Time
 	Server  string // the cluster endpoint of the kubeconfig
 	Members []Member
+	// ClusterAPI is Config.ClusterAPI with each Machine's member found (nil without --cluster).
+	ClusterAPI *ClusterAPI
 	// Matrix is nil when the trust matrix could not be computed (see Sources[SrcMatrix]).
 	Matrix *Matrix
 	// Tokens are the user's tokens (--token-file), each reviewed by every member.
@@ -78,6 +80,8 @@ type Endpoint struct {
 // Member is one kube-apiserver, as seen directly (not through the load balancer).
 type Member struct {
 	Endpoint
+	// Machine is the Cluster API Machine it runs on, when the caller gave ClusterAPI.
+	Machine string `json:"machine,omitempty"`
 	// Flags are the kube-apiserver flags from the static pod's command line (credential-related ones).
 	Flags map[string][]string `json:"flags,omitempty"`
 

@@ -35,6 +35,9 @@ func (r *Report) WriteTable(w io.Writer, o report.TableOptions) error {
 	if err := g.Write(w, o); err != nil {
 		return err
 	}
+	if err := writeMachines(w, o, r.ClusterAPI); err != nil {
+		return err
+	}
 	if r.Matrix != nil {
 		fmt.Fprintf(w, "\nTRUST MATRIX (row: token minted through; column: member reviewing it; probe %s)\n", r.Matrix.ServiceAccount)
 		writeMatrix(w, r.Matrix.Members, r.Matrix.Rows)
