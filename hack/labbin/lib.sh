@@ -39,29 +39,31 @@ build() { # module-dir version package name [source-hash]
 }
 # manifests copies, from the Go module cache (never into the repository), a Cluster API module's
 # CRDs (core, kubeadm bootstrap, KubeadmControlPlane) into $out/VERSION/crds and each manager's
-# webhook manifests into $out/VERSION/webhooks/MANAGER.yaml; a file manifests.done marks a copy
-# complete.
+# webhook manifests into $out/VERSION/webhooks/MANAGER.yaml, and clusterctl's Provider CRD (the
+# inventory `clusterctl init` keeps) into $out/VERSION/clusterctl; a file manifests-2.done marks a
+# copy complete (manifests.done was a copy without clusterctl's CRD).
 manifests() { # module-dir version module@version
   local dst="$out/$2"
-  if [[ -f $dst/manifests.done ]]; then echo "lab-binaries: $2 manifests cached"; return; fi
+  if [[ -f $dst/manifests-2.done ]]; then echo "lab-binaries: $2 manifests cached"; return; fi
   local from="$shared/$2"
-  if [[ ! -f $from/manifests.done ]]; then
+  if [[ ! -f $from/manifests-2.done ]]; then
     from="$(cd "$here/$1" && go mod download -json "$3" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')"
     [[ -d $from ]] || { echo "lab-binaries: go mod download $3 gave no directory" >&2; return 1; }
     local tmp="$out/$2/manifests.tmp"
-    rm -rf "$tmp" && mkdir -p "$tmp/crds" "$tmp/webhooks"
+    rm -rf "$tmp" && mkdir -p "$tmp/crds" "$tmp/webhooks" "$tmp/clusterctl"
     cp "$from"/config/crd/bases/*.yaml "$from"/{bootstrap,controlplane}/kubeadm/config/crd/bases/*.yaml "$tmp/crds/"
     cp "$from/config/webhook/manifests.yaml" "$tmp/webhooks/cluster-api-controller.yaml"
     cp "$from/bootstrap/kubeadm/config/webhook/manifests.yaml" "$tmp/webhooks/kubeadm-bootstrap-controller.yaml"
     cp "$from/controlplane/kubeadm/config/webhook/manifests.yaml" "$tmp/webhooks/kubeadm-control-plane-controller.yaml"
-    chmod -R u+w "$tmp" && touch "$tmp/manifests.done"
+    cp "$from/cmd/clusterctl/config/crd/bases/clusterctl.cluster.x-k8s.io_providers.yaml" "$tmp/clusterctl/"
+    chmod -R u+w "$tmp" && touch "$tmp/manifests-2.done"
     from="$tmp"
-    mkdir -p "$shared/$2" && rm -rf "$shared/$2/crds" "$shared/$2/webhooks" &&
-      cp -r "$tmp/crds" "$tmp/webhooks" "$shared/$2/" && touch "$shared/$2/manifests.done" || true
+    mkdir -p "$shared/$2" && rm -rf "$shared/$2/crds" "$shared/$2/webhooks" "$shared/$2/clusterctl" &&
+      cp -r "$tmp/crds" "$tmp/webhooks" "$tmp/clusterctl" "$shared/$2/" && touch "$shared/$2/manifests-2.done" || true
     echo "lab-binaries: copied $2 manifests from $3"
   else
     echo "lab-binaries: $2 manifests copied from $shared"
   fi
-  mkdir -p "$dst" && rm -rf "$dst/crds" "$dst/webhooks"
-  cp -r "$from/crds" "$from/webhooks" "$dst/" && rm -rf "$out/$2/manifests.tmp" && touch "$dst/manifests.done"
+  mkdir -p "$dst" && rm -rf "$dst/crds" "$dst/webhooks" "$dst/clusterctl"
+  cp -r "$from/crds" "$from/webhooks" "$from/clusterctl" "$dst/" && rm -rf "$out/$2/manifests.tmp" && touch "$dst/manifests-2.done"
 }

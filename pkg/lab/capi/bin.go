@@ -49,7 +49,13 @@ type Release struct {
 	Dir      string    // <bin dir>/capi-<version>
 	Managers []Manager // in ManagerNames' order
 	CRDs     []string  // every CRD file, sorted
+	// InventoryCRD is clusterctl's Provider CRD: the inventory `clusterctl init` keeps of the
+	// providers and their versions, which the lab writes as clusterctl would (see Inventory).
+	InventoryCRD string
 }
+
+// ManifestsDone is the file hack/labbin/lib.sh writes once a release's manifests are copied whole.
+const ManifestsDone = "manifests-2.done"
 
 // Dir is a release's directory under the lab's bin directory.
 func Dir(binDir, version string) string { return filepath.Join(binDir, "capi-"+version) }
@@ -75,10 +81,15 @@ func Find(binDir, version string) (Release, error) {
 		}
 		r.Managers = append(r.Managers, m)
 	}
-	// manifests.done marks a complete copy (hack/labbin/lib.sh): a half-copied directory is missing.
+	// manifests-2.done marks a complete copy (hack/labbin/lib.sh): a half-copied directory, or
+	// one copied before clusterctl's CRD was part of it, is missing.
 	crds, _ := filepath.Glob(filepath.Join(r.Dir, "crds", "*.yaml"))
-	if _, err := os.Stat(filepath.Join(r.Dir, "manifests.done")); err != nil || len(crds) == 0 {
+	if _, err := os.Stat(filepath.Join(r.Dir, ManifestsDone)); err != nil || len(crds) == 0 {
 		missing("CRDs", filepath.Join(r.Dir, "crds"))
+	}
+	r.InventoryCRD = filepath.Join(r.Dir, "clusterctl", "clusterctl.cluster.x-k8s.io_providers.yaml")
+	if st, err := os.Stat(r.InventoryCRD); err != nil || !st.Mode().IsRegular() {
+		missing("clusterctl Provider CRD", r.InventoryCRD)
 	}
 	slices.Sort(crds)
 	r.CRDs = crds

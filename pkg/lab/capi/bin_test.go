@@ -17,7 +17,7 @@ import (
 // relative to the release directory).
 func release(t *testing.T, binDir, version string, skip ...string) {
 	t.Helper()
-	files := map[string]os.FileMode{"manifests.done": 0o644, "crds/cluster.x-k8s.io_machines.yaml": 0o644, "crds/cluster.x-k8s.io_clusters.yaml": 0o644}
+	files := map[string]os.FileMode{capi.ManifestsDone: 0o644, "clusterctl/clusterctl.cluster.x-k8s.io_providers.yaml": 0o644, "crds/cluster.x-k8s.io_machines.yaml": 0o644, "crds/cluster.x-k8s.io_clusters.yaml": 0o644}
 	for _, m := range capi.ManagerNames() {
 		files[m] = 0o755
 		files["webhooks/"+m+".yaml"] = 0o644
@@ -53,10 +53,12 @@ func TestFind(t *testing.T) {
 			wantErr: []string{"v1.8.4 cluster-api-controller not found"}},
 		{name: "webhooks missing", version: capi.V181, skip: []string{"webhooks/" + capi.BootstrapManager + ".yaml"},
 			wantErr: []string{"kubeadm-bootstrap-controller webhook manifests not found"}},
-		{name: "copy incomplete", version: capi.V181, skip: []string{"manifests.done"}, wantErr: []string{"v1.8.1 CRDs not found"}},
+		{name: "copy incomplete", version: capi.V181, skip: []string{capi.ManifestsDone}, wantErr: []string{"v1.8.1 CRDs not found"}},
+		{name: "copied before clusterctl's CRD", version: capi.V184, skip: []string{"clusterctl/clusterctl.cluster.x-k8s.io_providers.yaml"},
+			wantErr: []string{"v1.8.4 clusterctl Provider CRD not found"}},
 		{name: "no CRDs", version: capi.V181, skip: []string{"crds/cluster.x-k8s.io_machines.yaml", "crds/cluster.x-k8s.io_clusters.yaml"},
 			wantErr: []string{"CRDs not found"}},
-		{name: "every missing thing named", version: capi.V184, skip: []string{capi.CoreManager, capi.BootstrapManager, "manifests.done"},
+		{name: "every missing thing named", version: capi.V184, skip: []string{capi.CoreManager, capi.BootstrapManager, capi.ManifestsDone},
 			wantErr: []string{capi.CoreManager + " not found", capi.BootstrapManager + " not found", "CRDs not found", "make capi-binaries"}},
 	}
 	for _, tc := range tests {

@@ -93,6 +93,9 @@ func (m *Managers) start(ctx context.Context, l *lab.Lab, wait time.Duration) er
 		return err
 	}
 	fmt.Fprintf(m.log, "capi: %d CRDs of %s established\n", n, m.Release.Version)
+	if err := m.writeInventory(ctx, wait); err != nil {
+		return err
+	}
 	for i, mgr := range m.Release.Managers {
 		if err := m.startManager(ctx, l, mgr, WebhookPort+i, certDir, wait); err != nil {
 			return err

@@ -64,6 +64,17 @@ func testManagers(t *testing.T, l *lab.Lab, dyn dynamic.Interface, version strin
 			_ = m.Stop(context.Background())
 		}
 	})
+	// clusterctl's inventory names the release, as clusterctl init leaves it.
+	providers := dyn.Resource(schema.GroupVersionResource{Group: "clusterctl.cluster.x-k8s.io", Version: "v1alpha3", Resource: "providers"})
+	for _, p := range []struct{ ns, name string }{{"capi-system", "cluster-api"}, {"capi-kubeadm-control-plane-system", "control-plane-kubeadm"}} {
+		got, err := providers.Namespace(p.ns).Get(ctx, p.name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("clusterctl inventory: %v", err)
+		}
+		if v, _, _ := unstructured.NestedString(got.Object, "version"); v != version {
+			t.Errorf("clusterctl inventory %s/%s: version %q, want %q", p.ns, p.name, v, version)
+		}
+	}
 	ns := "default"
 	name := "lab-" + strings.NewReplacer("v", "", ".", "").Replace(version) // lab-181
 	kubeadmConfigs := dyn.Resource(schema.GroupVersionResource{Group: "bootstrap.cluster.x-k8s.io", Version: "v1beta1", Resource: "kubeadmconfigs"}).Namespace(ns)
