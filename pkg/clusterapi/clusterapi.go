@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
+// Package clusterapi reads, from a Cluster API management cluster, what credwatch needs to know
+// of one workload cluster: how to reach it (its <cluster>-kubeconfig Secret), its control-plane
+// Machines, and the Cluster API version that rolls them (clusterctl's provider inventory). It
+// only reads.
+package clusterapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/credwatch/credwatch/pkg/check"
+)
+
+// Resources of the objects read (Cluster API's v1beta1 contract, clusterctl's inventory).
+var (
+	ClusterResource  = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta1", Resource: "clusters"}
+	MachineResource  = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta1", Resource: "machines"}
+	ProviderResource = schema.GroupVersionResource{Group: "clusterctl.cluster.x-k8s.io", Version: "v1alpha3", Resource: "providers"}
+)
+
+// Labels Cluster API puts on a cluster's Machines.
+const (
+	ClusterNameLabel  = "cluster.x-k8s.io/cluster-name"
+	ControlPlaneLabel = "cluster.x-k8s.io/control-plane"
+)
+
+// Ref names a Cluster: NAMESPACE/NAME.
+type Ref struct{ Namespace, Name string }
+
+func (r Ref) String() string { return r.Namespace + "/" + r.Name }
+
+// ParseRef reads "[NAMESPACE/]NAME" (namespace default "default").
+func ParseRef(s string) (Ref, error) {
+	ns, name, ok := strings.Cut(s, "/")
+	if !ok {
+		ns, name = "default", s
+	}
+	for _, part := range []struct{ what, v string }{{"namespace", ns}, {"name", name}} {
+		if errs := validation.IsDNS1123Subdomain(part.v); len(errs) > 0 {
+			return Ref{}, fmt.Errorf("cluster %q: %s %q is not a valid object name", s, part.what, part.v)
+		}
+	}
+	return Ref{Namespace: ns, Name: name}, nil
+}
+
+// ErrNoCluster is a Cluster that the management cluster does not have.
+var ErrNoCluster = errors.New("no such Cluster on the management cluster")
+
+// Reader reads one management cluster.
+type Reader struct {
+	Dyn  dynamic.Interface
+	Core kubernetes.Interface
+}
+
+// NewReader returns a Reader for the management cluster mgmt.
+func NewReader(mgmt *rest.Config) (*Reader, error) {
+	dyn, err := dynamic.NewForConfig(mgmt)
+	if err != nil {
+		return nil, fmt.Errorf("management cluster client: %w", err)
+	}
+	core, err := kubernetes.NewForConfig(mgmt)
+	if err != nil {
+		return nil, fmt.Errorf("management cluster client: %w", err)
+	}
+	return &Reader{Dyn: dyn, Core: core}, nil
+}
+
+// Cluster returns the Cluster object, or an error wrapping ErrNoCluster.
+func (r *Reader) Cluster(ctx context.Context, ref Ref) (*unstructured.Unstructured, error) {
+	c, err := r.Dyn.Resource(ClusterResource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, fmt.Errorf("cluster %s: %w", ref, ErrNoCluster)
+	case err != nil:
+		return nil, fmt.Errorf("cluster %s: read the Cluster: %w", ref, err)
+	}
+	return c, nil
+}
+
+// WorkloadREST is the workload cluster's client configuration from its <cluster>-kubeconfig
+// Secret (data key "value"), as clusterctl get kubeconfig reads it. A Secret that does not hold
+// a kubeconfig is named without quoting it: it carries a private key.
+func (r *Reader) WorkloadREST(ctx context.Context, ref Ref) (*rest.Config, error) {
+	name := ref.Name + "-kubeconfig"
+	sec, err := r.Core.CoreV1().Secrets(ref.Namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: read Secret %s/%s: %w", ref, ref.Namespace, name, err)
+	}
+	data, ok := sec.Data["value"]
+	if !ok || len(data) == 0 {
+		return nil, fmt.Errorf("cluster %s: Secret %s/%s has no data.value", ref, ref.Namespace, name)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(data)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: Secret %s/%s: data.value is not a usable kubeconfig", ref, ref.Namespace, name)
+	}
+	return cfg, nil
+}
+
+// ControlPlane is the Cluster's control-plane Machines and the Cluster API version that rolls
+// them, for check.Config.ClusterAPI. A missing inventory leaves the version empty.
+func (r *Reader) ControlPlane(ctx context.Context, ref Ref) (*check.ClusterAPI, error) {
+	list, err := r.Dyn.Resource(MachineResource).Namespace(ref.Namespace).List(ctx, metav1.ListOptions{
+		LabelSelector: ClusterNameLabel + "=" + ref.Name + "," + ControlPlaneLabel})
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: list its control-plane Machines: %w", ref, err)
+	}
+	ca := &check.ClusterAPI{Cluster: ref.String(), Machines: []check.Machine{}}
+	for _, m := range list.Items {
+		ca.Machines = append(ca.Machines, machineOf(m))
+	}
+	ca.Version, _ = r.Version(ctx)
+	return ca, nil
+}
+
+func machineOf(u unstructured.Unstructured) check.Machine {
+	str := func(fields ...string) string { s, _, _ := unstructured.NestedString(u.Object, fields...); return s }
+	m := check.Machine{Name: u.GetName(), Phase: str("status", "phase"), NodeName: str("status", "nodeRef", "name"),
+		ProviderID: str("spec", "providerID"), Version: str("spec", "version"), Deleting: u.GetDeletionTimestamp() != nil}
+	addrs, _, _ := unstructured.NestedSlice(u.Object, "status", "addresses")
+	for _, a := range addrs {
+		if am, ok := a.(map[string]any); ok {
+			if s, _ := am["address"].(string); s != "" {
+				m.Addresses = append(m.Addresses, s)
+			}
+		}
+	}
+	return m
+}
+
+// Version is the Cluster API version of the kubeadm control-plane provider in clusterctl's
+// inventory (else the core provider's); "" with an error when there is no inventory.
+func (r *Reader) Version(ctx context.Context) (string, error) {
+	list, err := r.Dyn.Resource(ProviderResource).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return "", fmt.Errorf("clusterctl inventory: %w", err)
+	}
+	var core string
+	for _, p := range list.Items {
+		typ, _, _ := unstructured.NestedString(p.Object, "type")
+		v, _, _ := unstructured.NestedString(p.Object, "version")
+		switch typ {
+		case "ControlPlaneProvider":
+			if name, _, _ := unstructured.NestedString(p.Object, "providerName"); name == "kubeadm" && v != "" {
+				return v, nil
+			}
+		case "CoreProvider":
+			core = v
+		}
+	}
+	if core == "" {
+		return "", errors.New("clusterctl inventory: no kubeadm control-plane or core provider")
+	}
+	return core, nil
+}
