@@ -139,6 +139,10 @@ func statReferenced(cfg *rest.Config) error {
 	return nil
 }
 
+// Tune is tune for a client configuration read from elsewhere than the flags (a workload
+// cluster's kubeconfig Secret on a management cluster).
+func (k *KubeFlags) Tune(cfg *rest.Config) *rest.Config { return k.tune(cfg) }
+
 // tune sets what every credwatch client shares: the per-call timeout, user agent, rate limits, a
 // bound on each response body, and one-line errors for answers no API server gives; and it adds
 // the configuration's credentials to Known.

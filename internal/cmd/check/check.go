@@ -6,6 +6,7 @@
 package check
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/check"
 	"github.com/credwatch/credwatch/pkg/cloud"
+	"github.com/credwatch/credwatch/pkg/clusterapi"
 	"github.com/credwatch/credwatch/pkg/finding"
 	"github.com/credwatch/credwatch/pkg/limits"
 	"github.com/credwatch/credwatch/pkg/report"
@@ -36,6 +38,11 @@ type options struct {
 	noCloud      bool
 	cloudLogin   bool
 	cloudLoginTO time.Duration
+	// cluster is a Cluster API Cluster on the management cluster the kubeconfig reaches
+	// (--capi-cluster; kubectl's --cluster keeps its meaning): its workload cluster is checked,
+	// its members related to its Machines.
+	cluster    string
+	clusterRef *clusterapi.Ref
 
 	cfg check.Config
 }
@@ -63,6 +70,12 @@ as kubernetes.default.svc), and report:
 It writes only TokenRequests and TokenReviews (and the probe service account with
 --create-probe-sa). With less RBAC it skips what it cannot see and lists the skipped checks.
 
+Cluster API: with the management cluster's kubeconfig, --capi-cluster [NAMESPACE/]NAME checks
+that Cluster's workload cluster through its <cluster>-kubeconfig Secret (as clusterctl get
+kubeconfig reads it) and names, for each member, the control-plane Machine it runs on, the
+Machine's phase, and the Cluster API version from clusterctl's inventory (which decides the order
+of a roll). Only Secrets, Clusters, Machines and clusterctl Providers are read there.
+
 Many clusters: --all-contexts (or --contexts a,b,c) checks every (or each named) kubeconfig
 context, --parallel at a time, and prints one row per cluster: worst finding, members up, broken
 trust pairs, partial or not; -o json|yaml gives every cluster's full report in one
@@ -76,6 +89,9 @@ reachable, or nothing at or above --fail-on but a core check was skipped (partia
 
   # also review a pod's token on every member; fail the pipeline on warnings
   credwatch check --token-file ./token --fail-on warning -o sarif
+
+  # a Cluster API workload cluster, from its management cluster
+  credwatch check --context mgmt --capi-cluster org-a/w1 --create-probe-sa
 
   # every cluster of the kubeconfig, four at a time
   credwatch check --all-contexts --create-probe-sa`,
@@ -96,6 +112,7 @@ reachable, or nothing at or above --fail-on but a core check was skipped (partia
 	fs.BoolVar(&o.noCloud, "no-cloud", false, "leave out the cloud-provider credentials (the cloud-credentials check is skipped)")
 	fs.BoolVar(&o.cloudLogin, "cloud-login", false, "log in to vCenter/Keystone with each cloud credential found (off: repeated failed logins can lock accounts)")
 	fs.DurationVar(&o.cloudLoginTO, "cloud-login-timeout", 15*time.Second, "bound of each cloud login attempt (with --cloud-login)")
+	fs.StringVar(&o.cluster, "capi-cluster", "", "a Cluster API Cluster ([NAMESPACE/]NAME) on the management cluster the kubeconfig reaches: check its workload cluster (through its <cluster>-kubeconfig Secret) and name the Machine each member runs on")
 	o.fleet = newFleetFlags(fs)
 	return cmd
 }
@@ -125,6 +142,16 @@ func (o *options) complete(cmd *cobra.Command) error {
 		rc  *rest.Config
 		err error
 	)
+	if o.cluster != "" {
+		if o.fleet.enabled() {
+			return cli.Usagef("--capi-cluster checks one workload cluster: it cannot be combined with --all-contexts or --contexts")
+		}
+		ref, err := clusterapi.ParseRef(o.cluster)
+		if err != nil {
+			return cli.Usagef("--capi-cluster: %w", err)
+		}
+		o.clusterRef = &ref
+	}
 	if o.fleet.enabled() {
 		if err := o.fleet.validate(cmd, o); err != nil {
 			return err
@@ -140,6 +167,11 @@ func (o *options) complete(cmd *cobra.Command) error {
 func (o *options) run(cmd *cobra.Command) error {
 	if o.fleet.enabled() {
 		return o.runFleet(cmd)
+	}
+	if o.clusterRef != nil {
+		if err := o.workload(cmd.Context()); err != nil {
+			return err
+		}
 	}
 	if len(o.cfg.Endpoints) == 0 {
 		// With no --endpoint, every member is found through the cluster endpoint: when it does not
@@ -162,6 +194,34 @@ func (o *options) run(cmd *cobra.Command) error {
 		o.streams.Infof("skipped %s: %s", strings.Join(g.Checks, ", "), g.Reason)
 	}
 	return ExitFor(r, o.failOn.Severity)
+}
+
+// workload turns the management cluster's configuration into the workload cluster's, read from
+// the Cluster's <cluster>-kubeconfig Secret, and reads the control-plane Machines to relate the
+// members to. Machines that cannot be read leave the check without them, said on stderr.
+func (o *options) workload(ctx context.Context) error {
+	rd, err := clusterapi.NewReader(o.cfg.REST)
+	if err != nil {
+		return err
+	}
+	ref := *o.clusterRef
+	if _, err := rd.Cluster(ctx, ref); errors.Is(err, clusterapi.ErrNoCluster) {
+		return cli.Usage(fmt.Errorf("--capi-cluster: %w", err))
+	} else if err != nil {
+		return cli.Unreachable(fmt.Errorf("management cluster %s: %w", o.cfg.REST.Host, err))
+	}
+	wl, err := rd.WorkloadREST(ctx, ref)
+	if err != nil {
+		return cli.Usage(fmt.Errorf("--capi-cluster: %w", err))
+	}
+	ca, err := rd.ControlPlane(ctx, ref)
+	if err != nil {
+		o.streams.Infof("not relating members to Machines: %v", err)
+	} else if ca.Version == "" {
+		o.streams.Infof("Cluster API version unknown: the management cluster has no clusterctl inventory (providers.clusterctl.cluster.x-k8s.io)")
+	}
+	o.cfg.REST, o.cfg.ClusterAPI = o.kube.Tune(wl), ca
+	return nil
 }
 
 // ExitFor maps a report to the documented exit code: 3 when no member was reachable; else 1 when a

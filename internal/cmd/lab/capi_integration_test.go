@@ -20,6 +20,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
 
+	clipkg "github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/pkg/check"
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/capi"
 	"github.com/credwatch/credwatch/pkg/lab/capi/workload"
@@ -58,6 +60,7 @@ func TestIntegrationCLICAPISupervisorKilledMidRoll(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &st); err != nil || st.PID <= 1 || st.Lab.NetworkPrefix == "" {
 		t.Fatalf("status: %v %q", err, out)
 	}
+	checkCAPICluster(t, bin, dir)
 	hosts := filepath.Join(dir, lab.CAPIHostsDir)
 	roots := startRoll(t, dir, hosts)
 	if err := syscall.Kill(st.PID, syscall.SIGKILL); err != nil {
@@ -117,5 +120,29 @@ func startRoll(t *testing.T, dir, hosts string) []string {
 			t.Fatalf("no second host within 3 minutes of the roll's start (hosts: %v)", dirs)
 		case <-time.After(500 * time.Millisecond):
 		}
+	}
+}
+
+// checkCAPICluster runs check on the management cluster with --capi-cluster: it reaches the
+// workload cluster through w1-kubeconfig and names the Machine its one member runs on, and the
+// Cluster API version from clusterctl's inventory.
+func checkCAPICluster(t *testing.T, bin, dir string) {
+	t.Helper()
+	out, code := run(t, bin, "check", "--kubeconfig", filepath.Join(dir, "admin.kubeconfig"), "--capi-cluster", "default/w1",
+		"--create-probe-sa", "--no-cloud", "-o", "json")
+	var r check.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code == clipkg.ExitUsage || code == clipkg.ExitInternal {
+		t.Fatalf("check --capi-cluster: exit %d, %v\n%s", code, err, out)
+	}
+	if r.ClusterAPI == nil || r.ClusterAPI.Version != capi.V184 || len(r.ClusterAPI.Machines) != 1 {
+		t.Fatalf("check --capi-cluster: clusterAPI %+v, want v1.8.4's one machine", r.ClusterAPI)
+	}
+	m := r.ClusterAPI.Machines[0]
+	if m.Member == "" || len(r.Members) != 1 || r.Members[0].Machine != m.Name {
+		t.Errorf("check --capi-cluster: machine %+v, members %+v: want the member related to it", m, r.Members)
+	}
+	t.Logf("check --capi-cluster: exit %d, machine %s (%s) runs member %s", code, m.Name, m.Phase, m.Member)
+	if _, code := run(t, bin, "check", "--kubeconfig", filepath.Join(dir, "admin.kubeconfig"), "--capi-cluster", "default/nope"); code != clipkg.ExitUsage {
+		t.Errorf("check --capi-cluster default/nope: exit %d, want %d", code, clipkg.ExitUsage)
 	}
 }
