@@ -32,10 +32,9 @@ func (c *Lab) notePodLogs(machine string) {
 	}
 }
 
-// AuthLines returns the "Unable to authenticate the request" lines machine's kube-apiserver
-// static pod logged (every container restart, oldest first), without the CRI log prefix. The
-// machine must have been seen by Roll or ControlPlane while its host ran.
-func (c *Lab) AuthLines(machine string) ([]string, error) {
+// apiserverLogs lists the CRI log files of machine's kube-apiserver static pod, sorted: one
+// per container run, in a directory per pod (a changed manifest makes a new pod).
+func (c *Lab) apiserverLogs(machine string) ([]string, error) {
 	c.mu.Lock()
 	dir, ok := c.podLogs[machine]
 	c.mu.Unlock()
@@ -47,6 +46,17 @@ func (c *Lab) AuthLines(machine string) ([]string, error) {
 		return nil, fmt.Errorf("capi lab: apiserver logs of %s: %w", machine, err)
 	}
 	sort.Strings(files)
+	return files, nil
+}
+
+// AuthLines returns the "Unable to authenticate the request" lines machine's kube-apiserver
+// static pod logged (every container restart, oldest first), without the CRI log prefix. The
+// machine must have been seen by Roll or ControlPlane while its host ran.
+func (c *Lab) AuthLines(machine string) ([]string, error) {
+	files, err := c.apiserverLogs(machine)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -89,15 +99,9 @@ type Run struct {
 // APIServerRuns lists machine's kube-apiserver container runs, oldest first (see AuthLines for
 // which machines can be read).
 func (c *Lab) APIServerRuns(machine string) ([]Run, error) {
-	c.mu.Lock()
-	dir, ok := c.podLogs[machine]
-	c.mu.Unlock()
-	if !ok {
-		return nil, fmt.Errorf("capi lab: no host seen for machine %s", machine)
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "kube-system_kube-apiserver-"+machine+"_*", "kube-apiserver", "*.log"))
+	files, err := c.apiserverLogs(machine)
 	if err != nil {
-		return nil, fmt.Errorf("capi lab: apiserver logs of %s: %w", machine, err)
+		return nil, err
 	}
 	var out []Run
 	for _, f := range files {
