@@ -91,6 +91,8 @@ func TestCases(t *testing.T) {
 		{"kcp-issuer-switch", "", []string{"audience-change-drops-old", "issuer-change-drops-old", "issuer-switch-before-all-accept", "rollout-planned"}},
 		{"kcp-placeholder", "v1.8.1", []string{"audience-change-drops-old", "etcd-removed-before-drain", "issuer-change-drops-old", "issuer-placeholder", "lb-check-not-ready-aware", "rollout-planned"}},
 		{"kcp-rollout-after", "v1.8.2", []string{"no-change", "rollout-planned"}},
+		// The lab provider's LabCluster and clusterctl's inventory (no --capi-version).
+		{"labcluster-tls", "", []string{"etcd-removed-before-drain", "lb-check-not-ready-aware", "rollout-planned"}},
 		{"static-audience", "", []string{"audience-change-drops-old", "legacy-token-secrets"}},
 		{"static-key-legacy", "", []string{"legacy-token-secrets", "sa-key-change"}},
 		{"kubeadm-join-differs", "", []string{"issuer-join-differs", "issuer-switch-before-all-accept"}},

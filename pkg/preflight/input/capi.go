@@ -247,6 +247,20 @@ func parseSecret(s *Set, obj Object, _ header, doc []byte) error {
 	return nil
 }
 
+// labHealthCheck maps the lab provider's health check (pkg/lab/capi/infra; its default is
+// https-readyz) to the protocol and path a cloud balancer states.
+func labHealthCheck(hc string) (protocol, path string, known bool) {
+	switch hc {
+	case "tcp":
+		return "TCP", "", true
+	case "tls":
+		return "SSL", "", true
+	case "https-readyz", "":
+		return "HTTPS", "/readyz", true
+	}
+	return "", "", false
+}
+
 // LBCheck is a provider cluster's control-plane load-balancer health check.
 type LBCheck struct {
 	Object
@@ -266,6 +280,10 @@ func parseLBCheck(s *Set, obj Object, h header, doc []byte) error {
 					Path     string `json:"path"`
 				} `json:"healthCheck"`
 			} `json:"controlPlaneLoadBalancer"`
+			// The lab provider's LabCluster: loadBalancer.healthCheck tcp, tls or https-readyz.
+			LoadBalancer *struct {
+				HealthCheck string `json:"healthCheck"`
+			} `json:"loadBalancer"`
 		} `json:"spec"`
 		Status struct {
 			Network struct {
@@ -281,11 +299,19 @@ func parseLBCheck(s *Set, obj Object, h header, doc []byte) error {
 		return err
 	}
 	lb := c.Spec.ControlPlaneLoadBalancer
-	if lb == nil && c.Status.Network.APIServerELB.HealthChecks.Target == "" {
+	out := LBCheck{Object: obj, APIVersion: h.APIVersion, Target: c.Status.Network.APIServerELB.HealthChecks.Target}
+	if llb := c.Spec.LoadBalancer; lb == nil && out.Target == "" && llb != nil {
+		proto, path, known := labHealthCheck(llb.HealthCheck)
+		if known {
+			out.Protocol, out.Path = proto, path
+			s.LBChecks = append(s.LBChecks, out)
+			return nil
+		}
+	}
+	if lb == nil && out.Target == "" {
 		s.Ignored = append(s.Ignored, obj)
 		return nil
 	}
-	out := LBCheck{Object: obj, APIVersion: h.APIVersion, Target: c.Status.Network.APIServerELB.HealthChecks.Target}
 	if lb != nil {
 		out.Protocol = strings.ToUpper(lb.HealthCheckProtocol)
 		if lb.HealthCheck != nil {
