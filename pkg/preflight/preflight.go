@@ -41,6 +41,7 @@ func Run(cfg Config) (*Report, error) {
 		}
 		if cfg.Current != nil {
 			cfg.Planned = cfg.Current.Spec()
+			cfg.Planned.Files = []string{"the current spec, rolled again"}
 		}
 	}
 	for _, side := range []struct {

@@ -75,7 +75,7 @@ func TestLiveSide(t *testing.T) {
 			if got := ids(r.Findings); !slices.Equal(got, tc.want) {
 				t.Errorf("findings %v, want %v", got, tc.want)
 			}
-			if tc.planned == "" && (len(r.Steps) != 2*len(r.Current.Members) || !slices.ContainsFunc(r.Findings, func(f finding.Finding) bool {
+			if tc.planned == "" && (r.Planned.Files[0] != "the current spec, rolled again" || len(r.Steps) != 2*len(r.Current.Members) || !slices.ContainsFunc(r.Findings, func(f finding.Finding) bool {
 				return f.ID == "rollout-planned" && strings.Contains(f.Message, preflight.Reroll)
 			})) {
 				t.Errorf("a roll of the current spec: %d steps, findings %+v", len(r.Steps), r.Findings)
