@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,6 +46,20 @@ func NewKubeFlags(fs *pflag.FlagSet, known *redact.Known) *KubeFlags {
 		_ = fs.MarkHidden(name)
 	}
 	fs.DurationVar(&k.Timeout, "timeout", 10*time.Second, "timeout of each API call")
+	return k
+}
+
+// NewKubeFlagsExcept is NewKubeFlags without the named kubectl flags, for a command whose own
+// flag of that name means something else (logs' and preflight's --cluster, cloud's
+// --insecure-skip-tls-verify). What a left-out flag would set keeps its default.
+func NewKubeFlagsExcept(fs *pflag.FlagSet, known *redact.Known, except ...string) *KubeFlags {
+	kfs := pflag.NewFlagSet("kube", pflag.ContinueOnError)
+	k := NewKubeFlags(kfs, known)
+	kfs.VisitAll(func(f *pflag.Flag) {
+		if !slices.Contains(except, f.Name) {
+			fs.AddFlag(f)
+		}
+	})
 	return k
 }
 

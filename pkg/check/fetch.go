@@ -163,7 +163,14 @@ func (f *fetcher) members(ctx context.Context) {
 	if needsRouting(members, f.c.REST.Host) {
 		wg.Go(func() { routing = probeRouting(ctx, f.c, routingConnections(len(members))) })
 	}
-	mx, tokens, reason := f.matrix(ctx, members, clients)
+	var (
+		mx     *Matrix
+		tokens []TokenProbe
+		reason = "not asked: a read-only fetch mints no token"
+	)
+	if !f.sc.noMatrix {
+		mx, tokens, reason = f.matrix(ctx, members, clients)
+	}
 	wg.Wait()
 	var public *PublicIssuer
 	if iss := publicIssuerOf(members, f.snap.Server); iss != "" {

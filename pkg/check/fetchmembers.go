@@ -19,15 +19,19 @@ type MembersConfig struct {
 	// of client-go's shared pool: a connection to a member that hung (SIGSTOP) can stay wedged
 	// in the pool after the member resumes, until HTTP/2 health checks drop it (about 45 s).
 	FreshConnections bool
+	// ReadOnly leaves out the trust matrix, and with it every TokenRequest and TokenReview: the
+	// fetch only reads (a caller that promises to write nothing, as credwatch preflight does).
+	ReadOnly bool
 }
 
 // FetchMembers is Fetch narrowed to the members, the trust matrix and the public issuer.
 func FetchMembers(ctx context.Context, c MembersConfig) (*Snapshot, error) {
-	return fetch(ctx, c.Config, scope{membersOnly: true, skipMetrics: c.SkipMetrics, names: c.PriorNames, fresh: c.FreshConnections})
+	return fetch(ctx, c.Config, scope{membersOnly: true, skipMetrics: c.SkipMetrics, names: c.PriorNames,
+		fresh: c.FreshConnections, noMatrix: c.ReadOnly})
 }
 
 // scope is what a fetch reads beyond its Config: all of it for Fetch, less for FetchMembers.
 type scope struct {
-	membersOnly, skipMetrics, fresh bool
-	names                           map[string]string
+	membersOnly, skipMetrics, fresh, noMatrix bool
+	names                                     map[string]string
 }

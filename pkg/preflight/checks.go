@@ -118,6 +118,10 @@ func saKeyChange(f *facts) []finding.Finding {
 	}
 	msg := fmt.Sprintf("The planned members sign with %s, which the current members do not verify (they verify %s): members not yet updated, and external verifiers of the JWKS, reject tokens minted through updated ones.",
 		sign, strings.Join(f.cur.Creds.Verify, ", "))
+	if f.cur.LiveKeys && strings.HasPrefix(sign, "kid:") {
+		msg = fmt.Sprintf("The %s-sa Secret's key (%s) is not in the members' live JWKS (%s): every machine the roll adds signs with it, and the members not yet replaced, and external verifiers of the JWKS, reject tokens minted through the new ones.",
+			f.cur.Cluster, sign, strings.Join(f.cur.Creds.Verify, ", "))
+	}
 	return []finding.Finding{finding.New("sa-key-change", msg)}
 }
 

@@ -68,6 +68,11 @@ type Plane struct {
 	ExternalEtcd     bool
 	HasJoinConfig    bool
 	RawArgs          input.Args
+	// LiveKeys: Creds' keys are the ones the running members serve (their JWKS), which the
+	// spec's do not match.
+	LiveKeys bool
+	// Notes are what the predictions should say about this side's inputs.
+	Notes []string
 }
 
 // Member is one control-plane member.
@@ -139,6 +144,7 @@ func kcpPlane(s *input.Set) *Plane {
 			p.Members = append(p.Members, Member{Name: k.Name + "-" + itoa(i+1), Creds: p.Creds})
 		}
 	}
+	applyServed(p, s.Served)
 	return p
 }
 

@@ -22,13 +22,28 @@ type Config struct {
 	Current, Planned *input.Set
 	// CAPIVersion overrides the Cluster API version read from clusterctl Provider objects.
 	CAPIVersion string
+	// Reroll predicts a roll of the current spec, as rolloutAfter or a certificate renewal
+	// starts one: every machine is replaced by one of the same spec. Planned stays nil.
+	Reroll bool
 }
+
+// Reroll is the reason given for every machine of a roll of the current spec.
+const Reroll = "a roll of the current spec (rolloutAfter, certificate renewal)"
 
 // ErrNothingToCompare is a side with no control-plane object preflight reads.
 var ErrNothingToCompare = errors.New("no KubeadmControlPlane, kubeadm ClusterConfiguration, kube-apiserver static pod or kops Cluster")
 
 // Run predicts the roll from current to planned.
 func Run(cfg Config) (*Report, error) {
+	if cfg.Reroll {
+		if cfg.Planned != nil {
+			return nil, errors.New("a roll of the current spec takes no planned side")
+		}
+		if cfg.Current != nil {
+			cfg.Planned = cfg.Current.Spec()
+			cfg.Planned.Files = []string{"the current spec, rolled again"}
+		}
+	}
 	for _, side := range []struct {
 		name string
 		s    *input.Set
@@ -44,14 +59,15 @@ func Run(cfg Config) (*Report, error) {
 	if cur.Source != pl.Source {
 		return nil, fmt.Errorf("current is a %s control plane, planned a %s one: preflight compares like with like", cur.Source, pl.Source)
 	}
-	f := &facts{cur: cur, pl: pl, curSet: cfg.Current, plSet: cfg.Planned, capiVersion: cfg.CAPIVersion}
+	f := &facts{cur: cur, pl: pl, curSet: cfg.Current, plSet: cfg.Planned, capiVersion: cfg.CAPIVersion,
+		notes: slices.Concat(cfg.Current.Notes, cur.Notes, cfg.Planned.Notes)}
 	if f.capiVersion == "" {
 		f.capiVersion = providerVersion(f, "ControlPlaneProvider")
 	}
 	if f.capiVersion == "" {
 		f.capiVersion = providerVersion(f, "CoreProvider")
 	}
-	f.roll = planRoll(cur, pl)
+	f.roll = planRoll(cur, pl, cfg.Reroll)
 	var fs []finding.Finding
 	for _, c := range checks() {
 		fs = append(fs, c(f)...)

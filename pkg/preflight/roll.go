@@ -44,12 +44,15 @@ type roll struct {
 	Steps   []Step
 }
 
-// planRoll models the roll machine by machine.
-func planRoll(cur, pl *Plane) roll {
+// planRoll models the roll machine by machine; all rolls every machine (Config.Reroll).
+func planRoll(cur, pl *Plane, all bool) roll {
 	var r roll
 	var rolled []Member
+	if all {
+		r.Reasons = []string{Reroll}
+	}
 	if cur.KCP != nil && pl.KCP != nil {
-		r.Reasons = rolloutReasons(cur, pl)
+		r.Reasons = append(r.Reasons, rolloutReasons(cur, pl)...)
 		for _, m := range cur.Members {
 			if len(r.Reasons) > 0 || m.Version != "" && m.Version != pl.Version || m.Infra != "" && m.Infra != pl.KCP.InfraTemplate {
 				rolled = append(rolled, m)
@@ -58,8 +61,10 @@ func planRoll(cur, pl *Plane) roll {
 		if len(r.Reasons) == 0 && len(rolled) > 0 {
 			r.Reasons = []string{"machines differ from the planned version or template"}
 		}
-	} else if !cur.Creds.equal(pl.Creds) || cur.Version != pl.Version || !reflect.DeepEqual(cur.RawArgs, pl.RawArgs) {
-		r.Reasons = []string{"the API server's flags or version differ"}
+	} else if all || !cur.Creds.equal(pl.Creds) || cur.Version != pl.Version || !reflect.DeepEqual(cur.RawArgs, pl.RawArgs) {
+		if !all {
+			r.Reasons = []string{"the API server's flags or version differ"}
+		}
 		rolled = cur.Members
 	}
 	members := slices.Clone(cur.Members)

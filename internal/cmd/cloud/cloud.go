@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/credwatch/credwatch/internal/cli"
@@ -80,13 +79,7 @@ be read or parsed (or other usage errors); 3 the cluster could not be read compl
 	}
 	fs := cmd.Flags()
 	// kubectl's --insecure-skip-tls-verify means the API server; here it means the cloud provider.
-	kfs := pflag.NewFlagSet("kube", pflag.ContinueOnError)
-	o.kube = cli.NewKubeFlags(kfs, o.streams.Known)
-	kfs.VisitAll(func(f *pflag.Flag) {
-		if f.Name != "insecure-skip-tls-verify" {
-			fs.AddFlag(f)
-		}
-	})
+	o.kube = cli.NewKubeFlagsExcept(fs, o.streams.Known, "insecure-skip-tls-verify")
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF, report.JUnit)
 	fs.StringArrayVar(&o.configs, "config", nil, "a cloud config file or a folder of them (repeatable): cloud_config, vsphere.conf, vSphere CPI YAML/INI, cloud.conf, clouds.yaml")
 	fs.BoolVar(&o.noLogin, "no-login", false, "do not log in to any provider (find and judge only)")

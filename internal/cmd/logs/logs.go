@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/pkg/logs"
@@ -130,13 +129,7 @@ Exit codes: 0 read (whatever was found), 2 no input could be read or bad flags, 
 	fs.StringArrayVar(&o.include, "include", nil, "in directories, read only the files whose path below the directory or base name matches `GLOB` (repeatable; replaces the default: files named like logs and files whose first lines are in a log format)")
 	fs.StringArrayVar(&o.exclude, "exclude", nil, "in directories, skip the files and folders whose path below the directory or base name matches `GLOB` (repeatable; wins over --include)")
 	// kubectl's hidden --cluster (kubeconfig cluster name) would clash with ours: leave it out.
-	kfs := pflag.NewFlagSet("kube", pflag.ContinueOnError)
-	o.kube = cli.NewKubeFlags(kfs, o.streams.Known)
-	kfs.VisitAll(func(f *pflag.Flag) {
-		if f.Name != "cluster" {
-			fs.AddFlag(f)
-		}
-	})
+	o.kube = cli.NewKubeFlagsExcept(fs, o.streams.Known, "cluster")
 	return cmd
 }
 

@@ -6,43 +6,55 @@
 package preflight
 
 import (
+	"context"
+	"errors"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/pkg/finding"
 	"github.com/credwatch/credwatch/pkg/preflight"
 	"github.com/credwatch/credwatch/pkg/preflight/input"
+	"github.com/credwatch/credwatch/pkg/preflight/live"
 	"github.com/credwatch/credwatch/pkg/report"
 )
 
 type options struct {
 	streams cli.Streams
 	output  *cli.OutputFlag
+	kube    *cli.KubeFlags
 
 	current, planned string
 	capiVersion      string
 	failOn           cli.FailOn
-	// cluster is NAMESPACE/NAME for live mode (reading the current side from a management
-	// cluster); not offered as a flag yet.
+	// cluster is [NAMESPACE/]NAME of the Cluster API Cluster whose current side live mode reads
+	// from the management cluster.
 	cluster string
 
-	cfg preflight.Config
+	cfg  preflight.Config
+	live live.Config
+	// read is live.Read (tests give it a fake client).
+	read func(context.Context, live.Config) (*input.Set, error)
 }
 
 // NewCommand returns `credwatch preflight`.
-func NewCommand(s cli.Streams) *cobra.Command {
-	o := &options{streams: s}
+func NewCommand(s cli.Streams) *cobra.Command { return newCommand(s, live.Read) }
+
+// newCommand is NewCommand with the live reader read.
+func newCommand(s cli.Streams, read func(context.Context, live.Config) (*input.Set, error)) *cobra.Command {
+	o := &options{streams: s, read: read}
 	cmd := &cobra.Command{
-		Use:   "preflight --current FILE|DIR --planned FILE|DIR",
+		Use:   "preflight (--current FILE|DIR | --cluster [NAMESPACE/]NAME) [--planned FILE|DIR]",
 		Short: "Predict what a planned control-plane roll breaks: issuers, keys, audiences, etcd and load-balancer order",
 		Long: strings.TrimSpace(`
 Compare the current and the planned control plane and predict, machine by machine and in the
 order the roll happens, which members accept which tokens after each step, then report the
-findings with their remedy. Nothing is written anywhere, and no cluster is contacted.
+findings with their remedy. Nothing is written anywhere.
 
-It reads multi-document YAML files, or directories of them (*.yaml, *.yml, *.json):
+Offline (--current and --planned) it reads multi-document YAML files, or directories of them
+(*.yaml, *.yml, *.json), and contacts no cluster:
   - Cluster API: Cluster, KubeadmControlPlane, KubeadmConfig(Template), Machines, the
     <cluster>-sa Secret (only the kid of its key is kept: a private key is never printed),
     AWSCluster or any provider cluster with a load-balancer health check, clusterctl Provider
@@ -52,6 +64,15 @@ It reads multi-document YAML files, or directories of them (*.yaml, *.yml, *.jso
   - kops Cluster and InstanceGroup specs.
 Other kinds are listed as ignored.
 
+Live (--cluster [NAMESPACE/]NAME, with the management cluster's kubeconfig) reads the current
+side from the management cluster instead: the Cluster API Cluster, its KubeadmControlPlane,
+Machines and KubeadmConfigs, the <cluster>-sa Secret's public key, the provider cluster and
+clusterctl Provider objects, and, through the <cluster>-kubeconfig Secret, the issuer,
+audiences and JWKS each workload member serves. Without --planned it predicts a roll of the
+current spec (what rolloutAfter or a certificate renewal starts): every machine replaced by one
+of the same spec. It only reads (no TokenRequest either); a workload member it cannot reach is
+a note in the report. The namespace defaults to the kubeconfig context's.
+
 Findings: rollout-planned, issuer-change-drops-old, issuer-placeholder, issuer-join-differs,
 sa-key-change, issuer-switch-before-all-accept, audience-change-drops-old,
 etcd-removed-before-drain, lb-check-not-ready-aware, legacy-token-secrets, no-change
@@ -59,26 +80,36 @@ etcd-removed-before-drain, lb-check-not-ready-aware, legacy-token-secrets, no-ch
 
 Exit codes: 0 nothing at or above --fail-on; 1 a finding at or above it; 2 usage or bad input
 (malformed YAML, a KubeadmControlPlane without kubeadmConfigSpec, planned files for another
-cluster).`),
+cluster, a --cluster the management cluster does not have or whose control plane is not a
+KubeadmControlPlane); 3 the management cluster could not be read.`),
 		Example: `  # a Cluster API upgrade: the live objects against the rendered chart
   credwatch preflight --current ./live --planned ./rendered --capi-version v1.8.1
 
   # gate a pipeline on warnings, as SARIF for code scanning
-  credwatch preflight --current current.yaml --planned planned.yaml --fail-on warning -o sarif`,
+  credwatch preflight --current current.yaml --planned planned.yaml --fail-on warning -o sarif
+
+  # what would rolloutAfter do to the running cluster capi-system/w1?
+  credwatch preflight --context mgmt --cluster capi-system/w1
+
+  # the running cluster against the planned chart
+  credwatch preflight --context mgmt --cluster w1 --planned ./rendered`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error { return o.execute() },
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.execute(cmd.Context()) },
 	}
 	fs := cmd.Flags()
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF)
 	fs.StringVar(&o.current, "current", "", "the running control plane: a YAML file or a directory of them")
 	fs.StringVar(&o.planned, "planned", "", "the control plane about to be applied: a YAML file or a directory of them")
+	fs.StringVar(&o.cluster, "cluster", "", "live mode: read the running control plane of the Cluster API Cluster `[NAMESPACE/]NAME` from the management cluster")
 	fs.StringVar(&o.capiVersion, "capi-version", "", "Cluster API version that will run the roll (vX.Y.Z); overrides clusterctl Provider objects")
 	o.failOn.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical")
+	// kubectl's hidden --cluster (kubeconfig cluster name) would clash with ours: leave it out.
+	o.kube = cli.NewKubeFlagsExcept(fs, o.streams.Known, "cluster")
 	return cmd
 }
 
 // execute is Complete, Validate, Run.
-func (o *options) execute() error {
+func (o *options) execute(ctx context.Context) error {
 	err := o.complete()
 	if err == nil {
 		err = o.validate()
@@ -86,7 +117,7 @@ func (o *options) execute() error {
 	if err != nil {
 		return err
 	}
-	return o.run()
+	return o.run(ctx)
 }
 
 func (o *options) complete() error {
@@ -95,26 +126,68 @@ func (o *options) complete() error {
 
 func (o *options) validate() error {
 	switch {
+	case o.cluster != "" && o.current != "":
+		return cli.Usagef("--current and --cluster both name the running control plane: give one")
 	case o.cluster != "":
-		return cli.Usagef("live mode (--cluster) is not built yet")
+		if err := o.validateLive(); err != nil {
+			return err
+		}
 	case o.current == "" || o.planned == "":
-		return cli.Usagef("--current and --planned are both required")
+		return cli.Usagef("--current and --planned are both required (or --cluster, for live mode)")
 	}
 	if o.capiVersion != "" && !strings.HasPrefix(o.capiVersion, "v") {
 		o.capiVersion = "v" + o.capiVersion
 	}
 	var err error
-	if o.cfg.Current, err = input.Load(o.current); err != nil {
-		return cli.Usage(err)
+	if o.current != "" {
+		if o.cfg.Current, err = input.Load(o.current); err != nil {
+			return cli.Usage(err)
+		}
 	}
-	if o.cfg.Planned, err = input.Load(o.planned); err != nil {
-		return cli.Usage(err)
+	if o.planned != "" {
+		if o.cfg.Planned, err = input.Load(o.planned); err != nil {
+			return cli.Usage(err)
+		}
 	}
 	o.cfg.CAPIVersion = o.capiVersion
+	o.cfg.Reroll = o.cluster != "" && o.planned == ""
 	return nil
 }
 
-func (o *options) run() error {
+// validateLive turns --cluster and the kubeconfig flags into the live reader's configuration.
+func (o *options) validateLive() error {
+	ns, name, hasNS := strings.Cut(o.cluster, "/")
+	if !hasNS {
+		ns, name = "", o.cluster
+	}
+	if len(validation.IsDNS1123Subdomain(name)) > 0 || hasNS && len(validation.IsDNS1123Label(ns)) > 0 {
+		return cli.Usagef("--cluster %q: want [NAMESPACE/]NAME of a Cluster API Cluster", o.cluster)
+	}
+	rc, err := o.kube.RESTConfig()
+	if err != nil {
+		return err
+	}
+	if ns == "" {
+		if ns, _, err = o.kube.Config.ToRawKubeConfigLoader().Namespace(); err != nil {
+			return cli.Usage(err)
+		}
+	}
+	o.live = live.Config{Mgmt: rc, Namespace: ns, Name: name, Timeout: o.kube.Timeout, Known: o.streams.Known}
+	return nil
+}
+
+func (o *options) run(ctx context.Context) error {
+	if o.cluster != "" {
+		set, err := o.read(ctx, o.live)
+		var ie *input.InputError
+		switch {
+		case errors.Is(err, live.ErrNotFound), errors.Is(err, live.ErrUnsupported), errors.As(err, &ie):
+			return cli.Usage(err)
+		case err != nil:
+			return cli.Unreachable(err)
+		}
+		o.cfg.Current = set
+	}
 	r, err := preflight.Run(o.cfg)
 	if err != nil {
 		return cli.Usage(err) // every error Run returns is about the input

@@ -5,6 +5,7 @@ package preflight
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
@@ -15,7 +16,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"sigs.k8s.io/yaml"
+
 	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/internal/cmdtest"
+	"github.com/credwatch/credwatch/pkg/preflight/input"
+	"github.com/credwatch/credwatch/pkg/preflight/live"
 	"github.com/credwatch/credwatch/pkg/redact"
 )
 
@@ -49,5 +60,85 @@ func TestPrivateKeyNeverPrinted(t *testing.T) {
 		if o == "json" && !strings.Contains(s, `"signingKey": "kid:`) {
 			t.Errorf("-o json lacks the kid:\n%s", s)
 		}
+	}
+}
+
+// fakeManagement reads a management cluster holding Cluster default/lab, whose objects are the
+// testdata pair's current side: Read through client-go's fake dynamic client.
+func fakeManagement(t *testing.T) func(context.Context, live.Config) (*input.Set, error) {
+	t.Helper()
+	data, err := os.ReadFile("../../../pkg/preflight/testdata/kcp-rollout-after/current.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = append(data, "\n---\napiVersion: cluster.x-k8s.io/v1beta1\nkind: Cluster\nmetadata:\n  name: lab\nspec:\n  controlPlaneRef:\n    apiVersion: controlplane.cluster.x-k8s.io/v1beta1\n    kind: KubeadmControlPlane\n    name: lab-cp\n"...)
+	var objs []runtime.Object
+	for _, doc := range input.Documents(data) {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(doc, &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		u.SetNamespace("default")
+		objs = append(objs, u)
+	}
+	return func(ctx context.Context, c live.Config) (*input.Set, error) {
+		c.Mgmt = nil
+		c.Client = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+			live.Machines: "MachineList", live.KubeadmConfigs: "KubeadmConfigList", live.Providers: "ProviderList"}, objs...)
+		return live.Read(ctx, c)
+	}
+}
+
+// TestLive: live mode's flags, its two questions (a roll of the current spec; the live side
+// against planned files) and its exit codes.
+func TestLive(t *testing.T) {
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	// Port 1 on loopback refuses at once: a management cluster that cannot be read.
+	if err := os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\nclusters: [{name: m, cluster: {server: \"https://127.0.0.1:1\"}}]\n"+
+		"users: [{name: u, user: {token: x}}]\ncontexts: [{name: m, context: {cluster: m, user: u, namespace: default}}]\ncurrent-context: m\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const planned = "../../../pkg/preflight/testdata/kcp-rollout-after/planned.yaml"
+	fake := fakeManagement(t)
+	tests := []struct {
+		name string
+		args []string
+		real bool // live.Read itself, against the kubeconfig's closed port
+		code int
+		want []string // in stdout, or stderr for an error
+	}{
+		{name: "current and cluster", args: []string{"--cluster", "lab", "--current", planned}, code: cli.ExitUsage,
+			want: []string{"--current and --cluster both name the running control plane: give one"}},
+		{name: "bad cluster", args: []string{"--cluster", "default/lab/x"}, code: cli.ExitUsage, want: []string{`--cluster "default/lab/x": want [NAMESPACE/]NAME`}},
+		{name: "empty namespace", args: []string{"--cluster", "/lab"}, code: cli.ExitUsage, want: []string{`--cluster "/lab"`}},
+		{name: "nothing named", args: nil, code: cli.ExitUsage, want: []string{"--current and --planned are both required (or --cluster, for live mode)"}},
+		{name: "a roll of the current spec", args: []string{"--cluster", "lab", "-o", "json"}, code: cli.ExitOK,
+			want: []string{`"rollout-planned"`, "a roll of the current spec", `"no-change"`, `"files": [` + "\n" + `      "cluster default/lab"`,
+				"Secret default/lab-kubeconfig not found"}},
+		{name: "live against planned files", args: []string{"--cluster", "default/lab", "--planned", planned, "--capi-version", "v1.8.1", "--fail-on", "warning"},
+			code: cli.ExitFindings, want: []string{"rollout-planned", "etcd-removed-before-drain"}},
+		{name: "unknown cluster", args: []string{"--cluster", "w9"}, code: cli.ExitUsage,
+			want: []string{"credwatch: error: cluster default/w9 not found on the management cluster\n"}},
+		{name: "management cluster not reached", args: []string{"--cluster", "lab"}, real: true, code: cli.ExitUnreachable,
+			want: []string{"credwatch: error: read cluster default/lab: ", "127.0.0.1:1"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			read := fake
+			if tc.real {
+				read = live.Read
+			}
+			r := cmdtest.Run(t, func(s cli.Streams) *cobra.Command { return newCommand(s, read) }, nil,
+				append([]string{"--kubeconfig", kubeconfig}, tc.args...)...)
+			if r.Code != tc.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.Code, tc.code, r.Stdout, r.Stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(r.Stdout+r.Stderr, w) {
+					t.Errorf("output lacks %q\nstdout:\n%s\nstderr:\n%s", w, r.Stdout, r.Stderr)
+				}
+			}
+		})
 	}
 }

@@ -38,6 +38,10 @@ type Set struct {
 	Kops        []KopsCluster
 	KopsGroups  []KopsGroup
 	Ignored     []Object
+	// Served is what each running member serves, read from a live cluster (none from files).
+	Served []Served
+	// Notes are what a live read could not read, for the report.
+	Notes []string
 }
 
 // Object names one document: its file, kind and name.
