@@ -9,6 +9,7 @@ package clusterapi
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
@@ -19,7 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -28,9 +28,11 @@ import (
 
 // Resources of the objects read (Cluster API's v1beta1 contract, clusterctl's inventory).
 var (
-	ClusterResource  = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta1", Resource: "clusters"}
-	MachineResource  = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta1", Resource: "machines"}
-	ProviderResource = schema.GroupVersionResource{Group: "clusterctl.cluster.x-k8s.io", Version: "v1alpha3", Resource: "providers"}
+	ClusterResource       = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta1", Resource: "clusters"}
+	MachineResource       = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta1", Resource: "machines"}
+	KubeadmConfigResource = schema.GroupVersionResource{Group: "bootstrap.cluster.x-k8s.io", Version: "v1beta1", Resource: "kubeadmconfigs"}
+	ProviderResource      = schema.GroupVersionResource{Group: "clusterctl.cluster.x-k8s.io", Version: "v1alpha3", Resource: "providers"}
+	SecretResource        = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 )
 
 // Labels Cluster API puts on a cluster's Machines.
@@ -63,8 +65,7 @@ var ErrNoCluster = errors.New("no such Cluster on the management cluster")
 
 // Reader reads one management cluster.
 type Reader struct {
-	Dyn  dynamic.Interface
-	Core kubernetes.Interface
+	Dyn dynamic.Interface
 }
 
 // NewReader returns a Reader for the management cluster mgmt.
@@ -73,11 +74,7 @@ func NewReader(mgmt *rest.Config) (*Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("management cluster client: %w", err)
 	}
-	core, err := kubernetes.NewForConfig(mgmt)
-	if err != nil {
-		return nil, fmt.Errorf("management cluster client: %w", err)
-	}
-	return &Reader{Dyn: dyn, Core: core}, nil
+	return &Reader{Dyn: dyn}, nil
 }
 
 // Cluster returns the Cluster object, or an error wrapping ErrNoCluster.
@@ -93,21 +90,35 @@ func (r *Reader) Cluster(ctx context.Context, ref Ref) (*unstructured.Unstructur
 }
 
 // WorkloadREST is the workload cluster's client configuration from its <cluster>-kubeconfig
-// Secret (data key "value"), as clusterctl get kubeconfig reads it. A Secret that does not hold
-// a kubeconfig is named without quoting it: it carries a private key.
+// Secret, as clusterctl get kubeconfig reads it.
 func (r *Reader) WorkloadREST(ctx context.Context, ref Ref) (*rest.Config, error) {
 	name := ref.Name + "-kubeconfig"
-	sec, err := r.Core.CoreV1().Secrets(ref.Namespace).Get(ctx, name, metav1.GetOptions{})
+	sec, err := r.Dyn.Resource(SecretResource).Namespace(ref.Namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: read Secret %s/%s: %w", ref, ref.Namespace, name, err)
 	}
-	data, ok := sec.Data["value"]
-	if !ok || len(data) == 0 {
-		return nil, fmt.Errorf("cluster %s: Secret %s/%s has no data.value", ref, ref.Namespace, name)
-	}
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(data)
+	cfg, err := KubeconfigREST(sec)
 	if err != nil {
-		return nil, fmt.Errorf("cluster %s: Secret %s/%s: data.value is not a usable kubeconfig", ref, ref.Namespace, name)
+		return nil, fmt.Errorf("cluster %s: %w", ref, err)
+	}
+	return cfg, nil
+}
+
+// KubeconfigREST reads a <cluster>-kubeconfig Secret's data.value. A Secret that does not hold
+// a kubeconfig is named without quoting it or the parser's error: it carries a private key.
+func KubeconfigREST(sec *unstructured.Unstructured) (*rest.Config, error) {
+	what := "Secret " + sec.GetNamespace() + "/" + sec.GetName()
+	data, _, _ := unstructured.NestedStringMap(sec.Object, "data")
+	kc, err := base64.StdEncoding.DecodeString(data["value"])
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%s: data.value is not base64", what)
+	case len(kc) == 0:
+		return nil, fmt.Errorf("%s has no data.value", what)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: data.value is not a usable kubeconfig", what)
 	}
 	return cfg, nil
 }

@@ -5,19 +5,18 @@ package clusterapi
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynfake "k8s.io/client-go/dynamic/fake"
-	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/credwatch/credwatch/pkg/check"
 )
@@ -30,12 +29,16 @@ func obj(apiVersion, kind, ns, name string, labels map[string]any, fields map[st
 	return &unstructured.Unstructured{Object: o}
 }
 
-func reader(t *testing.T, objs []runtime.Object, secrets ...runtime.Object) *Reader {
+func reader(t *testing.T, objs ...runtime.Object) *Reader {
 	t.Helper()
 	dyn := dynfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
-		ClusterResource: "ClusterList", MachineResource: "MachineList", ProviderResource: "ProviderList",
+		ClusterResource: "ClusterList", MachineResource: "MachineList", ProviderResource: "ProviderList", SecretResource: "SecretList",
 	}, objs...)
-	return &Reader{Dyn: dyn, Core: fake.NewClientset(secrets...)}
+	return &Reader{Dyn: dyn}
+}
+
+func secret(name string, value []byte) *unstructured.Unstructured {
+	return obj("v1", "Secret", "default", name, nil, map[string]any{"data": map[string]any{"value": base64.StdEncoding.EncodeToString(value)}})
 }
 
 func TestParseRef(t *testing.T) {
@@ -67,7 +70,7 @@ func TestControlPlane(t *testing.T) {
 	core := obj("clusterctl.cluster.x-k8s.io/v1alpha3", "Provider", "capi-system", "cluster-api", nil,
 		map[string]any{"type": "CoreProvider", "providerName": "cluster-api", "version": "v1.8.4"})
 
-	r := reader(t, []runtime.Object{running, deleting, worker, other, kcp, core})
+	r := reader(t, running, deleting, worker, other, kcp, core)
 	got, err := r.ControlPlane(context.Background(), Ref{"default", "w1"})
 	if err != nil {
 		t.Fatal(err)
@@ -81,10 +84,10 @@ func TestControlPlane(t *testing.T) {
 	}
 
 	// Without the control-plane provider the core's version; without an inventory none.
-	if v, err := reader(t, []runtime.Object{core}).Version(context.Background()); v != "v1.8.4" || err != nil {
+	if v, err := reader(t, core).Version(context.Background()); v != "v1.8.4" || err != nil {
 		t.Errorf("Version with the core provider only = %q, %v", v, err)
 	}
-	if v, err := reader(t, nil).Version(context.Background()); v != "" || err == nil {
+	if v, err := reader(t).Version(context.Background()); v != "" || err == nil {
 		t.Errorf("Version without an inventory = %q, %v", v, err)
 	}
 }
@@ -98,10 +101,9 @@ users: [{name: admin, user: {token: abc}}]
 contexts: [{name: w1, context: {cluster: w1, user: admin}}]
 current-context: w1
 `
-	good := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "w1-kubeconfig"}, Data: map[string][]byte{"value": []byte(kc)}}
-	bad := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "w2-kubeconfig"},
-		Data: map[string][]byte{"value": []byte("client-key-data: c2VjcmV0LWtleQ== {{{")}}
-	r := reader(t, []runtime.Object{cl}, good, bad)
+	good := secret("w1-kubeconfig", []byte(kc))
+	bad := secret("w2-kubeconfig", []byte("client-key-data: c2VjcmV0LWtleQ== {{{"))
+	r := reader(t, cl, good, bad)
 	ctx := context.Background()
 	if _, err := r.Cluster(ctx, Ref{"default", "w1"}); err != nil {
 		t.Errorf("Cluster: %v", err)

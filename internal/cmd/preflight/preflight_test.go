@@ -25,6 +25,7 @@ import (
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/internal/cmdtest"
+	"github.com/credwatch/credwatch/pkg/clusterapi"
 	"github.com/credwatch/credwatch/pkg/preflight/input"
 	"github.com/credwatch/credwatch/pkg/preflight/live"
 	"github.com/credwatch/credwatch/pkg/redact"
@@ -84,7 +85,7 @@ func fakeManagement(t *testing.T) func(context.Context, live.Config) (*input.Set
 	return func(ctx context.Context, c live.Config) (*input.Set, error) {
 		c.Mgmt = nil
 		c.Client = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
-			live.Machines: "MachineList", live.KubeadmConfigs: "KubeadmConfigList", live.Providers: "ProviderList"}, objs...)
+			clusterapi.MachineResource: "MachineList", clusterapi.KubeadmConfigResource: "KubeadmConfigList", clusterapi.ProviderResource: "ProviderList"}, objs...)
 		return live.Read(ctx, c)
 	}
 }

@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/restmapper"
 
 	"github.com/credwatch/credwatch/pkg/check"
+	"github.com/credwatch/credwatch/pkg/clusterapi"
 	"github.com/credwatch/credwatch/pkg/limits"
 	"github.com/credwatch/credwatch/pkg/preflight/input"
 	"github.com/credwatch/credwatch/pkg/redact"
@@ -61,22 +62,8 @@ var (
 	ErrUnsupported = errors.New("not a KubeadmControlPlane: preflight reads kubeadm control planes")
 )
 
-// Resources of the kinds Read lists or gets by a fixed version (v1beta1, as Cluster API v1.x
-// serves them; clusterctl's inventory is v1alpha3).
-var (
-	Clusters       = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta1", Resource: "clusters"}
-	Machines       = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta1", Resource: "machines"}
-	KubeadmConfigs = schema.GroupVersionResource{Group: "bootstrap.cluster.x-k8s.io", Version: "v1beta1", Resource: "kubeadmconfigs"}
-	Providers      = schema.GroupVersionResource{Group: "clusterctl.cluster.x-k8s.io", Version: "v1alpha3", Resource: "providers"}
-	Secrets        = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
-)
-
-// Labels and annotations Cluster API sets.
-const (
-	clusterNameLabel  = "cluster.x-k8s.io/cluster-name"
-	controlPlaneLabel = "cluster.x-k8s.io/control-plane"
-	clonedFromName    = "cluster.x-k8s.io/cloned-from-name"
-)
+// The resources and labels are Cluster API's, as pkg/clusterapi names them.
+const clonedFromName = "cluster.x-k8s.io/cloned-from-name"
 
 // Read reads cluster Namespace/Name into the current side of a preflight.
 func Read(ctx context.Context, c Config) (*input.Set, error) {
@@ -89,7 +76,7 @@ func Read(ctx context.Context, c Config) (*input.Set, error) {
 		return nil, err
 	}
 	objs = append(objs, r.machines(ctx)...)
-	objs = append(objs, r.list(ctx, "KubeadmConfigs", KubeadmConfigs, c.Namespace, clusterNameLabel+"="+c.Name)...)
+	objs = append(objs, r.list(ctx, "KubeadmConfigs", clusterapi.KubeadmConfigResource, c.Namespace, clusterapi.ClusterNameLabel+"="+c.Name)...)
 	if sec := r.saSecret(ctx); sec != nil {
 		objs = append(objs, sec)
 	}
@@ -98,7 +85,7 @@ func Read(ctx context.Context, c Config) (*input.Set, error) {
 			objs = append(objs, o)
 		}
 	}
-	objs = append(objs, r.list(ctx, "clusterctl Providers", Providers, metav1.NamespaceAll, "")...)
+	objs = append(objs, r.list(ctx, "clusterctl Providers", clusterapi.ProviderResource, metav1.NamespaceAll, "")...)
 	s := &input.Set{}
 	if err := s.AddObjects("cluster "+c.Namespace+"/"+c.Name, objs...); err != nil {
 		return nil, err
@@ -181,7 +168,7 @@ func (r *reader) note(format string, args ...any) {
 // predict, so their errors are Read's.
 func (r *reader) controlPlane(ctx context.Context) ([]*unstructured.Unstructured, error) {
 	name := r.c.Namespace + "/" + r.c.Name
-	cl, err := r.c.Client.Resource(Clusters).Namespace(r.c.Namespace).Get(ctx, r.c.Name, metav1.GetOptions{})
+	cl, err := r.c.Client.Resource(clusterapi.ClusterResource).Namespace(r.c.Namespace).Get(ctx, r.c.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("cluster %s %w", name, ErrNotFound)
 	}
@@ -261,9 +248,9 @@ func (r *reader) list(ctx context.Context, what string, gvr schema.GroupVersionR
 // provider machine was cloned from (an annotation Cluster API puts on the provider machine),
 // which a roll compares with the KubeadmControlPlane's.
 func (r *reader) machines(ctx context.Context) []*unstructured.Unstructured {
-	ms := r.list(ctx, "Machines", Machines, r.c.Namespace, clusterNameLabel+"="+r.c.Name)
+	ms := r.list(ctx, "Machines", clusterapi.MachineResource, r.c.Namespace, clusterapi.ClusterNameLabel+"="+r.c.Name)
 	for _, m := range ms {
-		if _, cp := m.GetLabels()[controlPlaneLabel]; !cp || m.GetAnnotations()[clonedFromName] != "" {
+		if _, cp := m.GetLabels()[clusterapi.ControlPlaneLabel]; !cp || m.GetAnnotations()[clonedFromName] != "" {
 			continue
 		}
 		x := refAt(m, "spec", "infrastructureRef")

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/credwatch/credwatch/pkg/check"
+	"github.com/credwatch/credwatch/pkg/clusterapi"
 	"github.com/credwatch/credwatch/pkg/finding"
 	"github.com/credwatch/credwatch/pkg/keys"
 	"github.com/credwatch/credwatch/pkg/preflight"
@@ -52,7 +53,7 @@ func cluster(name, cpKind string) *unstructured.Unstructured {
 
 func cpMachine(name string) *unstructured.Unstructured {
 	return obj("cluster.x-k8s.io/v1beta1", "Machine", "default", name,
-		map[string]any{clusterNameLabel: "w1", controlPlaneLabel: ""}, map[string]any{"spec": map[string]any{"version": "v1.30.4",
+		map[string]any{clusterapi.ClusterNameLabel: "w1", clusterapi.ControlPlaneLabel: ""}, map[string]any{"spec": map[string]any{"version": "v1.30.4",
 			"infrastructureRef": map[string]any{"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta2", "kind": "AWSMachine", "name": name}}})
 }
 
@@ -75,7 +76,7 @@ func fixture(t *testing.T) (objs []runtime.Object, kid string, private string) {
 	b64 := base64.StdEncoding.EncodeToString
 	kcp := func(name string) *unstructured.Unstructured {
 		return obj("controlplane.cluster.x-k8s.io/v1beta1", "KubeadmControlPlane", "default", name+"-control-plane",
-			map[string]any{clusterNameLabel: name}, map[string]any{"spec": map[string]any{"replicas": int64(3), "version": "v1.30.4",
+			map[string]any{clusterapi.ClusterNameLabel: name}, map[string]any{"spec": map[string]any{"replicas": int64(3), "version": "v1.30.4",
 				"machineTemplate": map[string]any{"infrastructureRef": map[string]any{"kind": "AWSMachineTemplate", "name": name + "-cp-v1"}},
 				"kubeadmConfigSpec": map[string]any{"clusterConfiguration": map[string]any{"apiServer": map[string]any{
 					"extraArgs": map[string]any{"service-account-issuer": "https://" + name + ".example"}}}}}})
@@ -89,9 +90,9 @@ func fixture(t *testing.T) (objs []runtime.Object, kid string, private string) {
 	awsMachine.SetAnnotations(map[string]string{clonedFromName: "w1-cp-v0"})
 	objs = []runtime.Object{
 		cluster("w1", "KubeadmControlPlane"), kcp("w1"), cpMachine("w1-cp-a"), cpMachine("w1-cp-b"), awsMachine,
-		obj("cluster.x-k8s.io/v1beta1", "Machine", "default", "w1-md-x", map[string]any{clusterNameLabel: "w1"}, nil),
-		obj("cluster.x-k8s.io/v1beta1", "Machine", "default", "w2-cp-a", map[string]any{clusterNameLabel: "w2", controlPlaneLabel: ""}, nil),
-		obj("bootstrap.cluster.x-k8s.io/v1beta1", "KubeadmConfig", "default", "w1-cp-a", map[string]any{clusterNameLabel: "w1"}, map[string]any{"spec": map[string]any{}}),
+		obj("cluster.x-k8s.io/v1beta1", "Machine", "default", "w1-md-x", map[string]any{clusterapi.ClusterNameLabel: "w1"}, nil),
+		obj("cluster.x-k8s.io/v1beta1", "Machine", "default", "w2-cp-a", map[string]any{clusterapi.ClusterNameLabel: "w2", clusterapi.ControlPlaneLabel: ""}, nil),
+		obj("bootstrap.cluster.x-k8s.io/v1beta1", "KubeadmConfig", "default", "w1-cp-a", map[string]any{clusterapi.ClusterNameLabel: "w1"}, map[string]any{"spec": map[string]any{}}),
 		sa, obj("v1", "Secret", "default", "w1-kubeconfig", nil, map[string]any{"data": map[string]any{"value": b64([]byte(kubeconfig))}}),
 		obj("infrastructure.cluster.x-k8s.io/v1beta2", "AWSCluster", "default", "w1", nil, map[string]any{"spec": map[string]any{
 			"controlPlaneLoadBalancer": map[string]any{"healthCheckProtocol": "TCP"}}}),
@@ -103,7 +104,7 @@ func fixture(t *testing.T) (objs []runtime.Object, kid string, private string) {
 
 func client(objs []runtime.Object) *dynamicfake.FakeDynamicClient {
 	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
-		Machines: "MachineList", KubeadmConfigs: "KubeadmConfigList", Providers: "ProviderList",
+		clusterapi.MachineResource: "MachineList", clusterapi.KubeadmConfigResource: "KubeadmConfigList", clusterapi.ProviderResource: "ProviderList",
 	}, objs...)
 }
 

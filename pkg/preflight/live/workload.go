@@ -15,9 +15,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/credwatch/credwatch/pkg/check"
+	"github.com/credwatch/credwatch/pkg/clusterapi"
 	"github.com/credwatch/credwatch/pkg/keys"
 	"github.com/credwatch/credwatch/pkg/limits"
 	"github.com/credwatch/credwatch/pkg/preflight/input"
@@ -27,7 +27,7 @@ import (
 // cannot be read.
 func (r *reader) secret(ctx context.Context, suffix string) *unstructured.Unstructured {
 	name := r.c.Name + "-" + suffix
-	sec, err := r.c.Client.Resource(Secrets).Namespace(r.c.Namespace).Get(ctx, name, metav1.GetOptions{})
+	sec, err := r.c.Client.Resource(clusterapi.SecretResource).Namespace(r.c.Namespace).Get(ctx, name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil
@@ -94,18 +94,9 @@ func (r *reader) served(ctx context.Context) []input.Served {
 		r.note("Secret %s/%s-kubeconfig not found: the workload members' issuer, audiences and JWKS are not read", r.c.Namespace, r.c.Name)
 		return nil
 	}
-	data, _, _ := unstructured.NestedStringMap(sec.Object, "data")
-	kc, err := base64.StdEncoding.DecodeString(data["value"])
-	if err == nil && len(kc) == 0 {
-		err = errors.New("no data.value")
-	}
+	rc, err := clusterapi.KubeconfigREST(sec)
 	if err != nil {
-		r.note("Secret %s: %w: the workload members are not read", sec.GetName(), err)
-		return nil
-	}
-	rc, err := clientcmd.RESTConfigFromKubeConfig(kc)
-	if err != nil {
-		r.note("Secret %s: kubeconfig: %w: the workload members are not read", sec.GetName(), err)
+		r.note("%w: the workload members are not read", err)
 		return nil
 	}
 	if r.c.Known != nil {
