@@ -46,15 +46,20 @@ type Ref struct{ Namespace, Name string }
 
 func (r Ref) String() string { return r.Namespace + "/" + r.Name }
 
-// ParseRef reads "[NAMESPACE/]NAME" (namespace default "default").
-func ParseRef(s string) (Ref, error) {
-	ns, name, ok := strings.Cut(s, "/")
-	if !ok {
-		ns, name = "default", s
+// ParseRef reads "[NAMESPACE/]NAME"; without a namespace, the one defaultNS returns (the
+// kubeconfig context's, as kubectl takes it) is used, asked only then.
+func ParseRef(s string, defaultNS func() (string, error)) (Ref, error) {
+	ns, name, hasNS := strings.Cut(s, "/")
+	if !hasNS {
+		name = s
 	}
-	for _, part := range []struct{ what, v string }{{"namespace", ns}, {"name", name}} {
-		if errs := validation.IsDNS1123Subdomain(part.v); len(errs) > 0 {
-			return Ref{}, fmt.Errorf("cluster %q: %s %q is not a valid object name", s, part.what, part.v)
+	if len(validation.IsDNS1123Subdomain(name)) > 0 || hasNS && len(validation.IsDNS1123Label(ns)) > 0 {
+		return Ref{}, fmt.Errorf("%q: want [NAMESPACE/]NAME of a Cluster API Cluster", s)
+	}
+	if !hasNS {
+		var err error
+		if ns, err = defaultNS(); err != nil {
+			return Ref{}, fmt.Errorf("%q: the kubeconfig's namespace: %w", s, err)
 		}
 	}
 	return Ref{Namespace: ns, Name: name}, nil

@@ -42,14 +42,15 @@ func secret(name string, value []byte) *unstructured.Unstructured {
 }
 
 func TestParseRef(t *testing.T) {
-	for in, want := range map[string]string{"w1": "default/w1", "org-a/w1": "org-a/w1"} {
-		got, err := ParseRef(in)
+	ctxNS := func() (string, error) { return "org-b", nil }
+	for in, want := range map[string]string{"w1": "org-b/w1", "org-a/w1": "org-a/w1"} {
+		got, err := ParseRef(in, ctxNS)
 		if err != nil || got.String() != want {
 			t.Errorf("ParseRef(%q) = %v, %v; want %s", in, got, err, want)
 		}
 	}
 	for _, bad := range []string{"", "a/b/c", "Org/w1", "ns/"} {
-		if _, err := ParseRef(bad); err == nil || !strings.Contains(err.Error(), "not a valid object name") {
+		if _, err := ParseRef(bad, ctxNS); err == nil || !strings.Contains(err.Error(), "want [NAMESPACE/]NAME") {
 			t.Errorf("ParseRef(%q): err = %v", bad, err)
 		}
 	}

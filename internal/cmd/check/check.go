@@ -39,8 +39,8 @@ type options struct {
 	cloudLogin   bool
 	cloudLoginTO time.Duration
 	// cluster is a Cluster API Cluster on the management cluster the kubeconfig reaches
-	// (--capi-cluster; kubectl's --cluster keeps its meaning): its workload cluster is checked,
-	// its members related to its Machines.
+	// (--cluster, as preflight's; kubectl's hidden --cluster is not offered): its workload
+	// cluster is checked, its members related to its Machines.
 	cluster    string
 	clusterRef *clusterapi.Ref
 
@@ -70,7 +70,7 @@ as kubernetes.default.svc), and report:
 It writes only TokenRequests and TokenReviews (and the probe service account with
 --create-probe-sa). With less RBAC it skips what it cannot see and lists the skipped checks.
 
-Cluster API: with the management cluster's kubeconfig, --capi-cluster [NAMESPACE/]NAME checks
+Cluster API: with the management cluster's kubeconfig, --cluster [NAMESPACE/]NAME checks
 that Cluster's workload cluster through its <cluster>-kubeconfig Secret (as clusterctl get
 kubeconfig reads it) and names, for each member, the control-plane Machine it runs on, the
 Machine's phase, and the Cluster API version from clusterctl's inventory (which decides the order
@@ -91,7 +91,7 @@ reachable, or nothing at or above --fail-on but a core check was skipped (partia
   credwatch check --token-file ./token --fail-on warning -o sarif
 
   # a Cluster API workload cluster, from its management cluster
-  credwatch check --context mgmt --capi-cluster org-a/w1 --create-probe-sa
+  credwatch check --context mgmt --cluster org-a/w1 --create-probe-sa
 
   # every cluster of the kubeconfig, four at a time
   credwatch check --all-contexts --create-probe-sa`,
@@ -104,7 +104,7 @@ reachable, or nothing at or above --fail-on but a core check was skipped (partia
 		},
 	}
 	fs := cmd.Flags()
-	o.kube = cli.NewKubeFlags(fs, o.streams.Known)
+	o.kube = cli.NewKubeFlagsExcept(fs, o.streams.Known, "cluster")
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF, report.JUnit)
 	o.members = memberflags.New(fs)
 	o.failOn.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical")
@@ -112,7 +112,7 @@ reachable, or nothing at or above --fail-on but a core check was skipped (partia
 	fs.BoolVar(&o.noCloud, "no-cloud", false, "leave out the cloud-provider credentials (the cloud-credentials check is skipped)")
 	fs.BoolVar(&o.cloudLogin, "cloud-login", false, "log in to vCenter/Keystone with each cloud credential found (off: repeated failed logins can lock accounts)")
 	fs.DurationVar(&o.cloudLoginTO, "cloud-login-timeout", 15*time.Second, "bound of each cloud login attempt (with --cloud-login)")
-	fs.StringVar(&o.cluster, "capi-cluster", "", "a Cluster API Cluster ([NAMESPACE/]NAME) on the management cluster the kubeconfig reaches: check its workload cluster (through its <cluster>-kubeconfig Secret) and name the Machine each member runs on")
+	fs.StringVar(&o.cluster, "cluster", "", "a Cluster API Cluster ([NAMESPACE/]NAME) on the management cluster the kubeconfig reaches: check its workload cluster (through its <cluster>-kubeconfig Secret) and name the Machine each member runs on")
 	o.fleet = newFleetFlags(fs)
 	return cmd
 }
@@ -144,11 +144,14 @@ func (o *options) complete(cmd *cobra.Command) error {
 	)
 	if o.cluster != "" {
 		if o.fleet.enabled() {
-			return cli.Usagef("--capi-cluster checks one workload cluster: it cannot be combined with --all-contexts or --contexts")
+			return cli.Usagef("--cluster checks one workload cluster: it cannot be combined with --all-contexts or --contexts")
 		}
-		ref, err := clusterapi.ParseRef(o.cluster)
+		ref, err := clusterapi.ParseRef(o.cluster, func() (string, error) {
+			ns, _, err := o.kube.Config.ToRawKubeConfigLoader().Namespace()
+			return ns, err
+		})
 		if err != nil {
-			return cli.Usagef("--capi-cluster: %w", err)
+			return cli.Usagef("--cluster %w", err)
 		}
 		o.clusterRef = &ref
 	}
@@ -206,13 +209,13 @@ func (o *options) workload(ctx context.Context) error {
 	}
 	ref := *o.clusterRef
 	if _, err := rd.Cluster(ctx, ref); errors.Is(err, clusterapi.ErrNoCluster) {
-		return cli.Usage(fmt.Errorf("--capi-cluster: %w", err))
+		return cli.Usage(fmt.Errorf("--cluster: %w", err))
 	} else if err != nil {
 		return cli.Unreachable(fmt.Errorf("management cluster %s: %w", o.cfg.REST.Host, err))
 	}
 	wl, err := rd.WorkloadREST(ctx, ref)
 	if err != nil {
-		return cli.Usage(fmt.Errorf("--capi-cluster: %w", err))
+		return cli.Usage(fmt.Errorf("--cluster: %w", err))
 	}
 	ca, err := rd.ControlPlane(ctx, ref)
 	if err != nil {

@@ -11,9 +11,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/pkg/clusterapi"
 	"github.com/credwatch/credwatch/pkg/finding"
 	"github.com/credwatch/credwatch/pkg/preflight"
 	"github.com/credwatch/credwatch/pkg/preflight/input"
@@ -156,23 +156,18 @@ func (o *options) validate() error {
 
 // validateLive turns --cluster and the kubeconfig flags into the live reader's configuration.
 func (o *options) validateLive() error {
-	ns, name, hasNS := strings.Cut(o.cluster, "/")
-	if !hasNS {
-		ns, name = "", o.cluster
-	}
-	if len(validation.IsDNS1123Subdomain(name)) > 0 || hasNS && len(validation.IsDNS1123Label(ns)) > 0 {
-		return cli.Usagef("--cluster %q: want [NAMESPACE/]NAME of a Cluster API Cluster", o.cluster)
+	ref, err := clusterapi.ParseRef(o.cluster, func() (string, error) {
+		ns, _, err := o.kube.Config.ToRawKubeConfigLoader().Namespace()
+		return ns, err
+	})
+	if err != nil {
+		return cli.Usagef("--cluster %w", err)
 	}
 	rc, err := o.kube.RESTConfig()
 	if err != nil {
 		return err
 	}
-	if ns == "" {
-		if ns, _, err = o.kube.Config.ToRawKubeConfigLoader().Namespace(); err != nil {
-			return cli.Usage(err)
-		}
-	}
-	o.live = live.Config{Mgmt: rc, Namespace: ns, Name: name, Timeout: o.kube.Timeout, Known: o.streams.Known}
+	o.live = live.Config{Mgmt: rc, Namespace: ref.Namespace, Name: ref.Name, Timeout: o.kube.Timeout, Known: o.streams.Known}
 	return nil
 }
 
