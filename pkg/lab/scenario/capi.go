@@ -62,6 +62,9 @@ type CAPIEvidence struct {
 	APIServerRuns map[string][]capilab.Run `json:"apiserverRuns,omitempty"`
 	// Patched is what the scenario changed in the KubeadmControlPlane before the roll.
 	Patched string `json:"patched,omitempty"`
+	// Prediction is what credwatch preflight (live mode) said of the roll before it started,
+	// and what the roll then showed.
+	Prediction Prediction `json:"prediction"`
 	// Watch is what credwatch watch raised on the workload cluster, from before the scenario's
 	// change to the end of its last phase.
 	Watch []WatchEvent `json:"watch,omitempty"`
@@ -174,6 +177,7 @@ func (cs capiScenario) run(ctx context.Context, env *Env) (ev *Evidence, err err
 			return ev, err
 		}
 	}
+	ce.Prediction = predict(ctx, env)
 	tn.Reset()
 	sctx, stopSampler := context.WithCancel(ctx)
 	sampler := &runSampler{}
@@ -213,6 +217,7 @@ func (cs capiScenario) run(ctx context.Context, env *Env) (ev *Evidence, err err
 	if ce.SAKeyBefore != "" {
 		ce.SAKeyAfter, _ = c.SAKey(ctx)
 	}
+	ce.Prediction.Observed = ce.observed()
 	ce.events = c.Events()
 	for _, e := range ce.events {
 		ce.Timeline = append(ce.Timeline, e.String())
@@ -228,6 +233,7 @@ func (cs capiScenario) run(ctx context.Context, env *Env) (ev *Evidence, err err
 // notes adds what this run measured to ev's notes.
 func (ce *CAPIEvidence) notes(ev *Evidence) {
 	r := ce.Roll
+	ev.Notes = append(ev.Notes, ce.Prediction.note())
 	if len(r.Before) == 1 {
 		old := r.Before[0]
 		removed := r.At(capilab.PhaseMemberRemoved, old)

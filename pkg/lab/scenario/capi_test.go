@@ -4,6 +4,7 @@
 package scenario
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -31,5 +32,48 @@ func TestCAPIEvidenceTable(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// TestObserved: what a roll's phases show of the predictable findings, and when a prediction
+// agrees with them.
+func TestObserved(t *testing.T) {
+	t0 := time.Date(2026, 12, 4, 5, 0, 0, 0, time.UTC)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	roll := func(removed, deleting, out float64) capilab.Roll {
+		return capilab.Roll{Before: []string{"old"}, After: []string{"new"}, Phases: []capilab.Phase{
+			{At: at(removed), What: capilab.PhaseMemberRemoved, Machine: "old"},
+			{At: at(deleting), What: capilab.PhaseDeleting, Machine: "old"},
+			{At: at(out), What: capilab.PhaseOutOfRotation, Machine: "old"},
+		}}
+	}
+	tests := []struct {
+		name string
+		ce   CAPIEvidence
+		want []string
+	}{
+		// v1.8.1 behind TLS: removed with the deletion, out of rotation 100 s later.
+		{"v1.8.1 tls", CAPIEvidence{Roll: roll(34, 34, 134.7)}, []string{"etcd-removed-before-drain", "lb-check-not-ready-aware", "rollout-planned"}},
+		// v1.8.4 behind /readyz: removed after the drain, out 24 s later (3 checks).
+		{"v1.8.4 https-readyz", CAPIEvidence{Roll: roll(55.6, 54.5, 80)}, []string{"rollout-planned"}},
+		{"sa key regenerated", CAPIEvidence{Roll: roll(55.6, 54.5, 80), SAKeyBefore: "a", SAKeyAfter: "b"}, []string{"rollout-planned", "sa-key-change"}},
+		{"placeholder rewritten", CAPIEvidence{Roll: roll(55.6, 54.5, 80), Patched: "sed", APIServerRuns: map[string][]capilab.Run{"new": {{}, {}}}},
+			[]string{"issuer-placeholder", "rollout-planned"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.ce.observed()
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("observed = %v, want %v", got, tt.want)
+			}
+			p := Prediction{Predicted: append([]string{"no-change"}, tt.want...), Observed: got}
+			if !p.Agrees() {
+				t.Errorf("a prediction of %v does not agree with %v", p.Predicted, got)
+			}
+			p.Predicted = []string{"rollout-planned", "lb-check-not-ready-aware", "etcd-removed-before-drain", "sa-key-change"}
+			if p.Agrees() && !slices.Equal(got, observable(p.Predicted)) {
+				t.Errorf("%v agrees with %v", p.Predicted, got)
+			}
+		})
 	}
 }

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/credwatch/credwatch/pkg/lab/capi/infra"
+	"github.com/credwatch/credwatch/pkg/lab/capilab"
+	"github.com/credwatch/credwatch/pkg/preflight"
+	"github.com/credwatch/credwatch/pkg/preflight/live"
+)
+
+// Prediction is what credwatch preflight, in live mode against the management lab, said of the
+// roll before it started, beside what the roll then showed: issue 24's prediction meets outcome.
+type Prediction struct {
+	// Predicted are preflight's finding IDs for a roll of the spec the roll starts from.
+	Predicted []string `json:"predicted"`
+	// Observed are the IDs whose prediction the roll bore out, judged from its phases (see
+	// observed); an ID preflight can predict but the roll gives no sign of is absent.
+	Observed []string `json:"observed"`
+	// Error is why preflight could not predict ("" when it did).
+	Error string `json:"error,omitempty"`
+}
+
+// Agrees reports whether every predicted ID the lab can observe was observed, and nothing was
+// observed that was not predicted.
+func (p Prediction) Agrees() bool {
+	return p.Error == "" && slices.Equal(observable(p.Predicted), p.Observed)
+}
+
+// observableIDs are the preflight IDs a Cluster API roll of the lab shows or rules out.
+var observableIDs = []string{"etcd-removed-before-drain", "issuer-placeholder", "lb-check-not-ready-aware", "rollout-planned", "sa-key-change"}
+
+func observable(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		if slices.Contains(observableIDs, id) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// predict runs preflight's live mode on the workload cluster w1 as the roll is about to start:
+// the management cluster's objects and the workload members' served keys, rolled again.
+func predict(ctx context.Context, env *Env) Prediction {
+	set, err := live.Read(ctx, live.Config{Mgmt: env.Lab.RESTConfig(), Namespace: "default", Name: "w1"})
+	if err != nil {
+		return Prediction{Error: err.Error()}
+	}
+	r, err := preflight.Run(preflight.Config{Current: set, Reroll: true})
+	if err != nil {
+		return Prediction{Error: err.Error()}
+	}
+	var p Prediction
+	for _, f := range r.Findings {
+		if !slices.Contains(p.Predicted, f.ID) {
+			p.Predicted = append(p.Predicted, f.ID)
+		}
+	}
+	slices.Sort(p.Predicted)
+	return p
+}
+
+// observed judges, from what the roll did, which predictable findings it bore out:
+//   - rollout-planned: machines were replaced;
+//   - etcd-removed-before-drain: the old machine's etcd member was gone no later than the first
+//     sight of its Machine's deletion timestamp (the drain's start; polled every 500 ms);
+//   - lb-check-not-ready-aware: the old machine stayed in rotation after its etcd removal longer
+//     than a readiness-aware check takes to fail it (UnhealthyThreshold+1 intervals);
+//   - sa-key-change: the <cluster>-sa key after the roll is not the one before it;
+//   - issuer-placeholder: a joined machine's kube-apiserver ran twice (the placeholder, then the
+//     rewritten manifest).
+func (ce *CAPIEvidence) observed() []string {
+	r := ce.Roll
+	var out []string
+	if len(r.Before) > 0 && len(r.After) == len(r.Before) {
+		out = append(out, "rollout-planned")
+	}
+	if len(r.Before) > 0 {
+		old := r.Before[0]
+		removed, deleting, out2 := r.At(capilab.PhaseMemberRemoved, old), r.At(capilab.PhaseDeleting, old), r.At(capilab.PhaseOutOfRotation, old)
+		if !removed.IsZero() && !deleting.IsZero() && !removed.After(deleting) {
+			out = append(out, "etcd-removed-before-drain")
+		}
+		bound := time.Duration(infra.DefaultIntervalSeconds*(infra.DefaultUnhealthyThreshold+1)) * time.Second
+		if !removed.IsZero() && !out2.IsZero() && out2.Sub(removed) > bound {
+			out = append(out, "lb-check-not-ready-aware")
+		}
+	}
+	if ce.SAKeyBefore != "" && ce.SAKeyAfter != "" && ce.SAKeyBefore != ce.SAKeyAfter {
+		out = append(out, "sa-key-change")
+	}
+	for _, m := range r.After {
+		if ce.Patched != "" && len(ce.APIServerRuns[m]) > 1 {
+			out = append(out, "issuer-placeholder")
+			break
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// predictionNote says in one line whether the prediction met the outcome.
+func (p Prediction) note() string {
+	if p.Error != "" {
+		return "preflight could not predict the roll: " + p.Error
+	}
+	verdict := "agree"
+	if !p.Agrees() {
+		verdict = "DISAGREE"
+	}
+	return fmt.Sprintf("preflight predicted [%s]; the roll showed [%s]: they %s.",
+		strings.Join(observable(p.Predicted), ", "), strings.Join(p.Observed, ", "), verdict)
+}
