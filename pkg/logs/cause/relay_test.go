@@ -50,6 +50,7 @@ func TestClassifyRelayed(t *testing.T) {
 		{"aws sdk", Line{Msg: "NoCredentialProviders: no valid providers in chain. Deprecated."}, "cloud-credentials-missing", "aws"},
 		{"azure", Line{Msg: "AADSTS70021: No matching federated identity record found for presented assertion."}, "cloud-web-identity-failed", "azure"},
 		{"named beats marker", Line{Msg: `{"error":"invalid_client","error_description":"AADSTS7000215: Invalid client secret provided."}`}, "cloud-login-failed", "azure"},
+		{"named beats a longer marker", Line{Msg: "failed to get token", Err: `http call(https://login.microsoftonline.com/t/oauth2/v2.0/token)(POST) error: reply status code was 401: {"error_description":"AADSTS7000222: The provided client secret keys are expired."}`}, "cloud-credential-expired", "azure"},
 		{"zap console", Line{Msg: `Unable to authenticate the request	{"component": "vcluster", "error": "[invalid bearer token, oidc: email not verified]"}`}, "oidc-token-rejected", "vcluster"},
 	}
 	for _, tt := range tests {
