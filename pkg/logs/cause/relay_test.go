@@ -18,7 +18,9 @@ func TestRelayedError(t *testing.T) {
 		{`lookup failed: [invalid bearer token, Token has been invalidated, unknown]`, `[invalid bearer token, Token has been invalidated, unknown]`, false, true},
 		{`returns an error: [invalid bearer token, [a, b]]; Authenticator XfccAuthenticator: x`, `[invalid bearer token, [a, b]]`, false, true},
 		{`returns an error: [invalid bearer token, service account token has exp`, `[invalid bearer token, service account token has exp`, true, true},
-		{`invalid bearer token`, "", false, false},
+		{`invalid bearer token`, `invalid bearer token`, false, true},
+		{`  invalid bearer token, service account token has been invalidated `, `[invalid bearer token, service account token has been invalidated]`, false, true},
+		{`error: invalid bearer token in request`, "", false, false},
 	}
 	for _, tt := range tests {
 		agg, cut, ok := relayedError(tt.text)
