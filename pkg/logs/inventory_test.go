@@ -4,9 +4,11 @@
 package logs
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -461,4 +463,58 @@ func mdCode(s string) string {
 		return "``" + s + "``"
 	}
 	return "`" + s + "`"
+}
+
+// TestMessageInventoryAnalyze runs every inventory line through Analyze, as `credwatch logs`
+// reads a file: the scan gate, the workers' lazy klog bodies and memo, and aggregation must find
+// the cause classifyInventory names. The lines of one cause are read as one file (Analyze's
+// set-up dominates a one-line file); a file that comes short is read again line by line to name
+// the misses.
+func TestMessageInventoryAnalyze(t *testing.T) {
+	t.Parallel()
+	cfg := Config{Catalogue: catalogue.Default(), Workers: 1, Now: time.Date(2026, 12, 4, 18, 0, 0, 0, time.UTC)}
+	byCause := map[string][]inventoryResult{}
+	for _, r := range classifyInventory(t, loadInventory(t)) {
+		if r.pass() { // TestMessageInventory reports the others
+			byCause[r.want] = append(byCause[r.want], r)
+		}
+	}
+	analyze := func(text string) map[string]int {
+		in := Input{Name: "inventory.log", Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(text)), nil }}
+		rep, err := Analyze(context.Background(), cfg, []Input{in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := map[string]int{}
+		for _, g := range rep.Failures {
+			found[g.Cause] += g.Count
+		}
+		return found
+	}
+	for want, rs := range byCause {
+		var b strings.Builder
+		for _, r := range rs {
+			b.WriteString(r.line + "\n")
+		}
+		found := analyze(b.String())
+		if want == cause.Unknown {
+			delete(found, cause.Unknown)
+			if len(found) == 0 {
+				continue
+			}
+		} else if found[want] >= len(rs) {
+			continue
+		}
+		for _, r := range rs {
+			got := "(none)"
+			for c := range analyze(r.line + "\n") {
+				if got == "(none)" || got == cause.Unknown {
+					got = c
+				}
+			}
+			if res := (inventoryResult{want: r.want, got: got}); !res.pass() {
+				t.Errorf("%s [%s]: Analyze found %s, want %s: %s", r.file, r.envelope, got, r.want, r.line)
+			}
+		}
+	}
 }
