@@ -37,24 +37,32 @@ const fieldPassRate = 0.95
 
 func loadFieldCorpus(t *testing.T) []fieldFamily {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "field", "*.yaml"))
+	fams, _ := loadYAMLDir[fieldFamily](t, filepath.Join("testdata", "field"))
+	return fams
+}
+
+// loadYAMLDir decodes every *.yaml file of dir strictly, in name order, with the files' base
+// names; it fails the test when there is none.
+func loadYAMLDir[T any](t *testing.T, dir string) ([]T, []string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no field corpus under testdata/field (%v)", err)
+		t.Fatalf("no YAML files under %s (%v)", dir, err)
 	}
 	sort.Strings(files)
-	var fams []fieldFamily
-	for _, f := range files {
+	out := make([]T, len(files))
+	names := make([]string, len(files))
+	for i, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var fam fieldFamily
-		if err := yaml.UnmarshalStrict(b, &fam); err != nil {
+		if err := yaml.UnmarshalStrict(b, &out[i]); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		fams = append(fams, fam)
+		names[i] = filepath.Base(f)
 	}
-	return fams
+	return out, names
 }
 
 // TestFieldCorpus runs every line copied from public issue threads through the classifier: each

@@ -87,11 +87,12 @@ func Literals(msgs []Message) [][]string {
 }
 
 // Markers are the texts besides the Standalone messages that make a line worth classifying:
-// the authentication error, audit 401s (`"code":401`), relayed aggregates, httplog's access log
+// the authentication error, audit 401s (`"code":401`), relayed aggregates and their bracketless
+// fragments (the loopback part they all hold), httplog's access log
 // (`" resp=401`, 1.19+) and the access log of older releases, whose only constant text is the
 // end of its duration before the status (wrap.go's and handlers.go's `GET /x: (4.3ms) 401
 // [agent ip]`; Go durations always end in "s").
-var Markers = []string{"Unable to authenticate", `"code":401`, relayMarker, `" resp=401`, "s) 401"}
+var Markers = []string{"Unable to authenticate", `"code":401`, loopbackText, `" resp=401`, "s) 401"}
 
 // Classifier names the cause of log lines from the catalogue's message spellings.
 type Classifier struct {

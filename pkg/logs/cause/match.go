@@ -103,13 +103,17 @@ func frames(a *pattern, ai int, b *pattern, bi int) bool {
 }
 
 // wins reports whether p, matched at at, names the line better than found, matched at foundAt:
-// a frame beats what it wraps, except that an event wrapping a cause gives way to it (the event
-// "Cloud provider could not be initialized: %v" is the consequence, its inner Keystone 401 or
-// vCenter InvalidLogin the cause); otherwise the more specific pattern.
+// a named cause beats a marker of the unknown entry, however long the marker (MSAL's "(POST)
+// error: reply status code was 401" around the body's AADSTS7000222); a frame beats what it
+// wraps, except that an event wrapping a cause gives way to it (the event "Cloud provider could
+// not be initialized: %v" is the consequence, its inner Keystone 401 or vCenter InvalidLogin the
+// cause); otherwise the more specific pattern.
 func wins(p *pattern, at int, found *pattern, foundAt int) bool {
 	switch {
 	case found == nil:
 		return true
+	case (p.cause == Unknown) != (found.cause == Unknown):
+		return found.cause == Unknown
 	case frames(p, at, found, foundAt):
 		return p.kind != "event" || found.kind != "cause"
 	case frames(found, foundAt, p, at):

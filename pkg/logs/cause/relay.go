@@ -11,11 +11,24 @@ import "strings"
 // as people paste it without the line around it.
 const relayMarker = "[" + loopbackText
 
+// fragmentMarker starts the aggregate's text without its brackets, as people quote it in reports
+// and as some consumers print it: "invalid bearer token, service account token has been
+// invalidated".
+const fragmentMarker = loopbackText + ", "
+
 // relayedError finds a relayed aggregate error in text: from relayMarker to its closing bracket,
-// or to the end of a cut line (cut is then true).
+// or to the end of a cut line (cut is then true). The aggregate's fragment without brackets
+// (fragmentMarker to the end of the text) and a text that is only the loopback part are read as
+// the aggregate they were cut from.
 func relayedError(text string) (agg string, cut, ok bool) {
 	i := strings.Index(text, relayMarker)
 	if i < 0 {
+		if j := strings.Index(text, fragmentMarker); j >= 0 {
+			return "[" + strings.TrimSpace(text[j:]) + "]", false, true
+		}
+		if strings.TrimSpace(text) == loopbackText {
+			return loopbackText, false, true
+		}
 		return "", false, false
 	}
 	depth := 0

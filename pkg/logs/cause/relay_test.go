@@ -18,7 +18,9 @@ func TestRelayedError(t *testing.T) {
 		{`lookup failed: [invalid bearer token, Token has been invalidated, unknown]`, `[invalid bearer token, Token has been invalidated, unknown]`, false, true},
 		{`returns an error: [invalid bearer token, [a, b]]; Authenticator XfccAuthenticator: x`, `[invalid bearer token, [a, b]]`, false, true},
 		{`returns an error: [invalid bearer token, service account token has exp`, `[invalid bearer token, service account token has exp`, true, true},
-		{`invalid bearer token`, "", false, false},
+		{`invalid bearer token`, `invalid bearer token`, false, true},
+		{`  invalid bearer token, service account token has been invalidated `, `[invalid bearer token, service account token has been invalidated]`, false, true},
+		{`error: invalid bearer token in request`, "", false, false},
 	}
 	for _, tt := range tests {
 		agg, cut, ok := relayedError(tt.text)
@@ -50,6 +52,7 @@ func TestClassifyRelayed(t *testing.T) {
 		{"aws sdk", Line{Msg: "NoCredentialProviders: no valid providers in chain. Deprecated."}, "cloud-credentials-missing", "aws"},
 		{"azure", Line{Msg: "AADSTS70021: No matching federated identity record found for presented assertion."}, "cloud-web-identity-failed", "azure"},
 		{"named beats marker", Line{Msg: `{"error":"invalid_client","error_description":"AADSTS7000215: Invalid client secret provided."}`}, "cloud-login-failed", "azure"},
+		{"named beats a longer marker", Line{Msg: "failed to get token", Err: `http call(https://login.microsoftonline.com/t/oauth2/v2.0/token)(POST) error: reply status code was 401: {"error_description":"AADSTS7000222: The provided client secret keys are expired."}`}, "cloud-credential-expired", "azure"},
 		{"zap console", Line{Msg: `Unable to authenticate the request	{"component": "vcluster", "error": "[invalid bearer token, oidc: email not verified]"}`}, "oidc-token-rejected", "vcluster"},
 	}
 	for _, tt := range tests {

@@ -185,8 +185,11 @@ func flatJSON(line string, off *[len(flatKeys)]int, sc *quoted.Scratch) JSON {
 	r.Msg = get(keyMsg, keyMessage)
 	r.Err = get(keyErr, keyError)
 	r.Logger = get(keyLogger)
-	if r.Msg == "" && r.Err == "" {
-		r.Msg = line // a JSON logger with other field names: its text is still evidence
+	if r.Msg == "" && (r.Err == "" || strings.Contains(line, `"error_description"`)) {
+		// A JSON logger with other field names, or an OAuth 2.0 error body
+		// ({"error":"invalid_client","error_description":"AADSTS…"}) whose "error" is only
+		// the code: the whole text is the evidence.
+		r.Msg = line
 	}
 	r.Level = get(keyLevel)
 	r.Caller = get(keyCaller)
