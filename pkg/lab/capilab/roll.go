@@ -43,6 +43,10 @@ const (
 	PhaseOutOfRotation = "out of rotation"
 )
 
+// PollEvery is how often Roll looks at the Machines, the workload etcd and the balancer: two
+// phases seen in the same look are at most this far apart, in either order.
+const PollEvery = 500 * time.Millisecond
+
 // Roll is what one control-plane roll did.
 type Roll struct {
 	Started  time.Time `json:"started"`
@@ -188,7 +192,7 @@ func (c *Lab) Roll(ctx context.Context, o RollOptions) (Roll, error) {
 		select {
 		case <-ctx.Done():
 			return r, fmt.Errorf("capi lab: roll not done: %w (phases so far: %d)", ctx.Err(), len(r.Phases))
-		case <-time.After(500 * time.Millisecond):
+		case <-time.After(PollEvery):
 		}
 	}
 }

@@ -71,8 +71,8 @@ func predict(ctx context.Context, env *Env) Prediction {
 
 // observed judges, from what the roll did, which predictable findings it bore out:
 //   - rollout-planned: machines were replaced;
-//   - etcd-removed-before-drain: the old machine's etcd member was gone no later than the first
-//     sight of its Machine's deletion timestamp (the drain's start; polled every 500 ms);
+//   - etcd-removed-before-drain: the old machine's etcd member was gone by the look (every
+//     capilab.PollEvery) that first saw its Machine's deletion timestamp, when the drain starts;
 //   - lb-check-not-ready-aware: the old machine stayed in rotation after its etcd removal longer
 //     than a readiness-aware check takes to fail it (UnhealthyThreshold+1 intervals);
 //   - sa-key-change: the <cluster>-sa key after the roll is not the one before it;
@@ -87,7 +87,9 @@ func (ce *CAPIEvidence) observed() []string {
 	if len(r.Before) > 0 {
 		old := r.Before[0]
 		removed, deleting, out2 := r.At(capilab.PhaseMemberRemoved, old), r.At(capilab.PhaseDeleting, old), r.At(capilab.PhaseOutOfRotation, old)
-		if !removed.IsZero() && !deleting.IsZero() && !removed.After(deleting) {
+		// One look reads the Machines before the etcd members: a removal seen in the same look
+		// as the deletion timestamp is timed after it whichever came first.
+		if !removed.IsZero() && !deleting.IsZero() && removed.Before(deleting.Add(capilab.PollEvery)) {
 			out = append(out, "etcd-removed-before-drain")
 		}
 		bound := time.Duration(infra.DefaultIntervalSeconds*(infra.DefaultUnhealthyThreshold+1)) * time.Second

@@ -52,8 +52,9 @@ func TestObserved(t *testing.T) {
 		ce   CAPIEvidence
 		want []string
 	}{
-		// v1.8.1 behind TLS: removed with the deletion, out of rotation 100 s later.
-		{"v1.8.1 tls", CAPIEvidence{Roll: roll(34, 34, 134.7)}, []string{"etcd-removed-before-drain", "lb-check-not-ready-aware", "rollout-planned"}},
+		// v1.8.1 behind TLS: removed with the deletion (seen in the same look, timed after it),
+		// out of rotation 100 s later.
+		{"v1.8.1 tls", CAPIEvidence{Roll: roll(40.35, 40.3, 140.7)}, []string{"etcd-removed-before-drain", "lb-check-not-ready-aware", "rollout-planned"}},
 		// v1.8.4 behind /readyz: removed after the drain, out 24 s later (3 checks).
 		{"v1.8.4 https-readyz", CAPIEvidence{Roll: roll(55.6, 54.5, 80)}, []string{"rollout-planned"}},
 		{"sa key regenerated", CAPIEvidence{Roll: roll(55.6, 54.5, 80), SAKeyBefore: "a", SAKeyAfter: "b"}, []string{"rollout-planned", "sa-key-change"}},
