@@ -151,9 +151,10 @@ func TestMessagesFindTheirSection(t *testing.T) {
 		{"failed to discover resources: Unauthorized", 6},
 		{"leaderelection lost", 6},
 	}
+	// Section 0 is the upgrade checklist (preflight first), 1-6 the symptoms.
 	heads := regexp.MustCompile(`(?m)^## (\d)\. `).FindAllStringSubmatchIndex(doc, -1)
-	if len(heads) != 6 {
-		t.Fatalf("%s has %d numbered sections, want 6", page, len(heads))
+	if len(heads) != 7 {
+		t.Fatalf("%s has %d numbered sections, want 7", page, len(heads))
 	}
 	sectionAt := func(off int) int {
 		n := 0
@@ -181,9 +182,9 @@ func TestMessagesFindTheirSection(t *testing.T) {
 			t.Errorf("%q is first found in section %d, want %d", tt.message, got, tt.section)
 		}
 		// and in the section itself, so the reader who follows the link finds it there too
-		start, end := heads[tt.section-1][0], len(doc)
-		if tt.section < len(heads) {
-			end = heads[tt.section][0]
+		start, end := heads[tt.section][0], len(doc)
+		if tt.section+1 < len(heads) {
+			end = heads[tt.section+1][0]
 		}
 		if !strings.Contains(doc[start:end], tt.message) {
 			t.Errorf("%q is not in section %d", tt.message, tt.section)
