@@ -12,14 +12,16 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/credwatch/credwatch/pkg/clusterapi"
 	"github.com/credwatch/credwatch/pkg/lab/capi/infra"
 )
 
-// Cluster API's resources and names the reconcilers read (v1beta1, v1.8).
+// Cluster API's resources and names the reconcilers read (v1beta1, v1.8), as pkg/clusterapi
+// names them for every reader of a management cluster.
 var (
-	Clusters = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta1", Resource: "clusters"}
-	Machines = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta1", Resource: "machines"}
-	Secrets  = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	Clusters = clusterapi.ClusterResource
+	Machines = clusterapi.MachineResource
+	Secrets  = clusterapi.SecretResource
 )
 
 const (
@@ -28,8 +30,8 @@ const (
 	ClusterFinalizer = "labcluster.infrastructure.cluster.x-k8s.io"
 	MachineFinalizer = "labmachine.infrastructure.cluster.x-k8s.io"
 	// ClusterNameLabel names a machine's Cluster; ControlPlaneLabel marks control-plane machines.
-	ClusterNameLabel  = "cluster.x-k8s.io/cluster-name"
-	ControlPlaneLabel = "cluster.x-k8s.io/control-plane"
+	ClusterNameLabel  = clusterapi.ClusterNameLabel
+	ControlPlaneLabel = clusterapi.ControlPlaneLabel
 	// BootstrapFormat is the only bootstrap data format the lab runs.
 	BootstrapFormat = "cloud-config"
 )
