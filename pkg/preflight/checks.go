@@ -129,6 +129,12 @@ func audienceDropsOld(f *facts) []finding.Finding {
 	cur, pl := f.cur.Creds.Audiences, f.pl.JoinCreds.Audiences
 	var dropped []string
 	for _, a := range cur {
+		// The current primary issuer as an audience, dropped with the issuer itself: the tokens
+		// that carry it fail on their issuer first, which issuer-change-drops-old reports
+		// (the lab's issuer-change scenario logs only the bare "invalid bearer token").
+		if a == f.cur.Creds.primary() && !slices.Contains(f.pl.JoinCreds.Issuers, a) {
+			continue
+		}
 		if !slices.Contains(pl, a) {
 			dropped = append(dropped, a)
 		}

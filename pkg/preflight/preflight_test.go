@@ -88,8 +88,8 @@ func TestCases(t *testing.T) {
 		dir, capi string
 		want      []string
 	}{
-		{"kcp-issuer-switch", "", []string{"audience-change-drops-old", "issuer-change-drops-old", "issuer-switch-before-all-accept", "rollout-planned"}},
-		{"kcp-placeholder", "v1.8.1", []string{"audience-change-drops-old", "etcd-removed-before-drain", "issuer-change-drops-old", "issuer-placeholder", "lb-check-not-ready-aware", "rollout-planned"}},
+		{"kcp-issuer-switch", "", []string{"issuer-change-drops-old", "issuer-switch-before-all-accept", "rollout-planned"}},
+		{"kcp-placeholder", "v1.8.1", []string{"etcd-removed-before-drain", "issuer-change-drops-old", "issuer-placeholder", "lb-check-not-ready-aware", "rollout-planned"}},
 		{"kcp-rollout-after", "v1.8.2", []string{"no-change", "rollout-planned"}},
 		// The lab provider's LabCluster and clusterctl's inventory (no --capi-version).
 		{"labcluster-tls", "", []string{"etcd-removed-before-drain", "lb-check-not-ready-aware", "rollout-planned"}},
