@@ -102,9 +102,7 @@ func TestIntegrationCAPIScenarios(t *testing.T) {
 	for _, r := range predictions {
 		b.WriteString(r + "\n")
 	}
-	if err := os.WriteFile(predictionsFile, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeSection(t, predictionsFile, "capi", b.String())
 }
 
 // checkPrediction: preflight's live mode, run on the management lab before the roll, predicted

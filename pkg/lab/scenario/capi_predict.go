@@ -24,6 +24,9 @@ type Prediction struct {
 	// Observed are the IDs whose prediction the roll bore out, judged from its phases (see
 	// observed); an ID preflight can predict but the roll gives no sign of is absent.
 	Observed []string `json:"observed"`
+	// Observable are the IDs the run can show or rule out; a predicted ID outside them is
+	// neither confirmed nor contradicted.
+	Observable []string `json:"observable"`
 	// Error is why preflight could not predict ("" when it did).
 	Error string `json:"error,omitempty"`
 }
@@ -31,16 +34,17 @@ type Prediction struct {
 // Agrees reports whether every predicted ID the lab can observe was observed, and nothing was
 // observed that was not predicted.
 func (p Prediction) Agrees() bool {
-	return p.Error == "" && slices.Equal(observable(p.Predicted), p.Observed)
+	return p.Error == "" && slices.Equal(p.observable(), p.Observed)
 }
 
-// observableIDs are the preflight IDs a Cluster API roll of the lab shows or rules out.
-var observableIDs = []string{"etcd-removed-before-drain", "issuer-placeholder", "lb-check-not-ready-aware", "rollout-planned", "sa-key-change"}
+// capiObservable are the preflight IDs a Cluster API roll of the lab shows or rules out.
+var capiObservable = []string{"etcd-removed-before-drain", "issuer-placeholder", "lb-check-not-ready-aware", "rollout-planned", "sa-key-change"}
 
-func observable(ids []string) []string {
+// observable are the predicted IDs the run can show or rule out, sorted.
+func (p Prediction) observable() []string {
 	var out []string
-	for _, id := range ids {
-		if slices.Contains(observableIDs, id) {
+	for _, id := range p.Predicted {
+		if slices.Contains(p.Observable, id) {
 			out = append(out, id)
 		}
 	}
@@ -51,15 +55,17 @@ func observable(ids []string) []string {
 // predict runs preflight's live mode on the workload cluster w1 as the roll is about to start:
 // the management cluster's objects and the workload members' served keys, rolled again.
 func predict(ctx context.Context, env *Env) Prediction {
+	p := Prediction{Observable: capiObservable}
 	set, err := live.Read(ctx, live.Config{Mgmt: env.Lab.RESTConfig(), Namespace: "default", Name: "w1"})
 	if err != nil {
-		return Prediction{Error: err.Error()}
+		p.Error = err.Error()
+		return p
 	}
 	r, err := preflight.Run(preflight.Config{Current: set, Reroll: true})
 	if err != nil {
-		return Prediction{Error: err.Error()}
+		p.Error = err.Error()
+		return p
 	}
-	var p Prediction
 	for _, f := range r.Findings {
 		if !slices.Contains(p.Predicted, f.ID) {
 			p.Predicted = append(p.Predicted, f.ID)
@@ -119,6 +125,6 @@ func (p Prediction) note() string {
 	if !p.Agrees() {
 		verdict = "DISAGREE"
 	}
-	return fmt.Sprintf("preflight predicted [%s]; the roll showed [%s]: they %s.",
-		strings.Join(observable(p.Predicted), ", "), strings.Join(p.Observed, ", "), verdict)
+	return fmt.Sprintf("preflight predicted [%s]; the lab showed [%s]: they %s.",
+		strings.Join(p.observable(), ", "), strings.Join(p.Observed, ", "), verdict)
 }

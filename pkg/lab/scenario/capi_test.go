@@ -67,12 +67,12 @@ func TestObserved(t *testing.T) {
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("observed = %v, want %v", got, tt.want)
 			}
-			p := Prediction{Predicted: append([]string{"no-change"}, tt.want...), Observed: got}
+			p := Prediction{Predicted: append([]string{"no-change"}, tt.want...), Observed: got, Observable: capiObservable}
 			if !p.Agrees() {
 				t.Errorf("a prediction of %v does not agree with %v", p.Predicted, got)
 			}
 			p.Predicted = []string{"rollout-planned", "lb-check-not-ready-aware", "etcd-removed-before-drain", "sa-key-change"}
-			if p.Agrees() && !slices.Equal(got, observable(p.Predicted)) {
+			if p.Agrees() && !slices.Equal(got, p.observable()) {
 				t.Errorf("%v agrees with %v", p.Predicted, got)
 			}
 		})

@@ -90,6 +90,17 @@ func (e *Env) memberNames() []string {
 	return out
 }
 
+// members returns the running members with these names, in their order.
+func (e *Env) members(names []string) []lab.Member {
+	var out []lab.Member
+	for _, n := range names {
+		if m, ok := e.Lab.Member(n); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // sleep waits d or until ctx is done.
 func sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)

@@ -74,6 +74,10 @@ type Phase struct {
 	// LogsIn names the phase whose members' auth lines include this one's (a phase of a subset
 	// of another's requests); this phase's members then have none of their own.
 	LogsIn string `json:"logsIn,omitempty"`
+	// Prediction is what credwatch preflight said of the phase's change from the members' flags
+	// before it was observed, beside what the phase showed (for phases that change the control
+	// plane).
+	Prediction *Prediction `json:"prediction,omitempty"`
 }
 
 // MemberEvidence is one member's part of a phase: what the tenants saw from it and what it logged.
@@ -292,6 +296,9 @@ func (p Phase) writeTable(w io.Writer) error {
 			}
 			fmt.Fprintf(w, "  %s: %s after %s%s\n", pr.Name, got, pr.Duration, verdict)
 		}
+	}
+	if p.Prediction != nil {
+		fmt.Fprintln(w, "Preflight: "+p.Prediction.note())
 	}
 	if len(p.Measured) > 0 {
 		keys := make([]string, 0, len(p.Measured))

@@ -41,6 +41,8 @@ type check func(t *testing.T, ev *scenario.Evidence)
 // subtest, and logs its duration and evidence.
 func runOn(t *testing.T, o lab.Options, steps []string, checks map[string]check) {
 	l := labtest.Start(t, o)
+	var predictions []string
+	defer func() { writeStaticPredictions(t, o.Version, t.Name(), predictions) }()
 	env := &scenario.Env{Lab: l, Window: window, Log: testLog{t}}
 	for _, name := range steps {
 		s, ok := scenario.Get(name)
@@ -66,6 +68,7 @@ func runOn(t *testing.T, o lab.Options, steps []string, checks map[string]check)
 				t.Fatalf("no check for scenario %s", name)
 			}
 			c(t, ev)
+			predictions = append(predictions, checkStaticPredictions(t, o.Version, ev)...)
 		})
 		if !ok {
 			t.Logf("scenario %s failed; later scenarios on this lab may be affected", name)

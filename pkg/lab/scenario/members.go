@@ -25,13 +25,20 @@ func roll(ctx context.Context, env *Env, s Scenario, o lab.MemberOptions, role s
 	}
 	defer t.Stop()
 	p := env.begin("roll: every member replaced one by one", t)
+	originals := env.Lab.Members()
+	var pred Prediction
+	var added []string
 	// The roll of lab.Roll (add new, remove old etcd member, stop old), with removeMember's retry.
-	for _, old := range env.Lab.Members() {
-		added, err := env.Lab.AddMember(ctx, o)
+	for _, old := range originals {
+		m, err := env.Lab.AddMember(ctx, o)
 		if err != nil {
 			return nil, fmt.Errorf("roll: replacing %s: %w", old.Name, err)
 		}
-		p.added(added, role)
+		if added == nil {
+			pred = predictStatic(originals, m)
+		}
+		added = append(added, m.Name)
+		p.added(m, role)
 		if err := env.removeMember(ctx, old.Name, lab.RemoveOptions{EtcdFirst: true}); err != nil {
 			return nil, fmt.Errorf("roll: removing %s: %w", old.Name, err)
 		}
@@ -40,7 +47,7 @@ func roll(ctx context.Context, env *Env, s Scenario, o lab.MemberOptions, role s
 	if err := sleep(ctx, env.window()/2); err != nil {
 		return nil, err
 	}
-	ev.Phases = append(ev.Phases, p.end())
+	ev.Phases = append(ev.Phases, predicted(p.end(), pred, added))
 	return finish(ev), nil
 }
 
@@ -76,6 +83,7 @@ func keyDrift(ctx context.Context, env *Env) (*Evidence, error) {
 	if err != nil {
 		return nil, err
 	}
+	pred := predictStatic(env.members(olds), m)
 	p.added(m, "added (own SA key)")
 	if err := sleep(ctx, env.window()); err != nil {
 		return nil, err
@@ -84,7 +92,7 @@ func keyDrift(ctx context.Context, env *Env) (*Evidence, error) {
 	p.probe(env.crossProbe(ctx, pod, olds[0], m.Name, http.StatusUnauthorized))
 	p.probe(env.crossProbe(ctx, pod, m.Name, olds[0], http.StatusUnauthorized))
 	p.probe(env.crossProbe(ctx, pod, olds[0], olds[len(olds)-1], http.StatusCreated))
-	ev.Phases = append(ev.Phases, p.end())
+	ev.Phases = append(ev.Phases, predicted(p.end(), pred, []string{m.Name}))
 	t.Stop()
 	ev.Notes = append(ev.Notes,
 		fmt.Sprintf("%s signs with %s and verifies only with its own public key; the others verify only with the shared key.", m.Name, m.SAKeyFile))
@@ -123,13 +131,14 @@ func issuerChange(ctx context.Context, env *Env) (*Evidence, error) {
 		if err != nil {
 			return nil, err
 		}
+		pred := predictStatic(env.members(olds), m)
 		p.added(m, c.role)
 		if err := sleep(ctx, env.window()); err != nil {
 			return nil, err
 		}
 		p.probe(env.crossProbe(ctx, pod, olds[0], m.Name, c.oldOnNew))
 		p.probe(env.crossProbe(ctx, pod, m.Name, olds[0], http.StatusUnauthorized))
-		ev.Phases = append(ev.Phases, p.end())
+		ev.Phases = append(ev.Phases, predicted(p.end(), pred, []string{m.Name}))
 		if err := env.removeMember(ctx, m.Name, lab.RemoveOptions{}); err != nil {
 			return ev, fmt.Errorf("remove %s: %w", m.Name, err)
 		}
@@ -153,6 +162,7 @@ func audienceChange(ctx context.Context, env *Env) (*Evidence, error) {
 	if err != nil {
 		return nil, err
 	}
+	pred := predictStatic(env.members(olds), m)
 	p.added(m, "added (api audiences "+aud+")")
 	if err := sleep(ctx, env.window()); err != nil {
 		return nil, err
@@ -160,7 +170,7 @@ func audienceChange(ctx context.Context, env *Env) (*Evidence, error) {
 	pod := t.Pods()[0]
 	p.probe(env.crossProbe(ctx, pod, olds[0], m.Name, http.StatusUnauthorized))
 	p.probe(env.crossProbe(ctx, pod, m.Name, olds[0], http.StatusUnauthorized))
-	ev.Phases = append(ev.Phases, p.end())
+	ev.Phases = append(ev.Phases, predicted(p.end(), pred, []string{m.Name}))
 	t.Stop()
 	if err := env.removeMember(ctx, m.Name, lab.RemoveOptions{}); err != nil {
 		return ev, fmt.Errorf("remove %s: %w", m.Name, err)
