@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -200,7 +201,7 @@ func Analyze(ctx context.Context, cfg Config, inputs []Input) (*Report, error) {
 // anchors are what the gate looks for in lines of c's messages: a line without one is neither
 // parsed nor classified.
 func anchors(c *catalogue.Catalogue) []string {
-	return scan.Anchors(cause.Markers, cause.Literals(cause.Standalone(c)))
+	return scan.Anchors(slices.Concat(cause.Markers, cause.PathAnchors), cause.Literals(cause.Standalone(c)))
 }
 
 // produce reads one input into blocks of whole lines.

@@ -67,7 +67,7 @@ func classify(cl *cause.Classifier, r *Record, ev *Event) bool {
 // line is what the classifier reads of r.
 func (r *Record) line() cause.Line {
 	l := cause.Line{Msg: r.Msg, Err: r.Err, Plain: r.Format == "plain", Truncated: r.Truncated, Audit: r.Audit != nil,
-		Logger: r.Logger}
+		Logger: r.Logger, Severity: r.Severity}
 	if r.Audit != nil {
 		l.Code = r.Audit.Code
 	}

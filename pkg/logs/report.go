@@ -4,6 +4,7 @@
 package logs
 
 import (
+	"github.com/credwatch/credwatch/pkg/logs/cause"
 	"sort"
 	"strings"
 	"time"
@@ -132,6 +133,10 @@ type UnknownText struct {
 	Component string `json:"component"`
 	Count     int    `json:"count"`
 	Text      string `json:"text"`
+	// Family is the kind of credential failure the text is nearest (cause.Families), and Words
+	// the family's words it holds: what put it on the credential path.
+	Family string   `json:"family,omitempty"`
+	Words  []string `json:"words,omitempty"`
 }
 
 func buildReport(cfg Config, a *aggregator, inputs []InputStatus) *Report {
@@ -173,7 +178,9 @@ func buildReport(cfg Config, a *aggregator, inputs []InputStatus) *Report {
 		if g.Key.Cause == CauseUnknown {
 			r.Summary.UnknownLines += g.Count
 			for t, c := range g.Texts {
-				r.Unknown = append(r.Unknown, UnknownText{Host: g.Key.Host, Component: g.Key.Component, Count: c, Text: redact.Text(t)})
+				fam, words, _ := cause.Nearest(t)
+				r.Unknown = append(r.Unknown, UnknownText{Host: g.Key.Host, Component: g.Key.Component, Count: c, Text: redact.Text(t),
+					Family: fam, Words: words})
 			}
 		}
 		r.Events = append(r.Events, out.evidence...)

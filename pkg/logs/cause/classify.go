@@ -27,11 +27,12 @@ type Line struct {
 	Logger    string // the structured logger name, if any ("logger" of zap/logr JSON lines)
 	Audit     bool   // the line is an audit event
 	Code      int    // the audit event's response code
+	Severity  string // klog's I/W/E/F or the JSON level, if any
 }
 
 // own is l with its own copy of its strings.
 func (l Line) own() Line {
-	l.Msg, l.Err, l.Logger = strings.Clone(l.Msg), strings.Clone(l.Err), strings.Clone(l.Logger)
+	l.Msg, l.Err, l.Logger, l.Severity = strings.Clone(l.Msg), strings.Clone(l.Err), strings.Clone(l.Logger), strings.Clone(l.Severity)
 	return l
 }
 
@@ -210,7 +211,10 @@ func (c *Classifier) classify(l Line) (Match, bool) {
 	}
 	p := c.m.best(text, modeContains, standalone)
 	if p == nil {
-		return Match{}, false
+		if !onPath(l, text) {
+			return Match{}, false
+		}
+		return Match{Cause: Unknown, Kind: "cause", Text: text, Component: firstOf(componentOf(l.Logger, text), "client")}, true
 	}
 	m := Match{Cause: p.cause, Kind: p.kind, Spelling: p.key, Text: text}
 	if p.kind == "cause" {

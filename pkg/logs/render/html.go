@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/logs"
@@ -78,9 +79,9 @@ func (r Report) WriteHTML(w io.Writer) error {
 	m.Raw("</div>\n")
 
 	if len(r.Unknown) > 0 {
-		m.Raw("\n<h2>Unknown authentication errors</h2>\n<table id=\"unknown\"><tr><th>Host</th><th>Component</th><th>Count</th><th>Text</th></tr>\n")
+		m.Raw("\n<h2>Unknown credential errors</h2>\n<table id=\"unknown\"><tr><th>Host</th><th>Component</th><th>Count</th><th>Nearest family</th><th>Words</th><th>Text</th></tr>\n")
 		for _, u := range r.Unknown {
-			row(m, u.Host, u.Component, strconv.Itoa(u.Count), u.Text)
+			row(m, u.Host, u.Component, strconv.Itoa(u.Count), u.Family, strings.Join(u.Words, ", "), u.Text)
 		}
 		m.Raw("</table>")
 	}

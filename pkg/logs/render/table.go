@@ -80,15 +80,15 @@ func (r Report) WriteTable(w io.Writer, o report.TableOptions) error {
 		}
 	}
 	if len(r.Unknown) > 0 {
-		fmt.Fprintln(w, "\nUNKNOWN AUTHENTICATION ERRORS (no catalogue spelling matched)")
+		fmt.Fprintln(w, "\nUNKNOWN CREDENTIAL ERRORS (no catalogue spelling matched; NEAREST is the family its WORDS put it in)")
 		g := report.NewGrid("", report.Col{Name: "HOST", Flex: true}, report.Col{Name: "COMPONENT"}, report.Col{Name: "COUNT"},
-			report.Col{Name: "TEXT", Flex: true})
+			report.Col{Name: "NEAREST"}, report.Col{Name: "WORDS"}, report.Col{Name: "TEXT", Flex: true})
 		for i, u := range r.Unknown {
 			if i == 20 {
-				g.Row("…", "", "", fmt.Sprintf("%d more", len(r.Unknown)-20))
+				g.Row("…", "", "", "", "", fmt.Sprintf("%d more", len(r.Unknown)-20))
 				break
 			}
-			g.Row(u.Host, u.Component, report.Thousands(u.Count), clip(u.Text, 160))
+			g.Row(u.Host, u.Component, report.Thousands(u.Count), u.Family, strings.Join(u.Words, ","), clip(u.Text, 160))
 		}
 		if err := g.Write(w, o); err != nil {
 			return err
