@@ -214,12 +214,13 @@ func applyFlags(m *Member) {
 }
 
 // nameMembers names members and keeps the names unique; known maps a URL to the name the
-// member had before, used when it cannot say its own.
+// member had before, used when it cannot say its own (a member found again by its address
+// alone keeps its static pod's name: kubeadm's serving certificate names no member).
 func nameMembers(members []Member, known map[string]string) {
 	seen := map[string]int{}
 	for i := range members {
 		n := memberName(&members[i])
-		if k := known[members[i].URL]; k != "" && members[i].StaticPod == "" && members[i].ServedBy == "" {
+		if k := known[members[i].URL]; k != "" && ownName(&members[i]) == "" {
 			n = k
 		}
 		seen[n]++

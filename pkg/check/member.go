@@ -307,22 +307,29 @@ func review(ctx context.Context, c *Config, mc *memberClient, m *Member, token s
 // memberName picks a stable, readable name: the static pod, the serving certificate's
 // CommonName when it names the member, else host:port.
 func memberName(m *Member) string {
-	if m.StaticPod != "" {
-		return strings.TrimPrefix(m.StaticPod, "kube-system/")
-	}
-	cn := m.ServedBy
-	if slices.Contains(m.FoundBy, "kubeconfig-server") {
-		cn = "" // possibly a load balancer: the certificate names whichever member answered
-	}
-	switch cn {
-	case "", "kube-apiserver", "kubernetes", "apiserver", "localhost":
-	default:
-		return cn
+	if n := ownName(m); n != "" {
+		return n
 	}
 	if u, err := url.Parse(m.URL); err == nil {
 		return u.Host
 	}
 	return m.URL
+}
+
+// ownName is the name a member gives itself — its static pod, or its serving certificate's
+// CommonName when that names one member — else "".
+func ownName(m *Member) string {
+	if m.StaticPod != "" {
+		return strings.TrimPrefix(m.StaticPod, "kube-system/")
+	}
+	if slices.Contains(m.FoundBy, "kubeconfig-server") {
+		return "" // possibly a load balancer: the certificate names whichever member answered
+	}
+	switch m.ServedBy {
+	case "", "kube-apiserver", "kubernetes", "apiserver", "localhost":
+		return ""
+	}
+	return m.ServedBy
 }
 
 // tlsConfigFor builds the TLS configuration for fetching a public issuer.

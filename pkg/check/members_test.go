@@ -126,3 +126,31 @@ func TestMemberCandidates(t *testing.T) {
 		t.Errorf("unusable server: err = %v", err)
 	}
 }
+
+// TestNameMembers: a member keeps the name it had in the last interval when it cannot say its
+// own — found again by its address, behind kubeadm's certificate (CommonName kube-apiserver) —
+// and never over a name it gives itself.
+func TestNameMembers(t *testing.T) {
+	const u1, u2 = "https://10.0.0.1:6443", "https://10.0.0.2:6443"
+	known := map[string]string{u1: "kube-apiserver-cp-1", u2: "kube-apiserver-cp-2"}
+	tests := []struct {
+		name string
+		m    Member
+		want string
+	}{
+		{"kubeadm certificate, found by last interval", Member{Endpoint: Endpoint{URL: u1, FoundBy: []string{"last-interval"}}, ServedBy: "kube-apiserver"}, "kube-apiserver-cp-1"},
+		{"no certificate name", Member{Endpoint: Endpoint{URL: u1, FoundBy: []string{"endpointslice"}}}, "kube-apiserver-cp-1"},
+		{"its static pod", Member{Endpoint: Endpoint{URL: u1, StaticPod: "kube-system/kube-apiserver-cp-9"}}, "kube-apiserver-cp-9"},
+		{"a certificate that names it", Member{Endpoint: Endpoint{URL: u2}, ServedBy: "cp-2.example"}, "cp-2.example"},
+		{"unknown before", Member{Endpoint: Endpoint{URL: "https://10.0.0.3:6443"}, ServedBy: "kube-apiserver"}, "10.0.0.3:6443"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ms := []Member{tt.m}
+			nameMembers(ms, known)
+			if ms[0].Name != tt.want {
+				t.Errorf("name %q, want %q", ms[0].Name, tt.want)
+			}
+		})
+	}
+}
