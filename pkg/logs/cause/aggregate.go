@@ -176,6 +176,15 @@ func balanced(s string) bool {
 // failure markers.
 var weakCauses = map[string]bool{"token-claims-invalid": true, Unknown: true}
 
+// weakSpellings are parts another part's cause outranks although their cause is not weak: the
+// jwt-go era (up to 1.9) service-account authenticator answered "crypto/rsa: verification error"
+// for every RS256 token it did not sign, OIDC ID tokens included, so next to the OIDC
+// authenticator's error it says nothing about the token.
+var weakSpellings = map[[2]string]bool{{"signing-key-unknown", "rsa"}: true}
+
+// weak reports whether another part's cause outranks p's.
+func weak(p *Part) bool { return weakCauses[p.Cause] || weakSpellings[[2]string{p.Cause, p.Spelling}] }
+
 // primaryPart is the first part naming a cause, preferring causes that are not weak; -1 if none.
 func primaryPart(parts []Part) int {
 	first := -1
@@ -183,7 +192,7 @@ func primaryPart(parts []Part) int {
 		if parts[k].Loopback || parts[k].Cause == "" {
 			continue
 		}
-		if !weakCauses[parts[k].Cause] {
+		if !weak(&parts[k]) {
 			return k
 		}
 		if first < 0 {

@@ -56,7 +56,8 @@ type consumer struct {
 // (external-secrets relays Vault's error, istio-csr istiod's message).
 var consumers = []consumer{
 	{"istiod", []string{"KubeJWTAuthenticator", "failed to validate the JWT from cluster"}},
-	{"vault", []string{"auth.kubernetes.auth_kubernetes", "login unauthorized due to: ", `claim "iss" is invalid`, `claim \"iss\" is invalid`}},
+	{"vault", []string{"auth.kubernetes.auth_kubernetes", "login unauthorized due to: ", `claim "iss" is invalid`, `claim \"iss\" is invalid`,
+		`claim "aud" is invalid`, `claim \"aud\" is invalid`}},
 	{"dapr-sentry", []string{"scope=dapr.sentry"}},
 	{"daprd", []string{"scope=dapr.runtime"}},
 	{"aws-iam-authenticator", []string{`expected \"k8s-aws-v1.\" prefix`}},
