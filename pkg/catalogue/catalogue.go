@@ -67,6 +67,10 @@ type Message struct {
 	// authentication error (it is an authenticator's error), "any" on any line. Empty: "auth"
 	// for the service-account authenticator's entries (Source under pkg/serviceaccount/), else "any".
 	Where string `json:"where,omitempty"`
+	// Yields marks a frame — a text ending in a verb that wraps an inner error — that names a
+	// consequence, not a cause: a named cause it wraps names the line instead (the kubelet's
+	// "failed to fetch token: %v" around a TokenRequest denial).
+	Yields bool `json:"yields,omitempty"`
 }
 
 // Where values of a Message.

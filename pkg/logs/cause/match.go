@@ -23,6 +23,7 @@ type pattern struct {
 	trail    bool     // the text ends with a wildcard
 	literal  int      // total literal length, the specificity of a match
 	authOnly bool     // an error of the service-account authenticator: only inside "Unable to authenticate" lines
+	yields   bool     // a frame that gives way to a named cause it wraps (catalogue.Message.Yields)
 	order    int      // catalogue order, the tie-breaker
 }
 
@@ -105,9 +106,10 @@ func frames(a *pattern, ai int, b *pattern, bi int) bool {
 // wins reports whether p, matched at at, names the line better than found, matched at foundAt:
 // a named cause beats a marker of the unknown entry, however long the marker (MSAL's "(POST)
 // error: reply status code was 401" around the body's AADSTS7000222); a frame beats what it
-// wraps, except that an event wrapping a cause gives way to it (the event "Cloud provider could
-// not be initialized: %v" is the consequence, its inner Keystone 401 or vCenter InvalidLogin the
-// cause); otherwise the more specific pattern.
+// wraps, except that an event, or a frame marked yields, wrapping a cause gives way to it (the
+// event "Cloud provider could not be initialized: %v" is the consequence, its inner Keystone 401
+// or vCenter InvalidLogin the cause; so is the kubelet's "failed to fetch token: %v" around a
+// TokenRequest denial); otherwise the more specific pattern.
 func wins(p *pattern, at int, found *pattern, foundAt int) bool {
 	switch {
 	case found == nil:
@@ -115,12 +117,15 @@ func wins(p *pattern, at int, found *pattern, foundAt int) bool {
 	case (p.cause == Unknown) != (found.cause == Unknown):
 		return found.cause == Unknown
 	case frames(p, at, found, foundAt):
-		return p.kind != "event" || found.kind != "cause"
+		return !p.givesWay() || found.kind != "cause"
 	case frames(found, foundAt, p, at):
-		return found.kind == "event" && p.kind == "cause"
+		return found.givesWay() && p.kind == "cause"
 	}
 	return better(p, found)
 }
+
+// givesWay reports whether p, as a frame, gives way to a cause it wraps.
+func (p *pattern) givesWay() bool { return p.kind == "event" || p.yields }
 
 // anchored reports whether the whole of text matches the pattern.
 func (p *pattern) anchored(text string) bool {
@@ -238,7 +243,7 @@ func newMatchers(c *catalogue.Catalogue) *matchers {
 		for _, msg := range e.Messages {
 			p := compilePattern(msg.Text)
 			p.cause, p.kind, p.key, p.since, p.until, p.order = e.ID, e.Kind, msg.Key, msg.Since, msg.Until, n
-			p.authOnly = authOnly(e, msg)
+			p.authOnly, p.yields = authOnly(e, msg), msg.Yields
 			n++
 			if len(p.segs) > 0 {
 				m.all = append(m.all, p)
