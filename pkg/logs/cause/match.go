@@ -228,6 +228,17 @@ func authOnly(e catalogue.Entry, msg catalogue.Message) bool {
 	return e.Kind == "cause" && strings.Contains(e.Source, authenticatorSource)
 }
 
+// spellings are the texts a catalogue message is matched by: itself and, for a sentence that
+// ends in a period, the sentence without it — quoted in a title, a table or another message, the
+// period is the first thing to go (k3s#4221: "invalid bearer token, Token has expired"). The
+// whole sentence, one byte longer, wins where both match.
+func spellings(text string) []string {
+	if t, ok := strings.CutSuffix(text, "."); ok && !strings.HasSuffix(t, ".") && len(t) >= 8 {
+		return []string{text, t}
+	}
+	return []string{text}
+}
+
 // matchers holds every compiled catalogue message.
 type matchers struct {
 	all []pattern
@@ -241,12 +252,14 @@ func newMatchers(c *catalogue.Catalogue) *matchers {
 			continue // findings are checks' results, not log lines
 		}
 		for _, msg := range e.Messages {
-			p := compilePattern(msg.Text)
-			p.cause, p.kind, p.key, p.since, p.until, p.order = e.ID, e.Kind, msg.Key, msg.Since, msg.Until, n
-			p.authOnly, p.yields = authOnly(e, msg), msg.Yields
-			n++
-			if len(p.segs) > 0 {
-				m.all = append(m.all, p)
+			for _, text := range spellings(msg.Text) {
+				p := compilePattern(text)
+				p.cause, p.kind, p.key, p.since, p.until, p.order = e.ID, e.Kind, msg.Key, msg.Since, msg.Until, n
+				p.authOnly, p.yields = authOnly(e, msg), msg.Yields
+				n++
+				if len(p.segs) > 0 {
+					m.all = append(m.all, p)
+				}
 			}
 		}
 	}

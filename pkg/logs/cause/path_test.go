@@ -55,3 +55,20 @@ func TestUnknownIsAnAnswer(t *testing.T) {
 		})
 	}
 }
+
+// TestSpellings: a sentence's final period is optional; other texts are matched as they are.
+func TestSpellings(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"Token has expired.", []string{"Token has expired.", "Token has expired"}},
+		{"token %s expired and refresh failed: %v", []string{"token %s expired and refresh failed: %v"}},
+		{"wait...", []string{"wait..."}},
+		{"short.", []string{"short."}},
+	} {
+		if got := spellings(tt.text); !slices.Equal(got, tt.want) {
+			t.Errorf("spellings(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
