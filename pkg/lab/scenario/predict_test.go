@@ -71,7 +71,9 @@ func TestStaticObserved(t *testing.T) {
 	rej := func(minted, served string) tally.Pair {
 		return tally.Pair{MintedBy: minted, ServedBy: served, Requests: 3, Unauthorized: 3}
 	}
-	ok := func(minted, served string) tally.Pair { return tally.Pair{MintedBy: minted, ServedBy: served, Requests: 3} }
+	ok := func(minted, served string) tally.Pair {
+		return tally.Pair{MintedBy: minted, ServedBy: served, Requests: 3}
+	}
 	tests := []struct {
 		name string
 		ph   Phase
