@@ -76,6 +76,8 @@ const fieldDir = "pkg/logs/testdata/field"
 // returns `cat file` and `credwatch logs file` as blocks.
 func (r *renderer) field(file string, subs ...string) (string, error) {
 	paths, err := filepath.Glob(filepath.Join(fieldDir, "*.yaml"))
+	repeats, _ := filepath.Glob(filepath.Join(fieldDir+"-repeats", "*.yaml")) // further lines of the same threads
+	paths = append(paths, repeats...)
 	if err != nil || len(paths) == 0 {
 		return "", fmt.Errorf("field corpus %s: none found", fieldDir)
 	}

@@ -94,6 +94,9 @@ func TestFieldCorpus(t *testing.T) {
 			if _, ok := cat.Get(fl.Cause); !ok {
 				t.Errorf("%s line %d: cause %q is not in the catalogue", fam.Family, i+1, fl.Cause)
 			}
+			if fs.threads[fl.URL] {
+				t.Errorf("%s line %d: thread %s is already quoted in this family (further lines go to testdata/field-repeats)", fam.Family, i+1, fl.URL)
+			}
 			fs.total++
 			fs.threads[fl.URL] = true
 			ev, ok := Classify(cl, parseRecord(fl.Line, lineHint{component: fl.From, ref: ref}))
@@ -147,6 +150,42 @@ func TestFieldCorpus(t *testing.T) {
 	}
 	if err := os.WriteFile(fieldDocs, []byte(doc[:i+len(fieldTableBegin)]+table+doc[j:]), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFieldRepeats: further lines from threads a family already quotes once classify as
+// labelled too; they are kept apart so the corpus counts one line per thread and family.
+func TestFieldRepeats(t *testing.T) {
+	t.Parallel()
+	cat := catalogue.Default()
+	cl := cause.NewClassifier(cat)
+	ref := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	corpus := map[string]map[string]bool{} // family -> its threads
+	for _, fam := range loadFieldCorpus(t) {
+		corpus[fam.Family] = map[string]bool{}
+		for _, fl := range fam.Lines {
+			corpus[fam.Family][fl.URL] = true
+		}
+	}
+	fams, _ := loadYAMLDir[fieldFamily](t, filepath.Join("testdata", "field-repeats"))
+	n, pass := 0, 0
+	for _, fam := range fams {
+		for i, fl := range fam.Lines {
+			if !corpus[fam.Family][fl.URL] {
+				t.Errorf("%s repeat %d: thread %s is not quoted in the family's corpus file", fam.Family, i+1, fl.URL)
+			}
+			n++
+			ev, ok := Classify(cl, parseRecord(fl.Line, lineHint{component: fl.From, ref: ref}))
+			if ok && ev.Cause == fl.Cause && ev.Component == fl.Component {
+				pass++
+				continue
+			}
+			t.Logf("miss: %s (%s): got %s/%s, want %s/%s", fam.Family, fl.URL, ev.Cause, ev.Component, fl.Cause, fl.Component)
+		}
+	}
+	t.Logf("field repeats: %d/%d lines name the thread's cause and component", pass, n)
+	if float64(pass) < fieldPassRate*float64(n) {
+		t.Errorf("field repeats: %d/%d below %.0f %%", pass, n, 100*fieldPassRate)
 	}
 }
 
