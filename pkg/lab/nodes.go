@@ -133,7 +133,7 @@ func (l *Lab) addNode(ctx context.Context) (NodeStatus, error) {
 	n, err := node.Start(ctx, node.Config{
 		Name: name, Dir: st.Dir, Host: host, PodCIDR: podCIDR, ClusterCIDR: node.ClusterCIDR,
 		APIServer: "https://" + l.LBAddress(), CAPEM: l.CA(), Issue: l.IssueCertificate,
-		Kubelet: kubelet, KubeProxy: proxy, KubeletArgs: l.o.Cloud.kubeletArgs(name), Images: append([]string{l.images}, l.o.ExtraImages...), Registries: l.registries, CgroupRoot: st.CgroupRoot,
+		Kubelet: kubelet, KubeProxy: proxy, KubeletArgs: l.o.Cloud.kubeletArgs(name), KubeletRestart: l.o.KubeletRestart, Images: append([]string{l.images}, l.o.ExtraImages...), Registries: l.registries, CgroupRoot: st.CgroupRoot,
 		StopGrace: stopGrace, Log: l.o.Log,
 	})
 	if err != nil {
