@@ -80,11 +80,10 @@ func TestIntegrationCloudRotatedInTree(t *testing.T) {
 	}
 	env := cloudlab.InTreeEnv(l, setup)
 	env.Log, env.Window = testLog{t}, 8*time.Second
-	var rotated checkReport
-	files := map[string]checkReport{}
+	checks, files := map[string]checkReport{}, map[string]checkReport{}
 	env.AfterStep = func(_ context.Context, step string) error {
-		if step == "kubelet-restarted" {
-			rotated = credwatchCheck(t, l)
+		if step == "sessions-ended" || step == "kubelet-restarted" || step == "restored" {
+			checks[step] = credwatchCheck(t, l)
 		}
 		if step == "kubelet-restarted" || step == "restored" {
 			// What check cannot see here (the controller manager and kubelets are host
@@ -133,8 +132,19 @@ func TestIntegrationCloudRotatedInTree(t *testing.T) {
 		t.Errorf("credwatch cloud --config after the fix still reports cloud-credential-rejected: %s", ids["cloud-credential-rejected"])
 	}
 	// No node is tainted in this era, so check has no uninitialized nodes to report.
-	if _, ok := rotated.ids()["nodes-uninitialized"]; ok {
+	if _, ok := checks["kubelet-restarted"].ids()["nodes-uninitialized"]; ok {
 		t.Errorf("credwatch check on the in-tree lab reports nodes-uninitialized; no node is tainted in this era")
+	}
+	// check names the crash loop from the kubelet's Starting Events, while it lasts: node-2 only
+	// (node-1's kubelet started twice, and keeps running).
+	for _, step := range []string{"sessions-ended", "kubelet-restarted"} {
+		msg := checks[step].ids()["kubelet-crashloop"]
+		if !strings.Contains(msg, "node node-2") || !strings.Contains(msg, "never registered its Node") {
+			t.Errorf("credwatch check after step %s: no kubelet-crashloop naming node-2: %q", step, msg)
+		}
+	}
+	if msg, ok := checks["restored"].ids()["kubelet-crashloop"]; ok {
+		t.Errorf("credwatch check after the fix still reports kubelet-crashloop: %s", msg)
 	}
 }
 
