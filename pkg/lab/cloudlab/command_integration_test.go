@@ -55,7 +55,12 @@ func TestIntegrationScenarioCommand(t *testing.T) {
 	}
 	c := checker{t, ev.Cloud}
 	c.untilLogin()
+	// The in-tree era runs with zones: the node that joins after the sessions ended crash-loops,
+	// and the restarted controller manager is rejected.
 	s := c.step("sessions-ended")
+	c.want(s, s.Has("kubelet/node-2", `"Kubelet failed to get node info"`) && s.Restarts["kubelet/node-2"] >= cloudlab.CrashLoopRestarts,
+		"node-2's kubelet exits at start-up and is started again ≥ %d times (got %d)", cloudlab.CrashLoopRestarts, s.Restarts["kubelet/node-2"])
+	s = c.step("controller-restarted")
 	c.want(s, s.Has("kube-controller-manager", "Login failure"), "the controller manager logs the rejected login")
 	s = c.step("restored")
 	c.want(s, s.LoginsAccepted > 0, "the restarted consumers log in with the restored password")

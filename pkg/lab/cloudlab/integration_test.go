@@ -119,6 +119,10 @@ func TestIntegrationCloudRotatedInTree(t *testing.T) {
 	c.want(s, s.Has("kubelet/node-1", `"Unable to construct v1.Node object for kubelet" err="failed to get zone from cloud provider: ServerFaultCode: Login failure"`),
 		"the restarted kubelet retries its registration, its zone login rejected")
 	c.want(s, s.Restarts["kubelet/node-2"] > 0, "node-2's kubelet is still being started again (got %d)", s.Restarts["kubelet/node-2"])
+	// The restarted controller manager logs in at start-up (registering node-1) and is rejected.
+	s = c.step("controller-restarted")
+	c.want(s, s.Has("kube-controller-manager", "Cannot connect to vCenter with err: ServerFaultCode: Login failure"),
+		"the restarted controller manager logs its rejected login")
 	// The fix: node-2 registers, labelled, and runs its Pod.
 	s = c.step("restored")
 	n, _ = s.Node("node-2")

@@ -317,6 +317,26 @@ func (r *runner) readySince(ctx context.Context, name string, t time.Time) bool 
 	return false
 }
 
+// controllerMarks are the controller's log files as they are now.
+func (r *runner) controllerMarks() []logMark {
+	files, _ := filepath.Glob(r.env.ControllerLog)
+	out := make([]logMark, 0, len(files))
+	for _, f := range files {
+		out = append(out, mark(f))
+	}
+	return out
+}
+
+// loggedSince holds once one of the marked files has a line containing sub after its mark.
+func loggedSince(ms []logMark, sub string) bool {
+	for _, m := range ms {
+		if logged(m.file, m.offset, sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // logged holds once file has a line containing sub after offset.
 func logged(file string, offset int64, sub string) bool {
 	f, err := os.Open(file)

@@ -76,6 +76,10 @@ type Env struct {
 // (pkg/kubelet/kubelet_node_status.go): it retries, at most every 7 s.
 const registrationRetry = "Unable to construct v1.Node object for kubelet"
 
+// controllerLoginFailure is what the in-tree provider logs when vCenter rejects its login
+// (legacy-cloud-providers vsphere/nodemanager.go, with the simulator's fault text).
+const controllerLoginFailure = "Cannot connect to vCenter with err: ServerFaultCode: Login failure"
+
 // NewPassword is the password the scenario rotates to.
 const NewPassword = "rotated-Passw0rd-2"
 
@@ -110,6 +114,7 @@ func Run(ctx context.Context, e *Env) (*Evidence, error) {
 	first, cloud := e.Lab.Nodes()[0].Name, e.Account.Cloud()
 	var restarted time.Time // when the kubelet-restarted step restarted first's kubelet
 	var firstLog logMark    // first's kubelet log as it was then
+	var ctlLogs []logMark   // the controller's logs as they were when controller-restarted began
 	steps := []struct {
 		name, action string
 		do           func(ctx context.Context, s *Step) error
@@ -149,9 +154,17 @@ func Run(ctx context.Context, e *Env) (*Evidence, error) {
 				return r.createDeployment(ctx, "on-new-node", st.Name)
 			}, nil},
 		{"controller-restarted", "the cloud controller restarts (the master's reboot)", func(ctx context.Context, s *Step) error {
+			ctlLogs = r.controllerMarks()
 			s.Restarted = map[string]string{e.Controller: result(e.RestartController(ctx))}
 			return nil
-		}, r.loginAttempted},
+		}, func(ctx context.Context) bool {
+			// With zones, the crash-looping kubelet of the new node logs in at every start: a login
+			// attempt no longer says that the controller tried. Wait for the controller's own.
+			if e.Zones {
+				return loggedSince(ctlLogs, controllerLoginFailure)
+			}
+			return r.loginAttempted(ctx)
+		}},
 		{"kubelet-restarted", "the kubelet of " + first + " restarts (the node's reboot)", func(ctx context.Context, s *Step) error {
 			restarted, firstLog = time.Now(), mark(e.Lab.Nodes()[0].Logs["kubelet"])
 			if err := e.Lab.RestartKubelet(first); err != nil {
