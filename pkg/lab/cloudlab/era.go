@@ -102,7 +102,7 @@ func Start(ctx context.Context, o StartOptions) (env *Env, stop func(context.Con
 	} else if env, err = ExternalEnv(l, External, CCMName, setup.VC, setup.WriteSecret); err != nil {
 		return nil, nil, errors.Join(err, stop(context.WithoutCancel(ctx)))
 	}
-	env.Window, env.Log = o.Window, o.Log
+	env.Window, env.Log, env.Check = o.Window, o.Log, true
 	return env, stop, nil
 }
 
@@ -201,7 +201,7 @@ func startOpenStack(ctx context.Context, o StartOptions) (*Env, func(context.Con
 		return nil, nil, errors.Join(err, stop(context.WithoutCancel(ctx)))
 	}
 	env.Secrets = []string{ks.AdminPassword, ks.ServicePassword}
-	env.Window, env.Log = o.Window, o.Log
+	env.Window, env.Log, env.Check = o.Window, o.Log, true
 	return env, stop, nil
 }
 

@@ -106,6 +106,9 @@ func (r *runner) step(ctx context.Context, name, action string, do func(context.
 	if s.Events, err = r.events(ctx, start); err != nil {
 		return err
 	}
+	if r.env.Check {
+		s.Findings = r.checkFindings(ctx)
+	}
 	r.ev.Steps = append(r.ev.Steps, s)
 	return nil
 }

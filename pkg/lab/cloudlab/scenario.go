@@ -64,6 +64,9 @@ type Env struct {
 	// sessions ended is not waited for (its kubelet's service keeps starting it again), and the
 	// restarted kubelet of a registered node is waited for until it starts, not until it is Ready.
 	Zones bool
+	// Check runs credwatch check (without cloud logins) after each step and records its findings
+	// in the step's evidence.
+	Check bool
 	// Secrets are the era's passwords besides the scenario's own (DefaultPassword, NewPassword):
 	// whoever prints the run's output redacts them.
 	Secrets []string

@@ -39,6 +39,9 @@ type Step struct {
 	// Restarts are how many times each kubelet's service (systemd's Restart=always) started it
 	// again during the step, by "kubelet/<node>"; kubelets it did not restart are left out.
 	Restarts map[string]int `json:"restarts,omitempty"`
+	// Findings are credwatch check's findings (warning or above) on the lab as the step left it,
+	// "<id> <member or object>", when the run asked for them.
+	Findings []string `json:"findings,omitempty"`
 }
 
 // Workload is a Deployment's Pods by phase ("none" when it has none).
