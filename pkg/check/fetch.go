@@ -92,6 +92,9 @@ func fetch(ctx context.Context, c Config, sc scope) (*Snapshot, error) {
 		collect(f, SrcNodes, func() ([]Node, error) { return listNodes(ctx, f.c, f.pcs) }, &f.snap.Nodes)
 	})
 	wg.Go(func() {
+		collect(f, SrcNodeEvents, func() ([]KubeletStart, error) { return listKubeletStarts(ctx, f.c, f.pcs) }, &f.snap.KubeletStarts)
+	})
+	wg.Go(func() {
 		obs, skip := FetchCloud(ctx, f.cs, f.c.Cloud, f.snap.Now, f.c.Timeout)
 		f.mu.Lock()
 		defer f.mu.Unlock()

@@ -157,6 +157,11 @@ func listNodes(ctx context.Context, c *Config, cs kubernetes.Interface) ([]Node,
 		}
 		for _, n := range list.Items {
 			cn := Node{Name: n.Name, Created: n.CreationTimestamp.Time}
+			for _, c := range n.Status.Conditions {
+				if c.Type == corev1.NodeReady {
+					cn.Ready, cn.Heartbeat = c.Status == corev1.ConditionTrue, c.LastHeartbeatTime.Time
+				}
+			}
 			for _, t := range n.Spec.Taints {
 				if t.Key == taintUninit {
 					cn.Uninitialized = true

@@ -52,6 +52,8 @@ type Snapshot struct {
 	LegacySecrets   []LegacySecret
 	Leases          []Lease
 	Nodes           []Node
+	// KubeletStarts are the kubelets' Starting Events (see SrcNodeEvents).
+	KubeletStarts []KubeletStart
 	// Cloud is what pkg/cloud observed of the cloud-provider credentials (nil: see Sources[SrcCloud]).
 	Cloud *cloud.Observation
 
@@ -222,4 +224,7 @@ type Node struct {
 	Name          string
 	Uninitialized bool
 	Created       time.Time
+	// Ready is its Ready condition; Heartbeat is when its kubelet last posted it.
+	Ready     bool
+	Heartbeat time.Time
 }

@@ -40,3 +40,14 @@ func (l *Lab) KubeletExited(name string) (exited bool, logTail string, exitErr e
 	}
 	return n.KubeletExited()
 }
+
+// KubeletRestarts is how many times node name's kubelet was started again by its service
+// (Options.KubeletRestart), and how its last run ended.
+func (l *Lab) KubeletRestarts(name string) (restarts int, lastExit string, err error) {
+	n, err := l.node(name)
+	if err != nil {
+		return 0, "", err
+	}
+	restarts, lastExit = n.KubeletRestarts()
+	return restarts, lastExit, nil
+}

@@ -74,7 +74,7 @@ func (l *Lab) startNodes(ctx context.Context) error {
 	var wg sync.WaitGroup
 	for i := range l.o.Nodes {
 		wg.Add(1)
-		go func() { defer wg.Done(); _, errs[i] = l.addNode(ctx) }()
+		go func() { defer wg.Done(); _, errs[i] = l.addNode(ctx, true) }()
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -85,7 +85,13 @@ func (l *Lab) startNodes(ctx context.Context) error {
 }
 
 // AddNode starts one more worker node and waits until it is Ready.
-func (l *Lab) AddNode(ctx context.Context) (NodeStatus, error) {
+func (l *Lab) AddNode(ctx context.Context) (NodeStatus, error) { return l.joinNode(ctx, true) }
+
+// StartNode starts one more worker node without waiting for it to be Ready: a node whose kubelet
+// may never register (with Options.KubeletRestart, its service keeps starting it again).
+func (l *Lab) StartNode(ctx context.Context) (NodeStatus, error) { return l.joinNode(ctx, false) }
+
+func (l *Lab) joinNode(ctx context.Context, wait bool) (NodeStatus, error) {
 	l.opMu.Lock()
 	defer l.opMu.Unlock()
 	if err := l.checkUp(); err != nil {
@@ -94,14 +100,14 @@ func (l *Lab) AddNode(ctx context.Context) (NodeStatus, error) {
 	if l.images == "" {
 		return NodeStatus{}, fmt.Errorf("the lab was started without nodes (lab up --nodes N)")
 	}
-	st, err := l.addNode(ctx)
+	st, err := l.addNode(ctx, wait)
 	if err != nil {
 		return st, err
 	}
 	return st, l.saveState()
 }
 
-func (l *Lab) addNode(ctx context.Context) (NodeStatus, error) {
+func (l *Lab) addNode(ctx context.Context, wait bool) (NodeStatus, error) {
 	if l.hosts == nil {
 		return NodeStatus{}, fmt.Errorf("nodes need the hosts network (lab up --network hosts)")
 	}
@@ -133,7 +139,7 @@ func (l *Lab) addNode(ctx context.Context) (NodeStatus, error) {
 	n, err := node.Start(ctx, node.Config{
 		Name: name, Dir: st.Dir, Host: host, PodCIDR: podCIDR, ClusterCIDR: node.ClusterCIDR,
 		APIServer: "https://" + l.LBAddress(), CAPEM: l.CA(), Issue: l.IssueCertificate,
-		Kubelet: kubelet, KubeProxy: proxy, KubeletArgs: l.o.Cloud.kubeletArgs(name), Images: append([]string{l.images}, l.o.ExtraImages...), Registries: l.registries, CgroupRoot: st.CgroupRoot,
+		Kubelet: kubelet, KubeProxy: proxy, KubeletArgs: l.o.Cloud.kubeletArgs(name), KubeletRestart: l.o.KubeletRestart, Images: append([]string{l.images}, l.o.ExtraImages...), Registries: l.registries, CgroupRoot: st.CgroupRoot,
 		StopGrace: stopGrace, Log: l.o.Log,
 	})
 	if err != nil {
@@ -152,6 +158,10 @@ func (l *Lab) addNode(ctx context.Context) (NodeStatus, error) {
 	l.mu.Unlock()
 	if err := l.routePods(ctx); err != nil {
 		return st, err
+	}
+	if !wait {
+		l.logf("lab: %s started on %s (pods %s)", name, addr, podCIDR)
+		return st, nil
 	}
 	cs, err := kubernetes.NewForConfig(l.RESTConfig())
 	if err != nil {

@@ -73,6 +73,10 @@ type Options struct {
 	// Nodes is how many worker nodes (kubelet, containerd, kube-proxy) to start; they need the
 	// hosts network and bring a kube-scheduler and the controller manager with them.
 	Nodes int `json:"nodes,omitempty"`
+	// KubeletRestart, when set, runs every node's kubelet as systemd runs kubelet.service
+	// (Restart=always, RestartSec=KubeletRestart; kubeadm's and kubespray's units: 10 s): a
+	// kubelet that exits is started again. Without it, it stays down.
+	KubeletRestart time.Duration `json:"kubeletRestart,omitempty"`
 	// Images is the lab images tarball imported into every node (default: built from this
 	// source tree into <BinDir>/../images).
 	Images string `json:"images,omitempty"`

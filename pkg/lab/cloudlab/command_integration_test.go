@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -54,11 +55,22 @@ func TestIntegrationScenarioCommand(t *testing.T) {
 		t.Fatalf("evidence of era %q with %d steps, want in-tree with 6", ev.Cloud.Era, len(ev.Cloud.Steps))
 	}
 	c := checker{t, ev.Cloud}
+	for _, s := range ev.Cloud.Steps {
+		t.Logf("step %s: credwatch check %v", s.Name, s.Findings)
+	}
 	c.untilLogin()
+	// The in-tree era runs with zones: the node that joins after the sessions ended crash-loops,
+	// and the restarted controller manager is rejected.
 	s := c.step("sessions-ended")
+	c.want(s, s.Has("kubelet/node-2", `"Kubelet failed to get node info"`) && s.Restarts["kubelet/node-2"] >= cloudlab.CrashLoopRestarts,
+		"node-2's kubelet exits at start-up and is started again ≥ %d times (got %d)", cloudlab.CrashLoopRestarts, s.Restarts["kubelet/node-2"])
+	c.want(s, slices.Contains(s.Findings, "kubelet-crashloop node/node-2"), "the evidence carries check's kubelet-crashloop for node-2: %v", s.Findings)
+	s = c.step("controller-restarted")
 	c.want(s, s.Has("kube-controller-manager", "Login failure"), "the controller manager logs the rejected login")
 	s = c.step("restored")
 	c.want(s, s.LoginsAccepted > 0, "the restarted consumers log in with the restored password")
+	c.want(s, !slices.ContainsFunc(s.Findings, func(f string) bool { return strings.HasPrefix(f, "kubelet-crashloop") }),
+		"no kubelet-crashloop after the fix: %v", s.Findings)
 	if strings.Contains(out.String(), cloudlab.NewPassword) || strings.Contains(errOut.String(), cloudlab.NewPassword) ||
 		strings.Contains(out.String(), password) || strings.Contains(errOut.String(), password) {
 		t.Error("a password of the scenario's account is in the output")

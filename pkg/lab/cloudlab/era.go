@@ -74,7 +74,8 @@ func Start(ctx context.Context, o StartOptions) (env *Env, stop func(context.Con
 	lo := lab.Options{Dir: filepath.Join(o.Dir, "lab"), BinDir: o.BinDir, Members: 1, Nodes: 1, Log: o.Log}
 	switch o.Era {
 	case InTree:
-		lo.Version, lo.Cloud = lab.InTreeCloudVersion, setup.InTree()
+		setup.Zones = true
+		lo.Version, lo.Cloud, lo.KubeletRestart = lab.InTreeCloudVersion, setup.InTree(), KubeletServiceRestart
 	case External:
 		img, err := CCMImageTarball(o.BinDir, cfgDir)
 		if err != nil {
@@ -101,15 +102,15 @@ func Start(ctx context.Context, o StartOptions) (env *Env, stop func(context.Con
 	} else if env, err = ExternalEnv(l, External, CCMName, setup.VC, setup.WriteSecret); err != nil {
 		return nil, nil, errors.Join(err, stop(context.WithoutCancel(ctx)))
 	}
-	env.Window, env.Log = o.Window, o.Log
+	env.Window, env.Log, env.Check = o.Window, o.Log, true
 	return env, stop, nil
 }
 
 // InTreeEnv is the scenario's Env for the in-tree era on l: the controller manager is a host
 // process of the lab, its credential the cloud_config files.
 func InTreeEnv(l *lab.Lab, s *Setup) *Env {
-	return &Env{
-		Lab: l, Account: s.VC, Era: InTree, Controller: "kube-controller-manager",
+	env := &Env{
+		Lab: l, Account: s.VC, Era: InTree, Controller: "kube-controller-manager", Zones: s.Zones,
 		ControllerLog: l.ControllerManagerLogFile(),
 		RestartController: func(ctx context.Context) error {
 			if err := l.StopControllerManager(ctx); err != nil {
@@ -119,7 +120,25 @@ func InTreeEnv(l *lab.Lab, s *Setup) *Env {
 		},
 		Restore: func(_ context.Context, pw string) error { return s.WriteInTreeConfigs(pw) },
 	}
+	if s.Zones {
+		// The node that joins after the sessions ended has no Node object to fall back on: its
+		// kubelet exits at every start. The step waits for its service to have started it again
+		// CrashLoopRestarts times.
+		env.Await = map[string]func(context.Context) bool{"sessions-ended": func(context.Context) bool {
+			nodes := l.Nodes()
+			n, _, err := l.KubeletRestarts(nodes[len(nodes)-1].Name)
+			return err == nil && n >= CrashLoopRestarts
+		}}
+	}
+	return env
 }
+
+// KubeletServiceRestart is RestartSec of kubespray's kubelet.service (Restart=always): the in-tree
+// era's kubelets run as that unit runs them.
+const KubeletServiceRestart = 10 * time.Second
+
+// CrashLoopRestarts is how many restarts of a kubelet the in-tree era with zones waits to see.
+const CrashLoopRestarts = 3
 
 // ExternalEnv is the scenario's Env for an external era on l whose cloud controller manager is
 // the DaemonSet ccm and whose credential writeSecret puts in its Secret.
@@ -182,7 +201,7 @@ func startOpenStack(ctx context.Context, o StartOptions) (*Env, func(context.Con
 		return nil, nil, errors.Join(err, stop(context.WithoutCancel(ctx)))
 	}
 	env.Secrets = []string{ks.AdminPassword, ks.ServicePassword}
-	env.Window, env.Log = o.Window, o.Log
+	env.Window, env.Log, env.Check = o.Window, o.Log, true
 	return env, stop, nil
 }
 

@@ -66,21 +66,24 @@ func runScenario(t *testing.T, env *cloudlab.Env) *cloudlab.Evidence {
 }
 
 func TestIntegrationCloudRotatedInTree(t *testing.T) {
-	setup := &cloudlab.Setup{Dir: t.TempDir(), Nodes: cloudlab.NodeNames(2), User: user, Password: password}
+	// Zones: kubespray's [Labels] in every cloud_config, the simulator's hosts and datacenter
+	// tagged: each kubelet reads its node's zone from vCenter when it builds its Node object.
+	setup := &cloudlab.Setup{Dir: t.TempDir(), Nodes: cloudlab.NodeNames(2), User: user, Password: password, Zones: true}
 	t.Cleanup(setup.Close)
 	// One line throughout, as the report ran it: apiserver, controller manager, scheduler, kubelet
-	// and kube-proxy of v1.29, the apiserver too with --cloud-provider=vsphere --cloud-config.
-	l := labtest.Start(t, lab.Options{Dir: shortDir(t), Version: lab.InTreeCloudVersion, Members: 1, Nodes: 1, Cloud: setup.InTree()})
+	// and kube-proxy of v1.29, the apiserver too with --cloud-provider=vsphere --cloud-config; the
+	// kubelets run as kubelet.service runs them (Restart=always, RestartSec=10).
+	l := labtest.Start(t, lab.Options{Dir: shortDir(t), Version: lab.InTreeCloudVersion, Members: 1, Nodes: 1, Cloud: setup.InTree(),
+		KubeletRestart: cloudlab.KubeletServiceRestart})
 	if args := strings.Join(l.Members()[0].Args, " "); !strings.Contains(args, "--cloud-provider=vsphere --cloud-config="+setup.ControllerConfig()) {
 		t.Errorf("the v1.29 apiserver is not started with the in-tree provider's flags: %s", args)
 	}
 	env := cloudlab.InTreeEnv(l, setup)
 	env.Log, env.Window = testLog{t}, 8*time.Second
-	var rotated checkReport
-	files := map[string]checkReport{}
+	checks, files := map[string]checkReport{}, map[string]checkReport{}
 	env.AfterStep = func(_ context.Context, step string) error {
-		if step == "kubelet-restarted" {
-			rotated = credwatchCheck(t, l)
+		if step == "sessions-ended" || step == "kubelet-restarted" || step == "restored" {
+			checks[step] = credwatchCheck(t, l)
 		}
 		if step == "kubelet-restarted" || step == "restored" {
 			// What check cannot see here (the controller manager and kubelets are host
@@ -92,18 +95,39 @@ func TestIntegrationCloudRotatedInTree(t *testing.T) {
 	ev := runScenario(t, env)
 	c := checker{t, ev}
 	c.common("kube-controller-manager")
-	// Nothing waits for the cloud in this era: the new node comes up initialized by its own kubelet
-	// (providerID from its vm-uuid, no login) and the pinned Deployment runs on it.
-	s := c.step("sessions-ended")
-	c.want(s, c.pods(s, "on-new-node", "Running"), "the Deployment pinned to the new node runs")
-	n, _ := s.Node("node-2")
-	c.want(s, n.Ready && !n.Uninitialized && strings.HasPrefix(n.ProviderID, "vsphere://"), "node-2 Ready, not tainted, with a providerID: %+v", n)
-	c.want(s, s.Has("kube-controller-manager", "Cannot connect to vCenter with err: ServerFaultCode: Login failure"), "the controller manager logs the rejected login")
-	c.want(s, s.Has("kube-controller-manager", "failed to add node"), "the controller manager cannot register the new node with the provider")
-	// The kubelet builds the provider from its file without logging in: a restart just works.
+	// On the healthy lab the kubelet labels its Node with the region and zone of its VM's tags.
+	s := c.step("before")
+	n, _ := s.Node("node-1")
+	c.want(s, n.Region == cloudlab.Region && n.Zone == cloudlab.Zone, "node-1 labelled with the simulator's region and zone: %+v", n)
+	// The node that joins after the sessions ended has no Node object to fall back on: its kubelet
+	// asks vCenter for the zone at start-up, the login is rejected, it exits, and its service
+	// starts it again: the crash loop. No Node is ever registered, so the Pod pinned to it is
+	// Pending.
+	s = c.step("sessions-ended")
+	if _, ok := s.Node("node-2"); ok {
+		t.Errorf("step sessions-ended: node-2 registered a Node although its kubelet cannot read its zone")
+	}
+	c.want(s, s.Restarts["kubelet/node-2"] >= cloudlab.CrashLoopRestarts, "node-2's kubelet started again ≥ %d times (got %d)",
+		cloudlab.CrashLoopRestarts, s.Restarts["kubelet/node-2"])
+	c.want(s, s.Has("kubelet/node-2", `"Kubelet failed to get node info" err="failed to get zone from cloud provider: ServerFaultCode: Login failure"`),
+		"node-2's kubelet logs the rejected login as it exits")
+	c.want(s, c.pods(s, "on-new-node", "Pending"), "the Deployment pinned to the new node stays Pending")
+	// A registered node's kubelet, restarted, does not exit: it finds its Node in its informer's
+	// cache, runs its Pods, and retries its registration, which needs the zone, forever; it never
+	// posts its status again (the Ready condition the API shows is the old kubelet's).
 	s = c.step("kubelet-restarted")
-	c.want(s, s.Has("kubelet/node-1", "The vSphere cloud provider does not support zones") && !s.Has("kubelet/node-1", "Login failure"),
-		"the restarted kubelet starts its provider without a login")
+	c.want(s, s.Has("kubelet/node-1", `"Unable to construct v1.Node object for kubelet" err="failed to get zone from cloud provider: ServerFaultCode: Login failure"`),
+		"the restarted kubelet retries its registration, its zone login rejected")
+	c.want(s, s.Restarts["kubelet/node-2"] > 0, "node-2's kubelet is still being started again (got %d)", s.Restarts["kubelet/node-2"])
+	// The restarted controller manager logs in at start-up (registering node-1) and is rejected.
+	s = c.step("controller-restarted")
+	c.want(s, s.Has("kube-controller-manager", "Cannot connect to vCenter with err: ServerFaultCode: Login failure"),
+		"the restarted controller manager logs its rejected login")
+	// The fix: node-2 registers, labelled, and runs its Pod.
+	s = c.step("restored")
+	n, _ = s.Node("node-2")
+	c.want(s, n.Ready && n.Zone == cloudlab.Zone && strings.HasPrefix(n.ProviderID, "vsphere://"), "node-2 Ready, with its zone and providerID: %+v", n)
+	c.want(s, c.pods(s, "on-new-node", "Running"), "the Deployment pinned to the new node runs")
 	// credwatch cloud on the host's files: both rejected, then valid after the fix.
 	if ids := files["kubelet-restarted"].ids(); ids["cloud-credential-rejected"] == "" || !strings.Contains(ids["cloud-credential-rejected"], "file "+setup.ControllerConfig()) {
 		t.Errorf("credwatch cloud --config on the rotated files: no cloud-credential-rejected naming %s: %v", setup.ControllerConfig(), ids)
@@ -112,8 +136,19 @@ func TestIntegrationCloudRotatedInTree(t *testing.T) {
 		t.Errorf("credwatch cloud --config after the fix still reports cloud-credential-rejected: %s", ids["cloud-credential-rejected"])
 	}
 	// No node is tainted in this era, so check has no uninitialized nodes to report.
-	if _, ok := rotated.ids()["nodes-uninitialized"]; ok {
+	if _, ok := checks["kubelet-restarted"].ids()["nodes-uninitialized"]; ok {
 		t.Errorf("credwatch check on the in-tree lab reports nodes-uninitialized; no node is tainted in this era")
+	}
+	// check names the crash loop from the kubelet's Starting Events, while it lasts: node-2 only
+	// (node-1's kubelet started twice, and keeps running).
+	for _, step := range []string{"sessions-ended", "kubelet-restarted"} {
+		msg := checks[step].ids()["kubelet-crashloop"]
+		if !strings.Contains(msg, "node node-2") || !strings.Contains(msg, "never registered its Node") {
+			t.Errorf("credwatch check after step %s: no kubelet-crashloop naming node-2: %q", step, msg)
+		}
+	}
+	if msg, ok := checks["restored"].ids()["kubelet-crashloop"]; ok {
+		t.Errorf("credwatch check after the fix still reports kubelet-crashloop: %s", msg)
 	}
 }
 

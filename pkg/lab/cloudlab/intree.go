@@ -24,6 +24,9 @@ type Setup struct {
 	Nodes []string
 	// User and Password are the service account the cluster was deployed with.
 	User, Password string
+	// Zones writes [Labels] region and zone (the simulator's tag categories) into every
+	// cloud_config: the kubelets then read their node's zone from vCenter when they start.
+	Zones bool
 
 	// VC is the simulator, once the lab has started it.
 	VC *VCenter
@@ -64,11 +67,11 @@ func (s *Setup) start(ctx context.Context, l *lab.Lab) error {
 
 // WriteInTreeConfigs (re)writes every host's cloud_config with password.
 func (s *Setup) WriteInTreeConfigs(password string) error {
-	if err := writeFile(s.ControllerConfig(), KubesprayConfig(s.VC, password, s.VC.VMUUID(ControlPlaneVM))); err != nil {
+	if err := writeFile(s.ControllerConfig(), KubesprayConfig(s.VC, password, s.VC.VMUUID(ControlPlaneVM), s.Zones)); err != nil {
 		return err
 	}
 	for _, n := range s.Nodes {
-		if err := writeFile(s.NodeConfig(n), KubesprayConfig(s.VC, password, s.VC.VMUUID(n))); err != nil {
+		if err := writeFile(s.NodeConfig(n), KubesprayConfig(s.VC, password, s.VC.VMUUID(n), s.Zones)); err != nil {
 			return err
 		}
 	}

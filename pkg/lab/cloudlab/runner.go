@@ -4,8 +4,11 @@
 package cloudlab
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -43,6 +46,7 @@ func (r *runner) step(ctx context.Context, name, action string, do func(context.
 	}
 	acc0, rej0 := r.env.Account.Logins()
 	r.logins0, r.accepted0 = acc0+rej0, acc0
+	restarts0 := r.kubeletRestarts()
 	s := Step{Name: name, Action: action}
 	if err := do(ctx, &s); err != nil {
 		return err
@@ -73,6 +77,14 @@ func (r *runner) step(ctx context.Context, name, action string, do func(context.
 			s.Messages[c] = count(lines)
 		}
 	}
+	for n, k := range r.kubeletRestarts() {
+		if d := k - restarts0[n]; d > 0 {
+			if s.Restarts == nil {
+				s.Restarts = map[string]int{}
+			}
+			s.Restarts["kubelet/"+n] = d
+		}
+	}
 	for c := range s.Restarted {
 		if c == r.env.Controller && r.env.ControllerStatus != nil && s.Restarted[c] == "healthy" {
 			s.Restarted[c] = r.env.ControllerStatus(ctx)
@@ -94,8 +106,22 @@ func (r *runner) step(ctx context.Context, name, action string, do func(context.
 	if s.Events, err = r.events(ctx, start); err != nil {
 		return err
 	}
+	if r.env.Check {
+		s.Findings = r.checkFindings(ctx)
+	}
 	r.ev.Steps = append(r.ev.Steps, s)
 	return nil
+}
+
+// kubeletRestarts are how many times each node's kubelet service started it again so far.
+func (r *runner) kubeletRestarts() map[string]int {
+	out := map[string]int{}
+	for _, n := range r.env.Lab.Nodes() {
+		if k, _, err := r.env.Lab.KubeletRestarts(n.Name); err == nil {
+			out[n.Name] = k
+		}
+	}
+	return out
 }
 
 // untilMax bounds how long a step waits for its until condition after the window (a restarted
@@ -214,7 +240,8 @@ func (r *runner) nodes(ctx context.Context) ([]NodeState, error) {
 	}
 	var out []NodeState
 	for _, n := range ns.Items {
-		st := NodeState{Name: n.Name, ProviderID: n.Spec.ProviderID}
+		st := NodeState{Name: n.Name, ProviderID: n.Spec.ProviderID,
+			Region: n.Labels[corev1.LabelTopologyRegion], Zone: n.Labels[corev1.LabelTopologyZone]}
 		for _, c := range n.Status.Conditions {
 			if c.Type == corev1.NodeReady {
 				st.Ready = c.Status == corev1.ConditionTrue
@@ -288,6 +315,46 @@ func (r *runner) readySince(ctx context.Context, name string, t time.Time) bool 
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
 			return c.Status == corev1.ConditionTrue && c.LastHeartbeatTime.After(t.Truncate(time.Second))
+		}
+	}
+	return false
+}
+
+// controllerMarks are the controller's log files as they are now.
+func (r *runner) controllerMarks() []logMark {
+	files, _ := filepath.Glob(r.env.ControllerLog)
+	out := make([]logMark, 0, len(files))
+	for _, f := range files {
+		out = append(out, mark(f))
+	}
+	return out
+}
+
+// loggedSince holds once one of the marked files has a line containing sub after its mark.
+func loggedSince(ms []logMark, sub string) bool {
+	for _, m := range ms {
+		if logged(m.file, m.offset, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// logged holds once file has a line containing sub after offset.
+func logged(file string, offset int64, sub string) bool {
+	f, err := os.Open(file)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return false
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), sub) {
+			return true
 		}
 	}
 	return false

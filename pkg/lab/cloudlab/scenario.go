@@ -58,6 +58,15 @@ type Env struct {
 	// evidence: a BackOff Warning, a crash loop), until it holds or a minute passes: a loaded
 	// machine is slower than any fixed window.
 	Await map[string]func(ctx context.Context) bool
+	// Zones says the kubelets read their node's zone from the cloud whenever they build their
+	// Node object (the in-tree provider with [Labels]): a kubelet without a Node object to fall
+	// back on cannot start while the logins are rejected, so the node that joins after the
+	// sessions ended is not waited for (its kubelet's service keeps starting it again), and the
+	// restarted kubelet of a registered node is waited for until it starts, not until it is Ready.
+	Zones bool
+	// Check runs credwatch check (without cloud logins) after each step and records its findings
+	// in the step's evidence.
+	Check bool
 	// Secrets are the era's passwords besides the scenario's own (DefaultPassword, NewPassword):
 	// whoever prints the run's output redacts them.
 	Secrets []string
@@ -65,6 +74,14 @@ type Env struct {
 	Window time.Duration
 	Log    io.Writer
 }
+
+// registrationRetry is the v1.29 kubelet's line when it cannot build its Node object to register
+// (pkg/kubelet/kubelet_node_status.go): it retries, at most every 7 s.
+const registrationRetry = "Unable to construct v1.Node object for kubelet"
+
+// controllerLoginFailure is what the in-tree provider logs when vCenter rejects its login
+// (legacy-cloud-providers vsphere/nodemanager.go, with the simulator's fault text).
+const controllerLoginFailure = "Cannot connect to vCenter with err: ServerFaultCode: Login failure"
 
 // NewPassword is the password the scenario rotates to.
 const NewPassword = "rotated-Passw0rd-2"
@@ -99,6 +116,8 @@ func Run(ctx context.Context, e *Env) (*Evidence, error) {
 	}
 	first, cloud := e.Lab.Nodes()[0].Name, e.Account.Cloud()
 	var restarted time.Time // when the kubelet-restarted step restarted first's kubelet
+	var firstLog logMark    // first's kubelet log as it was then
+	var ctlLogs []logMark   // the controller's logs as they were when controller-restarted began
 	steps := []struct {
 		name, action string
 		do           func(ctx context.Context, s *Step) error
@@ -126,7 +145,11 @@ func Run(ctx context.Context, e *Env) (*Evidence, error) {
 				if err := r.createDeployment(ctx, "after-expiry", ""); err != nil {
 					return err
 				}
-				st, err := e.Lab.AddNode(ctx)
+				join := e.Lab.AddNode
+				if e.Zones {
+					join = e.Lab.StartNode
+				}
+				st, err := join(ctx)
 				if err != nil {
 					return fmt.Errorf("add node: %w", err)
 				}
@@ -134,17 +157,30 @@ func Run(ctx context.Context, e *Env) (*Evidence, error) {
 				return r.createDeployment(ctx, "on-new-node", st.Name)
 			}, nil},
 		{"controller-restarted", "the cloud controller restarts (the master's reboot)", func(ctx context.Context, s *Step) error {
+			ctlLogs = r.controllerMarks()
 			s.Restarted = map[string]string{e.Controller: result(e.RestartController(ctx))}
 			return nil
-		}, r.loginAttempted},
+		}, func(ctx context.Context) bool {
+			// With zones, the crash-looping kubelet of the new node logs in at every start: a login
+			// attempt no longer says that the controller tried. Wait for the controller's own.
+			if e.Zones {
+				return loggedSince(ctlLogs, controllerLoginFailure)
+			}
+			return r.loginAttempted(ctx)
+		}},
 		{"kubelet-restarted", "the kubelet of " + first + " restarts (the node's reboot)", func(ctx context.Context, s *Step) error {
-			restarted = time.Now()
+			restarted, firstLog = time.Now(), mark(e.Lab.Nodes()[0].Logs["kubelet"])
 			if err := e.Lab.RestartKubelet(first); err != nil {
 				return err
 			}
 			s.Restarted = map[string]string{"kubelet/" + first: ""}
 			return nil
-		}, func(ctx context.Context) bool { return r.readySince(ctx, first, restarted) }},
+		}, func(ctx context.Context) bool {
+			// With zones, the new kubelet of a registered node keeps running without ever posting
+			// its status again: it retries its registration, which needs the zone.
+			return r.readySince(ctx, first, restarted) ||
+				e.Zones && logged(firstLog.file, firstLog.offset, registrationRetry)
+		}},
 		{"restored", "the password is put back where it is kept and every consumer restarts", func(ctx context.Context, s *Step) error {
 			if err := e.Restore(ctx, NewPassword); err != nil {
 				return err

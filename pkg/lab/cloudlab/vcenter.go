@@ -52,6 +52,7 @@ func StartVCenter(ctx context.Context, ip netip.Addr, user, pass string, nodes [
 		return nil, fmt.Errorf("vcsim model: %w", err)
 	}
 	m.Service.TLS = new(tls.Config)
+	m.Service.RegisterEndpoints = true // the vAPI (tagging) endpoints
 	m.Service.Listen = &neturl.URL{Host: net.JoinHostPort(ip.String(), "0"), User: neturl.UserPassword(user, pass)}
 	v := &VCenter{User: user, pass: pass, model: m, vms: map[string]string{}}
 	m.Service.Context.Map.SessionManager().ValidLogin = v.validLogin
@@ -59,6 +60,10 @@ func StartVCenter(ctx context.Context, ip netip.Addr, user, pass string, nodes [
 	port, _ := strconv.Atoi(v.server.URL.Port())
 	v.Addr = netip.AddrPortFrom(ip, uint16(port))
 	if err := v.nameVMs(ctx, nodes); err != nil {
+		v.Close()
+		return nil, err
+	}
+	if err := v.tagTopology(ctx); err != nil {
 		v.Close()
 		return nil, err
 	}
@@ -116,13 +121,15 @@ func (v *VCenter) VMUUID(name string) string { v.mu.Lock(); defer v.mu.Unlock();
 
 // client logs in as the administrator.
 func (v *VCenter) client(ctx context.Context) (*govmomi.Client, error) {
-	u := &neturl.URL{Scheme: "https", Host: v.Addr.String(), Path: "/sdk", User: neturl.UserPassword(admin, adminPassword)}
+	u := &neturl.URL{Scheme: "https", Host: v.Addr.String(), Path: "/sdk", User: adminUser()}
 	c, err := govmomi.NewClient(ctx, u, true)
 	if err != nil {
 		return nil, fmt.Errorf("vcsim: administrator login: %w", err)
 	}
 	return c, nil
 }
+
+func adminUser() *neturl.Userinfo { return neturl.UserPassword(admin, adminPassword) }
 
 // nameVMs renames the first len(nodes) VMs after the nodes and records their UUIDs.
 func (v *VCenter) nameVMs(ctx context.Context, nodes []string) error {

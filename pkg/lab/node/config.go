@@ -76,6 +76,10 @@ type Config struct {
 	Kubelet, KubeProxy string
 	// KubeletArgs are appended to the kubelet's flags (e.g. --cloud-provider, --cloud-config).
 	KubeletArgs []string
+	// KubeletRestart, when set, runs the kubelet as systemd runs kubelet.service (Restart=always):
+	// started again this long after it exits (RestartSec; kubeadm's and kubespray's units: 10 s).
+	// Without it a kubelet that exits stays down.
+	KubeletRestart time.Duration
 	// Containerd, Ctr, Runc and CNIBinDir default to Debian's (the Default* constants).
 	Containerd, Ctr, Runc, CNIBinDir string
 	// SandboxImage is containerd's pause image; one of Images must carry that tag.

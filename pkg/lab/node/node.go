@@ -29,7 +29,7 @@ type Node struct {
 
 	mu                                 sync.Mutex
 	holder, containerd, kubelet, proxy *proc.Proc
-	supervised                         *proc.Restarting // a kubeadm host's kubelet (kubelet is nil)
+	supervised                         *proc.Restarting // a kubeadm host's or KubeletRestart's kubelet (kubelet is nil)
 	mntNS                              string           // "mnt:[inode]" of the node's mount namespace
 	stopped                            bool
 }
@@ -150,7 +150,12 @@ func (n *Node) start(ctx context.Context) error {
 		return n.startKubeadmKubelet()
 	}
 	var err error
-	if n.kubelet, err = n.startInNode("kubelet", n.cfg.Kubelet, n.cfg.kubeletArgs()...); err != nil {
+	if d := n.cfg.KubeletRestart; d > 0 {
+		spec := n.inNodeSpec("kubelet", n.cfg.Kubelet, n.cfg.kubeletArgs()...)
+		if n.supervised, err = proc.StartRestarting(spec, proc.Backoff{Initial: d, Max: d, Reset: d}, proc.RestartOptions{}); err != nil {
+			return fmt.Errorf("node %s: kubelet service: %w", n.cfg.Name, err)
+		}
+	} else if n.kubelet, err = n.startInNode("kubelet", n.cfg.Kubelet, n.cfg.kubeletArgs()...); err != nil {
 		return err
 	}
 	n.proxy, err = n.startInNode("kube-proxy", n.cfg.KubeProxy, n.cfg.kubeProxyArgs()...)

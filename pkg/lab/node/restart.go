@@ -18,7 +18,7 @@ func (n *Node) RestartKubelet() error {
 	if n.stopped || n.holder == nil {
 		return fmt.Errorf("node %s is not running", n.cfg.Name)
 	}
-	if n.supervised != nil { // a kubeadm host: its supervisor starts the kubelet again
+	if n.supervised != nil { // a kubeadm host or a kubelet service: its supervisor starts the kubelet again
 		n.supervised.Current().Stop(n.cfg.StopGrace)
 		return nil
 	}
@@ -42,4 +42,17 @@ func (n *Node) KubeletExited() (exited bool, logTail string, exitErr error) {
 		return false, "", nil
 	}
 	return true, proc.Tail(p.LogFile, 20), err
+}
+
+// KubeletRestarts is how many times the kubelet's supervisor (a kubeadm host's, or the service of
+// Config.KubeletRestart) started it again, and how its last run ended ("" when it never exited);
+// 0 and "" for a kubelet without one.
+func (n *Node) KubeletRestarts() (restarts int, lastExit string) {
+	n.mu.Lock()
+	r := n.supervised
+	n.mu.Unlock()
+	if r == nil {
+		return 0, ""
+	}
+	return r.Restarts()
 }

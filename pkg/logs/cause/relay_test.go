@@ -83,3 +83,26 @@ func TestEventFramingCause(t *testing.T) {
 		}
 	}
 }
+
+// TestKubeletNodeObjectFrames: the in-tree kubelet's two lines when it cannot build its Node
+// object (the lab's, docs/evidence/cloud-password-rotated-in-tree.json) name the kubelet's failure,
+// not only the vCenter login inside them; the login line around them stays cloud-login-failed.
+func TestKubeletNodeObjectFrames(t *testing.T) {
+	t.Parallel()
+	cl := NewClassifier(catalogue.Default())
+	const zone = "failed to get zone from cloud provider: ServerFaultCode: Login failure"
+	tests := []struct {
+		l               Line
+		cause, spelling string
+	}{
+		{Line{Msg: "Kubelet failed to get node info", Err: zone, Severity: "E"}, "kubelet-node-info-failed", "start"},
+		{Line{Msg: "Unable to construct v1.Node object for kubelet", Err: zone, Severity: "E"}, "kubelet-node-info-failed", "register"},
+		{Line{Msg: "Cannot connect to vCenter with err: ServerFaultCode: Login failure", Severity: "E"}, "cloud-login-failed", "vcsim"},
+	}
+	for _, tt := range tests {
+		m, ok := cl.Classify(tt.l)
+		if !ok || m.Cause != tt.cause || m.Spelling != tt.spelling {
+			t.Errorf("%q: got %q/%q (ok=%v), want %q/%q", tt.l.Msg, m.Cause, m.Spelling, ok, tt.cause, tt.spelling)
+		}
+	}
+}

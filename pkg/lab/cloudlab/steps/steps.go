@@ -36,6 +36,12 @@ type Step struct {
 	Messages map[string][]Count `json:"messages,omitempty"`
 	// Restarted is what a restart in this step did: component -> "running" | "exited: <err>".
 	Restarted map[string]string `json:"restarted,omitempty"`
+	// Restarts are how many times each kubelet's service (systemd's Restart=always) started it
+	// again during the step, by "kubelet/<node>"; kubelets it did not restart are left out.
+	Restarts map[string]int `json:"restarts,omitempty"`
+	// Findings are credwatch check's findings (warning or above) on the lab as the step left it,
+	// "<id> <member or object>", when the run asked for them.
+	Findings []string `json:"findings,omitempty"`
 }
 
 // Workload is a Deployment's Pods by phase ("none" when it has none).
@@ -50,6 +56,10 @@ type NodeState struct {
 	Ready         bool   `json:"ready"`
 	ProviderID    string `json:"providerID,omitempty"`
 	Uninitialized bool   `json:"uninitialized"`
+	// Region and Zone are its topology.kubernetes.io labels (set by an in-tree provider with
+	// zones, or a cloud controller manager).
+	Region string `json:"region,omitempty"`
+	Zone   string `json:"zone,omitempty"`
 }
 
 // Count is a message and how often it was seen.

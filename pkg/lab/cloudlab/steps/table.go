@@ -46,6 +46,12 @@ func (e *Evidence) WriteTable(w io.Writer) error {
 		for _, r := range restarted(s.Restarted) {
 			fmt.Fprintf(w, "  restarted %s\n", fit(r, lineWidth-12))
 		}
+		for _, k := range slices.Sorted(maps.Keys(s.Restarts)) {
+			fmt.Fprintf(w, "  %s started again ×%d by its service\n", k, s.Restarts[k])
+		}
+		for _, f := range s.Findings {
+			fmt.Fprintf(w, "  credwatch check: %s\n", fit(f, lineWidth-18))
+		}
 		for _, c := range topMessages(s.Messages) {
 			head := fmt.Sprintf("  %s ×%d: ", c.component, c.Count.Count)
 			fmt.Fprintf(w, "%s%s\n", head, fit(c.Message, lineWidth-utf8.RuneCountInString(head)))
