@@ -11,10 +11,12 @@ package podtenant
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"golang.org/x/net/http2"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -142,7 +144,9 @@ func ptr[T any](v T) *T { return &v }
 // ReadTally reads every tenant pod's log (through the apiserver, from the kubelet) and counts the
 // calls answered at or after since, per member and per pod (with its node). The lab's scenarios change etcd's membership under it, and a
 // list that lands in an etcd leader election times out (504) or is refused (503, 429): such a read
-// is tried again, up to five times, 2 s apart.
+// is tried again, up to five times, 2 s apart. So is one the load balancer sent to a member whose
+// etcd member is gone: its apiserver aborts the stream (HTTP/2 RST_STREAM INTERNAL_ERROR) when
+// the storage call under the list dies.
 func ReadTally(ctx context.Context, cs kubernetes.Interface, o Options, since time.Time) (tally.Snapshot, error) {
 	var t tally.Snapshot
 	err := retry.OnError(wait.Backoff{Steps: 5, Duration: 2 * time.Second, Factor: 1}, transient, func() (err error) {
@@ -154,6 +158,10 @@ func ReadTally(ctx context.Context, cs kubernetes.Interface, o Options, since ti
 
 // transient is a server answer that says "not now" rather than "no".
 func transient(err error) bool {
+	var se http2.StreamError
+	if errors.As(err, &se) && se.Code == http2.ErrCodeInternal {
+		return true
+	}
 	return apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) ||
 		apierrors.IsServiceUnavailable(err) || apierrors.IsTooManyRequests(err)
 }
