@@ -104,6 +104,16 @@ type Report struct {
 	ToolVersion string             `json:"-"`
 }
 
+// IDs are the distinct IDs of r's findings, sorted.
+func (r *Report) IDs() []string {
+	var ids []string
+	for _, f := range r.Findings {
+		ids = append(ids, f.ID)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
 // Side summarises one side's inputs and credentials.
 type Side struct {
 	Files   []string `json:"files"`

@@ -42,12 +42,7 @@ func predictStatic(current []lab.Member, planned lab.Member) Prediction {
 		p.Error = err.Error()
 		return p
 	}
-	for _, f := range r.Findings {
-		if !slices.Contains(p.Predicted, f.ID) {
-			p.Predicted = append(p.Predicted, f.ID)
-		}
-	}
-	slices.Sort(p.Predicted)
+	p.Predicted = r.IDs()
 	return p
 }
 
