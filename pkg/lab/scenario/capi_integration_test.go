@@ -129,7 +129,12 @@ func checkPrediction(t *testing.T, ev *scenario.Evidence) {
 
 // predictionRow is one row of docs/preflight-lab.md.
 func predictionRow(ev *scenario.Evidence) string {
-	p := ev.CAPI.Prediction
+	return tableRow(ev.Scenario, ev.CAPI.CAPI, ev.CAPI.HealthCheck, predictionCells(&ev.CAPI.Prediction))
+}
+
+// predictionCells are a prediction's last three cells in docs/preflight-lab.md: what preflight
+// predicted (or its error), what the lab showed, and whether they agree.
+func predictionCells(p *scenario.Prediction) string {
 	predicted := strings.Join(p.Predicted, ", ")
 	if p.Error != "" {
 		predicted = "error: " + p.Error
@@ -138,7 +143,12 @@ func predictionRow(ev *scenario.Evidence) string {
 	if !p.Agrees() {
 		agree = "**no**"
 	}
-	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s |", ev.Scenario, ev.CAPI.CAPI, ev.CAPI.HealthCheck, orNone(predicted), orNone(strings.Join(p.Observed, ", ")), agree)
+	return tableRow(orNone(predicted), orNone(strings.Join(p.Observed, ", ")), agree)
+}
+
+// tableRow joins cells into a Markdown table row; a cell may itself be a row's inner part.
+func tableRow(cells ...string) string {
+	return "| " + strings.Join(cells, " | ") + " |"
 }
 
 func orNone(s string) string {

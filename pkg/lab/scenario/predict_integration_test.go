@@ -27,15 +27,7 @@ func checkStaticPredictions(t *testing.T, line string, ev *scenario.Evidence) []
 		if !p.Agrees() {
 			t.Errorf("phase %q: preflight predicted %v (error %q), the lab showed %v", ph.Name, p.Predicted, p.Error, p.Observed)
 		}
-		predicted := strings.Join(p.Predicted, ", ")
-		if p.Error != "" {
-			predicted = "error: " + p.Error
-		}
-		agree := "yes"
-		if !p.Agrees() {
-			agree = "**no**"
-		}
-		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s |", ev.Scenario, line, ph.Name, orNone(predicted), orNone(strings.Join(p.Observed, ", ")), agree))
+		rows = append(rows, tableRow(ev.Scenario, line, ph.Name, predictionCells(p)))
 	}
 	return rows
 }
