@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
+	"github.com/credwatch/credwatch/pkg/kubelet"
 	"github.com/credwatch/credwatch/pkg/limits"
 )
 
@@ -92,7 +93,7 @@ func fetch(ctx context.Context, c Config, sc scope) (*Snapshot, error) {
 		collect(f, SrcNodes, func() ([]Node, error) { return listNodes(ctx, f.c, f.pcs) }, &f.snap.Nodes)
 	})
 	wg.Go(func() {
-		collect(f, SrcNodeEvents, func() ([]KubeletStart, error) { return listKubeletStarts(ctx, f.c, f.pcs) }, &f.snap.KubeletStarts)
+		collect(f, SrcNodeEvents, func() ([]kubelet.Start, error) { return kubelet.ListStarts(ctx, f.pcs, pageSize, f.c.Timeout) }, &f.snap.KubeletStarts)
 	})
 	wg.Go(func() {
 		obs, skip := FetchCloud(ctx, f.cs, f.c.Cloud, f.snap.Now, f.c.Timeout)

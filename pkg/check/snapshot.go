@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/cloud"
+	"github.com/credwatch/credwatch/pkg/kubelet"
 	"github.com/credwatch/credwatch/pkg/liveness"
 )
 
@@ -53,7 +54,7 @@ type Snapshot struct {
 	Leases          []Lease
 	Nodes           []Node
 	// KubeletStarts are the kubelets' Starting Events (see SrcNodeEvents).
-	KubeletStarts []KubeletStart
+	KubeletStarts []kubelet.Start
 	// Cloud is what pkg/cloud observed of the cloud-provider credentials (nil: see Sources[SrcCloud]).
 	Cloud *cloud.Observation
 
