@@ -20,6 +20,11 @@ func TestDecideAction(t *testing.T) {
 	kcm := Consumer{Component: KubeControllerManager, Pod: "kube-system/kcm-1", Restart: "crictl stop ...", Started: &before}
 	kcmNew := kcm
 	kcmNew.Started = &after
+	justBefore := t0.Add(-500 * time.Millisecond)
+	hostJust := Consumer{Component: KubeAPIServer, PID: 7, Restart: "systemctl restart kube-apiserver", Started: &justBefore}
+	hostOld := hostJust
+	hostOld.Started = &before
+	looping := Consumer{Component: Kubelet, Node: "node-2", PID: 42, Started: &after, Looping: true, Restarts: 7}
 	ccm := Consumer{Component: CloudControllerManager, Pod: "kube-system/ccm", Rereads: true, Restart: "kubectl rollout restart", Started: &before}
 	for _, tc := range []struct {
 		name      string
@@ -35,6 +40,11 @@ func TestDecideAction(t *testing.T) {
 		{"rejected, secret re-read", secret, []Consumer{ccm}, Rejected, false, "re-read it on the next failed login (no restart)"},
 		{"secret re-read is never stale", secret, []Consumer{ccm}, Valid, false, "nothing to do"},
 		{"rejected, no consumer seen", file, nil, Rejected, false, "then restart whatever reads it"},
+		{"rejected, a looping kubelet", file, []Consumer{looping}, Rejected, false,
+			"update file /etc/kubernetes/cloud_config with the new password; the kubelet of node node-2 restarts by itself every ~10 s (crash loop)"},
+		{"host process read within /proc's second of the change", file, []Consumer{hostJust}, Valid, false, "nothing to do"},
+		{"host process started well before the change", file, []Consumer{hostOld}, Valid, true, "restart: systemctl restart kube-apiserver"},
+		{"valid, a looping kubelet: not this credential", file, []Consumer{looping}, Valid, false, "nothing to do"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			it := Item{Credential: Credential{Source: tc.src}, Consumers: append([]Consumer(nil), tc.cons...), Test: TestResult{Verdict: tc.verdict}}

@@ -28,6 +28,20 @@ type Consumer struct {
 	// Stale: it does not re-read and started before the credential last changed.
 	Stale   bool   `json:"stale"`
 	Restart string `json:"restart,omitempty"`
+	// PID is a host process's (a kubelet, or a component systemd runs).
+	PID int `json:"pid,omitempty"`
+	// Looping: a kubelet that restarts in a loop (Restarts starts in kubelet.LoopWindow): it
+	// reads the credential again at each start, and exits at start-up.
+	Looping  bool `json:"looping,omitempty"`
+	Restarts int  `json:"restarts,omitempty"`
+}
+
+// Ref names where c runs: its Pod ("namespace/pod"), or its host process ("pid N").
+func (c Consumer) Ref() string {
+	if c.Pod == "" && c.PID != 0 {
+		return fmt.Sprintf("pid %d", c.PID)
+	}
+	return c.Pod
 }
 
 // Item is one credential with its consumers and, after Test, its verdict.
@@ -65,6 +79,14 @@ type DiscoverOptions struct {
 	Namespaces []string
 	// Timeout bounds each API call (default 10 s).
 	Timeout time.Duration
+	// Processes, when set, lists this host's processes that read a --cloud-config
+	// (HostProcesses("/proc")); those reading a Local config are its consumers.
+	Processes ProcessReader
+	// LoopWait bounds how long Processes is read again for a kubelet the cluster shows
+	// restarting in a loop, until it has started again (0: not at all).
+	LoopWait time.Duration
+	// Progress, when set, is told of a wait.
+	Progress func(format string, args ...any)
 }
 
 // WellKnown are the Secrets and ConfigMaps the vSphere/OpenStack CPI and CSI drivers are usually
@@ -153,6 +175,9 @@ func Discover(ctx context.Context, cs kubernetes.Interface, o DiscoverOptions) *
 				cfgConsumers[cfg] = append(cfgConsumers[cfg], cons)
 			}
 		}
+	}
+	if len(o.Local) > 0 && o.Processes != nil {
+		d.hostConsumers(ctx, localConsumers)
 	}
 	if cs != nil {
 		for _, w := range WellKnown {

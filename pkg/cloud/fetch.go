@@ -31,6 +31,9 @@ type FetchOptions struct {
 	// Timeout bounds each API call (default 10 s).
 	Timeout time.Duration
 	Now     time.Time
+	// Host says how to find the host's processes that read the Configs (Discover's Processes,
+	// LoopWait and Progress; its other fields are set from these options).
+	Host DiscoverOptions
 }
 
 // Observation is everything Fetch read, the input of Judge: the inventory with each credential's
@@ -55,7 +58,8 @@ func Fetch(ctx context.Context, o FetchOptions) *Observation {
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Second
 	}
-	obs := &Observation{Time: o.Now.UTC(), Inventory: *Discover(ctx, o.Client, DiscoverOptions{Local: o.Configs, Timeout: o.Timeout})}
+	obs := &Observation{Time: o.Now.UTC(), Inventory: *Discover(ctx, o.Client, DiscoverOptions{Local: o.Configs, Timeout: o.Timeout,
+		Processes: o.Host.Processes, LoopWait: o.Host.LoopWait, Progress: o.Host.Progress})}
 	for _, err := range o.ConfigErrors {
 		obs.InputErrors = append(obs.InputErrors, err.Error())
 	}

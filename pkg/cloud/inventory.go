@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 )
 
 const (
@@ -202,20 +203,35 @@ func containsConsumer(cs []Consumer, c Consumer) bool {
 	return false
 }
 
+// procStartSlop: a host process's start time is read as /proc/stat's boot time, in whole seconds
+// rounded down, plus its start in clock ticks; it may be up to a second early, so a file written
+// just before such a process started is not taken as changed after it.
+const procStartSlop = time.Second
+
 // judgeStaleness marks consumers that do not re-read and started before the credential changed.
 func (it *Item) judgeStaleness() {
 	ch := it.Source.Changed
 	for i := range it.Consumers {
 		c := &it.Consumers[i]
-		c.Stale = !c.Rereads && c.Started != nil && ch != nil && c.Started.Before(*ch)
+		if c.Started == nil {
+			c.Stale = false
+			continue
+		}
+		started := *c.Started
+		if c.PID != 0 {
+			started = started.Add(procStartSlop)
+		}
+		c.Stale = !c.Rereads && ch != nil && started.Before(*ch)
 	}
 }
 
 // decideAction fills Action from the verdict and the consumers.
 func (it *Item) decideAction() {
-	var stale, restart, reread []string
+	var stale, restart, reread, looping []string
 	for _, c := range it.Consumers {
 		switch {
+		case c.Looping:
+			looping = append(looping, "the kubelet of node "+c.Node)
 		case c.Stale:
 			stale = append(stale, c.Restart)
 		case c.Rereads:
@@ -225,6 +241,8 @@ func (it *Item) decideAction() {
 		}
 	}
 	switch {
+	case it.Test.Verdict == Rejected && len(looping) > 0 && len(restart)+len(stale)+len(reread) == 0:
+		it.Action = fmt.Sprintf("update %s with the new password", it.Source)
 	case it.Test.Verdict == Rejected && len(restart)+len(stale) > 0:
 		it.Action = fmt.Sprintf("update %s with the new password, then restart: %s", it.Source, strings.Join(uniq(append(stale, restart...)), "; "))
 	case it.Test.Verdict == Rejected && len(reread) > 0:
@@ -235,6 +253,9 @@ func (it *Item) decideAction() {
 		it.Action = "restart: " + strings.Join(uniq(stale), "; ")
 	default:
 		it.Action = "nothing to do"
+	}
+	if len(looping) > 0 && it.Test.Verdict == Rejected {
+		it.Action += fmt.Sprintf("; %s restarts by itself every ~10 s (crash loop) and reads it again then", strings.Join(uniq(looping), ", "))
 	}
 }
 

@@ -87,7 +87,7 @@ func itemFindings(it *Item) []finding.Finding {
 		ev = append(ev, finding.Evidence{Object: obj, Key: "named by", Value: it.Config.String()})
 	}
 	for _, c := range it.Consumers {
-		ev = append(ev, finding.Evidence{Member: c.Node, Object: c.Pod, Key: "consumer " + c.Component, Value: c.How})
+		ev = append(ev, finding.Evidence{Member: c.Node, Object: c.Ref(), Key: "consumer " + c.Component, Value: c.How})
 	}
 	if it.Insecure {
 		ev = append(ev, finding.Evidence{Object: obj, Key: "tls", Value: "not verified (the config's insecure flag)"})
@@ -102,6 +102,9 @@ func itemFindings(it *Item) []finding.Finding {
 		out = append(out, f.On("", obj))
 	}
 	for _, c := range it.Consumers {
+		if c.Looping {
+			out = append(out, loopFinding(it, c))
+		}
 		if !c.Stale {
 			continue
 		}
@@ -109,14 +112,35 @@ func itemFindings(it *Item) []finding.Finding {
 		if it.Source.Changed != nil {
 			changed = it.Source.Changed.UTC().Format(time.RFC3339)
 		}
-		f := finding.New(IDConsumerStale, fmt.Sprintf("%s %s started %s, before %s last changed (%s); it reads the credential only at start-up: restart it: %s",
-			c.Component, c.Pod, c.Started.UTC().Format(time.RFC3339), obj, changed, c.Restart),
-			finding.Evidence{Member: c.Node, Object: c.Pod, Key: "started", Value: c.Started.UTC().Format(time.RFC3339)},
+		who := strings.TrimSpace(c.Component + " " + c.Ref())
+		if c.Pod == "" && c.Node != "" {
+			who += " on node " + c.Node
+		}
+		f := finding.New(IDConsumerStale, fmt.Sprintf("%s started %s, before %s last changed (%s); it reads the credential only at start-up: restart it: %s",
+			who, c.Started.UTC().Format(time.RFC3339), obj, changed, c.Restart),
+			finding.Evidence{Member: c.Node, Object: c.Ref(), Key: "started", Value: c.Started.UTC().Format(time.RFC3339)},
 			finding.Evidence{Object: obj, Key: "changed", Value: changed},
-			finding.Evidence{Object: c.Pod, Key: "restart", Value: c.Restart})
-		out = append(out, f.On(c.Node, c.Pod))
+			finding.Evidence{Object: c.Ref(), Key: "restart", Value: c.Restart})
+		out = append(out, f.On(c.Node, c.Ref()))
 	}
 	return out
+}
+
+// loopFinding is kubelet-crashloop for c, a kubelet that restarts in a loop reading its file.
+func loopFinding(it *Item, c Consumer) finding.Finding {
+	cause := "whether the provider accepts it was not tested"
+	switch it.Test.Verdict {
+	case Rejected:
+		cause = fmt.Sprintf("%s rejects %s (%s): with an in-tree provider and zones ([Labels]) the kubelet logs in at every start to read "+
+			"its node's zone, and exits when the login fails", providerName(it.Provider), it.Account(), it.Test.Fault)
+	case Valid:
+		cause = "the provider accepts it, so the loop has another cause: its log says why (\"Kubelet failed to get node info\" err=...)"
+	}
+	f := finding.New(IDKubeletCrashLoop, fmt.Sprintf("%s; %s. %s", capitalize(c.How), cause, capitalize(it.Action)),
+		finding.Evidence{Member: c.Node, Key: "kubelet starts (Starting Events)", Value: fmt.Sprint(c.Restarts)},
+		finding.Evidence{Member: c.Node, Object: it.Source.String(), Key: "credential read", Value: it.Account()})
+	f.Object = "node/" + c.Node
+	return f
 }
 
 func capitalize(s string) string {

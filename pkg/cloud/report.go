@@ -89,7 +89,13 @@ func ConsumerList(cs []Consumer) string {
 		if c.Pod != "" {
 			s += " " + c.Pod
 		}
-		if c.Stale {
+		if c.Node != "" && c.Pod == "" {
+			s += " on " + c.Node
+		}
+		switch {
+		case c.Looping:
+			s += fmt.Sprintf(" (crash-looping, %d starts)", c.Restarts)
+		case c.Stale:
 			s += " (stale)"
 		}
 		out = append(out, s)

@@ -27,10 +27,13 @@ const (
 	IDRejected      = "cloud-credential-rejected"
 	IDUnreachable   = "cloud-credential-unreachable"
 	IDConsumerStale = "cloud-consumer-stale"
-	IDConfigInvalid = "cloud-config-invalid"
-	IDControllers   = "controllers-not-running"
-	IDNodesUninit   = "nodes-uninitialized"
-	IDLoginFailed   = "cloud-login-failed"
+	// IDKubeletCrashLoop is check's kubelet-crashloop, raised here for a looping kubelet found
+	// reading a --config file on this host.
+	IDKubeletCrashLoop = "kubelet-crashloop"
+	IDConfigInvalid    = "cloud-config-invalid"
+	IDControllers      = "controllers-not-running"
+	IDNodesUninit      = "nodes-uninitialized"
+	IDLoginFailed      = "cloud-login-failed"
 )
 
 // TaintUninitialized is the cloud provider's node taint.

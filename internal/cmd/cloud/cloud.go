@@ -34,6 +34,8 @@ type options struct {
 	failOn    cli.FailOn
 	loginTO   time.Duration
 	interval  time.Duration
+	loopWait  time.Duration
+	noHost    bool
 
 	insecureSet map[cloud.Provider]bool
 	explicit    bool // --kubeconfig or --context given
@@ -52,7 +54,10 @@ Secrets those configs name, the usual CPI and CSI Secrets and ConfigMaps), log i
 (vSphere: log in, read the session, log out; OpenStack: ask Keystone v3 for a token), and report:
 valid, rejected (the provider's InvalidLogin or HTTP 401), unreachable, or not tested; which
 components consume each credential; and which of them must be restarted because they read it only at
-start-up and started before it last changed. Also reports the symptoms: stale controller leases,
+start-up and started before it last changed. With --config, the host's own processes that read those
+files (kubelets, and control-plane components systemd runs) are consumers too, found in /proc; a
+kubelet the cluster's Events show restarting in a loop is waited for (--kubelet-wait) until it
+starts again, and reported as kubelet-crashloop with the credential it reads. Also reports the symptoms: stale controller leases,
 crash-looping controllers with cloud errors in their logs, nodes left uninitialized.
 
 Passwords are never printed. Each distinct credential is tried once per run, logins to one server are
@@ -89,6 +94,8 @@ be read or parsed (or other usage errors); 3 the cluster could not be read compl
 	o.failOn.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical")
 	fs.DurationVar(&o.loginTO, "login-timeout", 15*time.Second, "bound of each login attempt (connect, TLS, login, logout)")
 	fs.DurationVar(&o.interval, "login-interval", time.Second, "minimum time between two login attempts against the same server")
+	fs.DurationVar(&o.loopWait, "kubelet-wait", 12*time.Second, "how long to wait for a crash-looping kubelet to start again, to see which --config it reads (kubelet.service restarts it every 10 s; 0: do not wait)")
+	fs.BoolVar(&o.noHost, "no-host-processes", false, "do not read this host's processes (/proc) for consumers of the --config files")
 	return cmd
 }
 
@@ -110,8 +117,8 @@ func (o *options) complete(cmd *cobra.Command) error {
 			return cli.Usagef("--insecure-skip-tls-verify %q: want vsphere, openstack or both", p)
 		}
 	}
-	if o.loginTO <= 0 || o.interval < 0 {
-		return cli.Usagef("--login-timeout must be positive and --login-interval not negative")
+	if o.loginTO <= 0 || o.interval < 0 || o.loopWait < 0 {
+		return cli.Usagef("--login-timeout must be positive, --login-interval and --kubelet-wait not negative")
 	}
 	o.explicit = cmd.Flags().Changed("kubeconfig") || cmd.Flags().Changed("context")
 	if o.noCluster && len(o.configs) == 0 {
@@ -159,7 +166,7 @@ func (o *options) run(ctx context.Context) error {
 	}
 	obs := cloud.Fetch(ctx, cloud.FetchOptions{Configs: cfgs, ConfigErrors: cfgErrs, Client: cs, NoLogin: o.noLogin,
 		Login:  cloud.LoginOptions{Timeout: o.loginTO, Insecure: o.insecureSet, Interval: o.interval},
-		Health: true, Timeout: o.kube.Timeout})
+		Health: true, Timeout: o.kube.Timeout, Host: o.host()})
 	r := cloud.Judge(obs, o.failOn.Severity)
 	r.ToolVersion = cli.Build().Version
 	if partial {
@@ -170,6 +177,15 @@ func (o *options) run(ctx context.Context) error {
 		return err
 	}
 	return ExitFor(r, o.failOn.Severity)
+}
+
+// host says how Fetch finds the host's processes that read the --config files: from /proc,
+// unless --no-host-processes or there are no --config files.
+func (o *options) host() cloud.DiscoverOptions {
+	if o.noHost || len(o.configs) == 0 {
+		return cloud.DiscoverOptions{}
+	}
+	return cloud.DiscoverOptions{Processes: cloud.HostProcesses("/proc"), LoopWait: o.loopWait, Progress: o.streams.Infof}
 }
 
 // kubeconfigExists reports whether $KUBECONFIG or ~/.kube/config names a kubeconfig.
