@@ -56,7 +56,7 @@ func TestIntegrationScenarioCommand(t *testing.T) {
 	}
 	c := checker{t, ev.Cloud}
 	for _, s := range ev.Cloud.Steps {
-		t.Logf("step %s: credwatch check %v", s.Name, s.Findings)
+		t.Logf("step %s: credwatch check %v; credwatch cloud %v", s.Name, s.Findings, s.Cloud)
 	}
 	c.untilLogin()
 	// The in-tree era runs with zones: the node that joins after the sessions ended crash-loops,
@@ -65,12 +65,21 @@ func TestIntegrationScenarioCommand(t *testing.T) {
 	c.want(s, s.Has("kubelet/node-2", `"Kubelet failed to get node info"`) && s.Restarts["kubelet/node-2"] >= cloudlab.CrashLoopRestarts,
 		"node-2's kubelet exits at start-up and is started again ≥ %d times (got %d)", cloudlab.CrashLoopRestarts, s.Restarts["kubelet/node-2"])
 	c.want(s, slices.Contains(s.Findings, "kubelet-crashloop node/node-2"), "the evidence carries check's kubelet-crashloop for node-2: %v", s.Findings)
+	// credwatch cloud --config on the host's files names the looping kubelet as a consumer of its
+	// node's file, whose credential vCenter rejects.
+	c.want(s, slices.Contains(s.Cloud, "kubelet-crashloop node/node-2") &&
+		slices.ContainsFunc(s.Cloud, func(f string) bool { return strings.HasPrefix(f, "consumer kubelet on node-2 (crash-looping") }),
+		"the evidence carries cloud's kubelet-crashloop and node-2's kubelet as a crash-looping consumer: %v", s.Cloud)
 	s = c.step("controller-restarted")
 	c.want(s, s.Has("kube-controller-manager", "Login failure"), "the controller manager logs the rejected login")
 	s = c.step("restored")
 	c.want(s, s.LoginsAccepted > 0, "the restarted consumers log in with the restored password")
 	c.want(s, !slices.ContainsFunc(s.Findings, func(f string) bool { return strings.HasPrefix(f, "kubelet-crashloop") }),
 		"no kubelet-crashloop after the fix: %v", s.Findings)
+	c.want(s, !slices.ContainsFunc(s.Cloud, func(f string) bool {
+		return strings.HasPrefix(f, "kubelet-crashloop") || strings.HasPrefix(f, "cloud-credential-rejected")
+	}),
+		"cloud reports neither a rejected credential nor a crash loop after the fix: %v", s.Cloud)
 	if strings.Contains(out.String(), cloudlab.NewPassword) || strings.Contains(errOut.String(), cloudlab.NewPassword) ||
 		strings.Contains(out.String(), password) || strings.Contains(errOut.String(), password) {
 		t.Error("a password of the scenario's account is in the output")

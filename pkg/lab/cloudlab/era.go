@@ -118,7 +118,11 @@ func InTreeEnv(l *lab.Lab, s *Setup) *Env {
 			}
 			return l.StartControllerManager(ctx)
 		},
-		Restore: func(_ context.Context, pw string) error { return s.WriteInTreeConfigs(pw) },
+		Restore:      func(_ context.Context, pw string) error { return s.WriteInTreeConfigs(pw) },
+		CloudConfigs: []string{s.ControllerConfig()},
+	}
+	for _, n := range s.Nodes {
+		env.CloudConfigs = append(env.CloudConfigs, s.NodeConfig(n))
 	}
 	if s.Zones {
 		// The node that joins after the sessions ended has no Node object to fall back on: its

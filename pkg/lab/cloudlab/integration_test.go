@@ -88,7 +88,7 @@ func TestIntegrationCloudRotatedInTree(t *testing.T) {
 		if step == "kubelet-restarted" || step == "restored" {
 			// What check cannot see here (the controller manager and kubelets are host
 			// processes), `credwatch cloud --config` tests on the host, as on a kubespray node.
-			files[step] = credwatchCloud(t, l, setup.ControllerConfig(), setup.NodeConfig("node-1"))
+			files[step] = credwatchCloud(t, l, setup.ControllerConfig(), setup.NodeConfig("node-1"), setup.NodeConfig("node-2"))
 		}
 		return nil
 	}
@@ -131,6 +131,12 @@ func TestIntegrationCloudRotatedInTree(t *testing.T) {
 	// credwatch cloud on the host's files: both rejected, then valid after the fix.
 	if ids := files["kubelet-restarted"].ids(); ids["cloud-credential-rejected"] == "" || !strings.Contains(ids["cloud-credential-rejected"], "file "+setup.ControllerConfig()) {
 		t.Errorf("credwatch cloud --config on the rotated files: no cloud-credential-rejected naming %s: %v", setup.ControllerConfig(), ids)
+	}
+	// ... and names the kubelets that read them: node-2's restarting in a loop on the rejected
+	// credential, node-1's running on it.
+	if msg := files["kubelet-restarted"].ids()["kubelet-crashloop"]; !strings.Contains(msg, "of node node-2 with --cloud-config "+setup.NodeConfig("node-2")) ||
+		!strings.Contains(msg, "vCenter rejects") {
+		t.Errorf("credwatch cloud --config on the rotated files: no kubelet-crashloop naming node-2's kubelet and the rejected credential: %q", msg)
 	}
 	if ids := files["restored"].ids(); ids["cloud-credential-rejected"] != "" {
 		t.Errorf("credwatch cloud --config after the fix still reports cloud-credential-rejected: %s", ids["cloud-credential-rejected"])

@@ -108,6 +108,9 @@ func (r *runner) step(ctx context.Context, name, action string, do func(context.
 	}
 	if r.env.Check {
 		s.Findings = r.checkFindings(ctx)
+		if len(r.env.CloudConfigs) > 0 {
+			s.Cloud = r.cloudFindings(ctx)
+		}
 	}
 	r.ev.Steps = append(r.ev.Steps, s)
 	return nil

@@ -67,6 +67,10 @@ type Env struct {
 	// Check runs credwatch check (without cloud logins) after each step and records its findings
 	// in the step's evidence.
 	Check bool
+	// CloudConfigs are host files (the in-tree era's cloud_config of the controller and of each
+	// node): with Check, credwatch cloud --config runs on them after each step too, logging in,
+	// reading the host's processes, and its findings and the consumers it names are recorded.
+	CloudConfigs []string
 	// Secrets are the era's passwords besides the scenario's own (DefaultPassword, NewPassword):
 	// whoever prints the run's output redacts them.
 	Secrets []string

@@ -42,6 +42,10 @@ type Step struct {
 	// Findings are credwatch check's findings (warning or above) on the lab as the step left it,
 	// "<id> <member or object>", when the run asked for them.
 	Findings []string `json:"findings,omitempty"`
+	// Cloud is what credwatch cloud --config says of the era's host files as the step left it:
+	// its findings (warning or above), "<id> <object>", then each consumer it names stale or
+	// crash-looping, "consumer <component> on <node> (...) of <source>".
+	Cloud []string `json:"cloud,omitempty"`
 }
 
 // Workload is a Deployment's Pods by phase ("none" when it has none).

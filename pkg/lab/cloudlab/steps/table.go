@@ -52,6 +52,9 @@ func (e *Evidence) WriteTable(w io.Writer) error {
 		for _, f := range s.Findings {
 			fmt.Fprintf(w, "  credwatch check: %s\n", fit(f, lineWidth-18))
 		}
+		for _, f := range s.Cloud {
+			fmt.Fprintf(w, "  credwatch cloud: %s\n", fit(f, lineWidth-18))
+		}
 		for _, c := range topMessages(s.Messages) {
 			head := fmt.Sprintf("  %s ×%d: ", c.component, c.Count.Count)
 			fmt.Fprintf(w, "%s%s\n", head, fit(c.Message, lineWidth-utf8.RuneCountInString(head)))
