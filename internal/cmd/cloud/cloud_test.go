@@ -80,6 +80,7 @@ func TestUsage(t *testing.T) {
 		{"--no-cluster"},
 		{"--fail-on", "loud"},
 		{"--insecure-skip-tls-verify=aws", "--no-cluster", "--config", "x"},
+		{"--kubelet-wait=-1s", "--no-cluster", "--config", "x"},
 		{"-o", "html"},
 	} {
 		if r := run(t, args...); r.code != 2 {
