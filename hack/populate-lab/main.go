@@ -11,6 +11,7 @@
 //
 //	go run ./hack/populate-lab --lab-dir DIR [--pods 10000 --serviceaccounts 3000 --legacy-secrets 5000 --nodes 0]
 //	go run ./hack/populate-lab --lab-dir DIR --print-endpoints   # --endpoint flags for credwatch check
+//	go run ./hack/populate-lab --lab-dir DIR --print-requests    # requests the members have served
 package main
 
 import (
@@ -29,7 +30,7 @@ import (
 type options struct {
 	labDir, kubeconfig                          string
 	pods, sas, secrets, nodes, namespaces, jobs int
-	printEndpoints                              bool
+	printEndpoints, printRequests               bool
 }
 
 func main() {
@@ -51,6 +52,7 @@ func run(args []string) error {
 	fs.IntVar(&o.namespaces, "namespaces", 20, "namespaces to spread them over")
 	fs.IntVar(&o.jobs, "jobs", 24, "concurrent requests")
 	fs.BoolVar(&o.printEndpoints, "print-endpoints", false, "print --endpoint=URL for every lab member and exit")
+	fs.BoolVar(&o.printRequests, "print-requests", false, "print the sum of apiserver_request_total over the lab's members and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -67,6 +69,18 @@ func run(args []string) error {
 		}
 		if o.kubeconfig == "" {
 			o.kubeconfig = st.AdminKubeconfig
+		}
+		if o.printRequests {
+			var urls []string
+			for _, m := range st.Members {
+				urls = append(urls, m.URL)
+			}
+			n, err := requestCount(context.Background(), o.kubeconfig, urls)
+			if err != nil {
+				return err
+			}
+			fmt.Println(n)
+			return nil
 		}
 	}
 	if o.kubeconfig == "" || o.namespaces < 1 || o.sas < o.namespaces {
