@@ -1,31 +1,65 @@
 #!/usr/bin/env bash
-# bench-check.sh: the two budgets of `credwatch check` (issue 4), printed as figures.
+# bench-check.sh: the two budgets of `credwatch check` (issues 4 and 27), printed as figures.
 #  1. BenchmarkCheckLab: a full check of a 3-member lab (target <= 3 s wall per check).
-#  2. The inventory of a lab populated with 10,000 pods, 3,000 service accounts and 5,000 legacy
-#     token Secrets (hack/populate-lab): wall time and peak RSS of the credwatch process
-#     (targets <= 10 s, <= 300 MB).
-# Holds the lab lock while labs run. Env: PODS SAS SECRETS to scale the inventory.
+#  2. The check of a lab populated by hack/populate-lab, at each pod count of POINTS (the curve),
+#     with nodes, service accounts and legacy token Secrets in the proportions of Kubernetes'
+#     envelope at the largest (150,000 pods: NODES=5000, SAS=30000, SECRETS=50000): wall time and
+#     peak RSS of the credwatch process and the requests the apiservers served for it, 3 runs
+#     each (targets at 150,000 pods: <= 10 s, <= 300 MB, best of 3).
+# Env: POINTS (pod counts, ascending; default 10000), NODES SAS SECRETS (at 150,000 pods, scaled
+# to each point), BASELINE (another credwatch binary measured beside bin/credwatch, e.g. main's),
+# LAB_DIR (a lab that is up already: populated further and left up, so a long curve can be run
+# in parts; without it a lab is started and removed), SKIP_GO_BENCH=1 (only the populated labs).
+# Holds the lab lock while labs run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PODS=${PODS:-10000} SAS=${SAS:-3000} SECRETS=${SECRETS:-5000}
+POINTS=${POINTS:-10000} NODES=${NODES:-5000} SAS=${SAS:-30000} SECRETS=${SECRETS:-50000}
 source hack/lib/benchlab.sh
 
-echo "-- full check of a 3-member lab"
-bench_go BenchmarkCheckLab ./pkg/check/ 5x
+if [[ -z ${SKIP_GO_BENCH:-} ]]; then
+  echo "-- full check of a 3-member lab"
+  bench_go BenchmarkCheckLab ./pkg/check/ 5x
+fi
 
-bench_lab_up check 3
-echo "-- populating: $PODS pods, $SAS service accounts, $SECRETS legacy token secrets"
-go run ./hack/populate-lab --lab-dir "$dir" --pods "$PODS" --serviceaccounts "$SAS" --legacy-secrets "$SECRETS"
-bin/credwatch check --kubeconfig "$kc" "${eps[@]}" --create-probe-sa -o json >/dev/null || true # warm-up, probe account
-cmd=(bin/credwatch check --kubeconfig "$kc" "${eps[@]}" -o json)
-echo "-- inventory: ${cmd[*]}"
-for i in 1 2 3; do
-  /usr/bin/time -f "run $i: wall %e s, max RSS %M KB, exit %x" "${cmd[@]}" >"$dir/report.json" || true
-done
-python3 - "$dir/report.json" <<'PY' || true
+if [[ -n ${LAB_DIR:-} ]]; then
+  go build -o bin/credwatch ./cmd/credwatch
+  dir=$LAB_DIR kc=$LAB_DIR/admin.kubeconfig
+  exec 9>"$LAB_LOCK"
+  flock 9
+else
+  bench_lab_up check 3
+fi
+go build -o "$dir/populate-lab" ./hack/populate-lab
+mapfile -t eps < <("$dir/populate-lab" --lab-dir "$dir" --print-endpoints)
+requests() { "$dir/populate-lab" --lab-dir "$dir" --print-requests; }
+
+# measure NAME BINARY: 3 timed checks; the requests are the members' apiserver_request_total
+# difference across the run, less the 3 /metrics reads that measure it.
+measure() {
+  local r0 r1
+  for i in 1 2 3; do
+    r0=$(requests)
+    /usr/bin/time -o "$dir/time.txt" -f "wall %e s, max RSS %M KB, exit %x" \
+      "$2" check --kubeconfig "$kc" "${eps[@]}" -o json >"$dir/report.json" 2>/dev/null || true
+    r1=$(requests)
+    echo "$1 run $i: $(tail -1 "$dir/time.txt"), requests $(python3 -c "print(int($r1 - $r0 - ${#eps[@]}))")"
+  done
+  python3 - "$dir/report.json" <<'PY' || true
 import json, sys
 r = json.load(open(sys.argv[1]))
-i = r["inventory"]
-print(f"report: {i['pods']} pods, {i['serviceAccounts']} service accounts, {i['legacySecrets']} legacy secrets "
-      f"({i['legacySecretsUsed']} used, {i['legacySecretsMounted']} mounted), findings: {[f['id'] for f in r['findings']]}")
+i, l = r["inventory"], r.get("liveness", {})
+print(f"  report: {i['pods']} pods, {l.get('nodes')} nodes, {i['serviceAccounts']} service accounts, "
+      f"{i['legacySecrets']} legacy secrets ({i['legacySecretsUsed']} used, {i['legacySecretsMounted']} mounted), "
+      f"findings: {sorted(f['id'] for f in r['findings'])}, unavailable: {sorted(r.get('unavailable') or {})}")
 PY
+}
+
+for pods in $POINTS; do
+  nodes=$((NODES * pods / 150000)) sas=$((SAS * pods / 150000)) secrets=$((SECRETS * pods / 150000))
+  echo "-- populating: $pods pods on $nodes nodes, $sas service accounts, $secrets legacy token secrets"
+  "$dir/populate-lab" --lab-dir "$dir" --pods "$pods" --nodes "$nodes" --serviceaccounts "$sas" --legacy-secrets "$secrets"
+  bin/credwatch check --kubeconfig "$kc" "${eps[@]}" --create-probe-sa -o json >/dev/null 2>&1 || true # warm-up, probe account
+  echo "-- check at $pods pods: bin/credwatch check --kubeconfig $kc ${eps[*]} -o json"
+  measure "$pods pods" bin/credwatch
+  if [[ -n ${BASELINE:-} ]]; then measure "$pods pods, baseline" "$BASELINE"; fi
+done

@@ -46,6 +46,8 @@ type Config struct {
 	ClusterAPI *ClusterAPI
 	// Cloud says whether to look at the cloud-provider credentials, and whether to log in.
 	Cloud CloudConfig
+	// Inventory is how the big lists are read (default ReadCache: from the watch cache).
+	Inventory InventoryRead
 	// Timeout bounds every call (default 10 s).
 	Timeout time.Duration
 	// Parallel bounds concurrent calls (default 8).

@@ -19,12 +19,15 @@ import (
 )
 
 type fetcher struct {
-	c    *Config
-	sc   scope
-	cn   *conns
-	cs   kubernetes.Interface // JSON, through the cluster endpoint
-	pcs  kubernetes.Interface // protobuf, for the big lists
-	meta metadata.Interface
+	c   *Config
+	sc  scope
+	cn  *conns
+	cs  kubernetes.Interface // JSON, through the cluster endpoint
+	pcs kubernetes.Interface // protobuf, for the kubelets' Events
+	// big and bigMeta read the inventory's lists: protobuf, with no client-wide timeout (a list
+	// from cache may carry a whole cluster; readList bounds each read).
+	big     kubernetes.Interface
+	bigMeta metadata.Interface
 
 	mu   sync.Mutex
 	snap *Snapshot
@@ -66,12 +69,12 @@ func fetch(ctx context.Context, c Config, sc scope) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("client for %s: %w", base.Host, err)
 	}
-	meta, err := metadata.NewForConfigAndClient(pb, hc)
+	big, bigMeta, err := bigClients(pb, cn)
 	if err != nil {
-		return nil, fmt.Errorf("metadata client for %s: %w", base.Host, err)
+		return nil, err
 	}
-	f := &fetcher{c: &c, sc: sc, cn: cn, cs: cs, pcs: pcs, meta: meta,
-		snap: &Snapshot{Now: c.Now(), Server: base.Host, Sources: map[string]string{}}}
+	f := &fetcher{c: &c, sc: sc, cn: cn, cs: cs, pcs: pcs, big: big, bigMeta: bigMeta,
+		snap: &Snapshot{Now: c.Now(), Server: base.Host, Sources: map[string]string{}, Reads: map[string]string{}}}
 
 	var wg sync.WaitGroup
 	wg.Go(func() { f.members(ctx) })
@@ -79,21 +82,27 @@ func fetch(ctx context.Context, c Config, sc scope) (*Snapshot, error) {
 		wg.Wait()
 		return f.snap, nil
 	}
-	wg.Go(func() { collect(f, SrcPods, func() ([]Pod, error) { return listPods(ctx, f.c, f.pcs) }, &f.snap.Pods) })
 	wg.Go(func() {
-		collect(f, SrcServiceAccounts, func() (int, error) { return countServiceAccounts(ctx, f.c, f.meta) }, &f.snap.ServiceAccounts)
+		collectRead(f, SrcPods, func() ([]Pod, string, error) { return listPods(ctx, f.c, f.big) }, &f.snap.Pods)
 	})
 	wg.Go(func() {
-		collect(f, SrcSecrets, func() ([]LegacySecret, error) { return listLegacySecrets(ctx, f.c, f.meta) }, &f.snap.LegacySecrets)
+		collectRead(f, SrcServiceAccounts, func() (int, string, error) {
+			return countServiceAccounts(ctx, f.c, f.bigMeta, f.big.CoreV1().RESTClient())
+		}, &f.snap.ServiceAccounts)
+	})
+	wg.Go(func() {
+		collectRead(f, SrcSecrets, func() ([]LegacySecret, string, error) {
+			return listLegacySecrets(ctx, f.c, f.bigMeta, f.big.CoreV1().RESTClient())
+		}, &f.snap.LegacySecrets)
 	})
 	wg.Go(func() {
 		collect(f, SrcLeases, func() ([]Lease, error) { return getLeases(ctx, f.c, f.cs, f.snap.Now) }, &f.snap.Leases)
 	})
 	wg.Go(func() {
-		collect(f, SrcNodes, func() ([]Node, error) { return listNodes(ctx, f.c, f.pcs) }, &f.snap.Nodes)
+		collectRead(f, SrcNodes, func() ([]Node, string, error) { return listNodes(ctx, f.c, f.big) }, &f.snap.Nodes)
 	})
 	wg.Go(func() {
-		collect(f, SrcNodeEvents, func() ([]kubelet.Start, error) { return kubelet.ListStarts(ctx, f.pcs, pageSize, f.c.Timeout) }, &f.snap.KubeletStarts)
+		collect(f, SrcNodeEvents, func() ([]kubelet.Start, error) { return kubelet.ListStarts(ctx, f.pcs, largePage, f.c.Timeout) }, &f.snap.KubeletStarts)
 	})
 	wg.Go(func() {
 		obs, skip := FetchCloud(ctx, f.cs, f.c.Cloud, f.snap.Now, f.c.Timeout)
@@ -118,6 +127,40 @@ func collect[T any](f *fetcher, source string, fetch func() (T, error), dst *T) 
 		return
 	}
 	*dst = v
+}
+
+// collectRead is collect for a list read by readList: it also records how it was read.
+func collectRead[T any](f *fetcher, source string, fetch func() (T, string, error), dst *T) {
+	var how string
+	collect(f, source, func() (T, error) {
+		v, h, err := fetch()
+		how = h
+		return v, err
+	}, dst)
+	if how != "" {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.snap.Reads[source] = how
+	}
+}
+
+// bigClients are the clients of the inventory's lists: pb's protocol, no client-wide timeout.
+func bigClients(pb *rest.Config, cn *conns) (kubernetes.Interface, metadata.Interface, error) {
+	cfg := rest.CopyConfig(pb)
+	cfg.Timeout = 0
+	hc, err := cn.client(cfg, pb.Timeout)
+	if err != nil {
+		return nil, nil, fmt.Errorf("client for %s: %w", cfg.Host, err)
+	}
+	cs, err := kubernetes.NewForConfigAndClient(cfg, hc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("client for %s: %w", cfg.Host, err)
+	}
+	mc, err := metadata.NewForConfigAndClient(cfg, hc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("metadata client for %s: %w", cfg.Host, err)
+	}
+	return cs, mc, nil
 }
 
 // members finds the members, asks each one directly, computes the trust matrix and fetches the

@@ -14,9 +14,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
 	metafake "k8s.io/client-go/metadata/fake"
+	restfake "k8s.io/client-go/rest/fake"
 	clienttesting "k8s.io/client-go/testing"
 )
+
+// noStream is a REST client whose streamed lists fail: the reads fall back to pages through the
+// fake metadata client.
+var noStream = &restfake.RESTClient{NegotiatedSerializer: scheme.Codecs.WithoutConversion(), Err: errors.New("no stream in this test")}
 
 // TestListLegacySecrets: the inventory reads Secret metadata, and a forbidden list (the
 // credwatch-legacy-tokens ClusterRole not bound) says the inventory is opt-in and how to enable
@@ -53,7 +59,7 @@ func TestListLegacySecrets(t *testing.T) {
 					return true, nil, tt.listErr
 				})
 			}
-			got, err := listLegacySecrets(context.Background(), &Config{Timeout: time.Minute}, mc)
+			got, _, err := listLegacySecrets(context.Background(), &Config{Timeout: time.Minute}, mc, noStream)
 			if tt.want == nil {
 				if err != nil || len(got) != tt.items || got[0].ServiceAccount != "sa" {
 					t.Fatalf("got %+v, %v; want %d secret of sa", got, err, tt.items)

@@ -60,6 +60,9 @@ type Snapshot struct {
 
 	// Sources maps a source name to the reason it is unavailable ("" or absent: fetched).
 	Sources map[string]string
+	// Reads maps an inventory source (pods, nodes, serviceaccounts, secrets) to how it was read
+	// (HowCache, HowLargePages, HowPaged, HowCount).
+	Reads map[string]string `json:"-"`
 }
 
 // Missing returns the reason source is unavailable, or "".

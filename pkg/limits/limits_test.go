@@ -4,6 +4,7 @@
 package limits
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -87,22 +88,32 @@ func TestTransport(t *testing.T) {
 	c := &http.Client{Transport: Transport(http.DefaultTransport, 100, 0)}
 	n := func(k int) string { return strings.Repeat("1", k) }
 	tests := []struct {
-		name    string
-		query   string
-		wantLen int
-		wantErr bool
+		name     string
+		query    string
+		streamed bool // the request's context is Streamed
+		wantLen  int
+		wantErr  bool
 	}{
-		{"small", "n=" + n(10), 10, false},
-		{"at the bound", "n=" + n(100), 100, false},
-		{"one over", "n=" + n(101), 0, true},
-		{"endless", "endless=1", 0, true},
-		{"declared too long", "len=1&n=" + n(10), 0, true},
-		{"watch passes", "watch=true&n=" + n(150), 150, false},
+		{"small", "n=" + n(10), false, 10, false},
+		{"at the bound", "n=" + n(100), false, 100, false},
+		{"one over", "n=" + n(101), false, 0, true},
+		{"endless", "endless=1", false, 0, true},
+		{"declared too long", "len=1&n=" + n(10), false, 0, true},
+		{"watch passes", "watch=true&n=" + n(150), false, 150, false},
+		{"a streamed list passes", "n=" + n(150), true, 150, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			resp, err := c.Get(srv.URL + "/api/v1/pods?" + tt.query)
+			ctx := context.Background()
+			if tt.streamed {
+				ctx = Streamed(ctx)
+			}
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/api/v1/pods?"+tt.query, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := c.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}

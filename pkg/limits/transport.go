@@ -4,6 +4,7 @@
 package limits
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -43,8 +44,20 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // WrappedRoundTripper lets client-go reach the inner transport (to cancel requests).
 func (t *transport) WrappedRoundTripper() http.RoundTripper { return t.rt }
 
-// streamed says whether the response is read as a stream: a pod's log or a watch.
+// streamKey marks a request's context as Streamed.
+type streamKey struct{}
+
+// Streamed returns ctx marking its requests' responses as streams the caller consumes as they
+// come, holding one item at a time (check's inventory lists, decoded object by object, each
+// bounded by the caller): they pass unbounded, like watches and logs.
+func Streamed(ctx context.Context) context.Context { return context.WithValue(ctx, streamKey{}, true) }
+
+// streamed says whether the response is read as a stream: a pod's log, a watch, or a request
+// made with a Streamed context.
 func streamed(req *http.Request) bool {
+	if req.Context().Value(streamKey{}) != nil {
+		return true
+	}
 	q := req.URL.Query()
 	return strings.HasSuffix(req.URL.Path, "/log") || q.Get("watch") == "true" || q.Get("watch") == "1" || q.Get("follow") == "true"
 }
