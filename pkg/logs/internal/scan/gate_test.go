@@ -30,9 +30,10 @@ func naiveGate(g *Gate, b []byte) []int {
 	return out
 }
 
-// catalogueAnchors are the default catalogue's anchors, as pkg/logs builds its gate.
+// catalogueAnchors are the default catalogue's anchors, as pkg/logs builds its gate: the
+// markers, the credential path's words and each standalone message's anchor.
 func catalogueAnchors() []string {
-	return Anchors(cause.Markers, cause.Literals(cause.Standalone(catalogue.Default())))
+	return Anchors(slices.Concat(cause.Markers, cause.PathAnchors), cause.Literals(cause.Standalone(catalogue.Default())))
 }
 
 // gateVariants are every scan the gate may use on this machine.
