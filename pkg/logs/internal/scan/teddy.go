@@ -54,16 +54,11 @@ const (
 
 func teddySlot(fp uint32) int { return int(fp * 0x9E3779B1 >> (32 - 12)) }
 
-// newTeddy builds the scan, or returns nil where it cannot run (no AVX2, or an anchor shorter
-// than a fingerprint): the Gate then uses the Wu-Manber scan.
+// newTeddy builds the scan, or returns nil where it cannot run (no AVX2, or anchors teddyFits
+// refuses): the Gate then uses the Wu-Manber scan.
 func newTeddy(anchors []string) *teddy {
-	if !teddyAVX2 {
+	if !teddyAVX2 || !teddyFits(anchors) {
 		return nil
-	}
-	for _, a := range anchors {
-		if len(a) < teddyLen {
-			return nil
-		}
 	}
 	t := buildTeddy(anchors)
 	t.simd = teddyWithAVX2
@@ -71,6 +66,18 @@ func newTeddy(anchors []string) *teddy {
 		t.simd = teddyWithAVX512
 	}
 	return t
+}
+
+// teddyFits reports whether every anchor is as long as a fingerprint and ASCII: the SIMD scans
+// look a byte of 128 or more up as no bucket's (teddyScan) or as its low 7 bits (teddyScan512).
+// The catalogue's anchors are (anchorOf).
+func teddyFits(anchors []string) bool {
+	for _, a := range anchors {
+		if len(a) < teddyLen || !isASCII([]byte(a)) {
+			return false
+		}
+	}
+	return true
 }
 
 func buildTeddy(anchors []string) *teddy {
