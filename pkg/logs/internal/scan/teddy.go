@@ -19,6 +19,9 @@ import (
 type teddy struct {
 	masks teddyMasks
 	refs  [teddyHash][]teddyRef // by the hash of a fingerprint
+	// slots has a bit for every hash refs has: most candidates of the SIMD scans are no
+	// fingerprint, and this half-kilobyte stays in the L1 cache where refs (96 KiB) does not.
+	slots [teddyHash / 64]uint64
 	simd  teddySIMD
 }
 
@@ -96,6 +99,7 @@ func buildTeddy(anchors []string) *teddy {
 		}
 		v := binary.LittleEndian.Uint32(fp)
 		t.refs[teddySlot(v)] = append(t.refs[teddySlot(v)], teddyRef{fp: v, anchor: []byte(a), off: off})
+		t.slots[teddySlot(v)/64] |= 1 << (teddySlot(v) % 64)
 	}
 	for b := range teddyBuckets {
 		for k := range teddyLen {
@@ -264,7 +268,7 @@ func (t *teddy) scan(b []byte, sc *Scanned) {
 			for i, v := range out[:n] {
 				base := pos + int(v>>32)
 				for m := uint32(v); m != 0; m &= m - 1 {
-					if s := base + bits.TrailingZeros32(m); s >= lineEnd {
+					if s := base + bits.TrailingZeros32(m); s >= lineEnd && t.mayHold(b, s) {
 						record(s, base, counted+int(nls[i]))
 					}
 				}
@@ -302,6 +306,13 @@ const teddyBlock = 32 + teddyLen - 1
 
 // teddyBlock512 is teddyBlock for teddyScan512.
 const teddyBlock512 = 64 + teddyLen - 1
+
+// mayHold reports whether b holds at s a fingerprint's hash (s+teddyLen <= len(b)): check
+// without the call and the lookup in refs, for the candidates of the SIMD scans.
+func (t *teddy) mayHold(b []byte, s int) bool {
+	slot := teddySlot(binary.LittleEndian.Uint32(b[s:]))
+	return t.slots[slot/64]&(1<<(slot%64)) != 0
+}
 
 // check compares the anchors whose fingerprint b holds at s; on a match it returns the start of
 // the line and its end, before which no further candidate needs checking.
