@@ -32,10 +32,12 @@ func NewGate(anchors []string) *Gate {
 // Variants are every scan a gate for anchors may use on this CPU, by name (tests and benchmarks
 // compare them); logf says which it cannot run.
 func Variants(anchors []string, logf func(format string, args ...any)) map[string]*Gate {
-	v := map[string]*Gate{
-		"wu-manber":   {anchors: anchors, wm: newWuManber(anchors)},
-		"teddy-in-go": {anchors: anchors, td: buildTeddy(anchors)},
+	v := map[string]*Gate{"wu-manber": {anchors: anchors, wm: newWuManber(anchors)}}
+	if !teddyFits(anchors) {
+		logf("teddy: anchors too short or not ASCII")
+		return v
 	}
+	v["teddy-in-go"] = &Gate{anchors: anchors, td: buildTeddy(anchors)}
 	for _, simd := range []struct {
 		name string
 		with teddySIMD

@@ -30,9 +30,10 @@ func naiveGate(g *Gate, b []byte) []int {
 	return out
 }
 
-// catalogueAnchors are the default catalogue's anchors, as pkg/logs builds its gate.
+// catalogueAnchors are the default catalogue's anchors, as pkg/logs builds its gate: the
+// markers, the credential path's words and each standalone message's anchor.
 func catalogueAnchors() []string {
-	return Anchors(cause.Markers, cause.Literals(cause.Standalone(catalogue.Default())))
+	return Anchors(slices.Concat(cause.Markers, cause.PathAnchors), cause.Literals(cause.Standalone(catalogue.Default())))
 }
 
 // gateVariants are every scan the gate may use on this machine.
@@ -55,7 +56,8 @@ func testGateExact(t *testing.T, g *Gate) {
 		"a\"code\":401\nUnauthorizedq", "Unable to authenticate\nUnable to authenticate", "\n\n\nInvalidLogin"}
 	long := strings.Repeat("x", 200)
 	cases = append(cases, long+"Unauthorized", "Unauthorized"+long+"\n"+long, long+"\n"+long+"Unable to authenticate"+long,
-		strings.Repeat(long+"InvalidLogin\n", 9))
+		strings.Repeat("Unauthorized ", 2000), // a candidate in every 32 positions: the SIMD scans fill their output
+		strings.Repeat(long+"InvalidLogin\n", 9)+strings.Repeat("x\nUnauthorized", 3000))
 	for _, c := range cases {
 		if got, want := g.Lines([]byte(c), nil), naiveGate(g, []byte(c)); !slices.Equal(got, want) {
 			t.Errorf("%q: Gate %v, want %v", c, got, want)
@@ -113,6 +115,23 @@ func checkEnds(t *testing.T, b []byte, sc *Scanned) {
 		if sc.Ends[i] != want {
 			t.Fatalf("%d bytes: line at %d ends at %d, want %d", len(b), s, sc.Ends[i], want)
 		}
+	}
+}
+
+// TestGateNonASCII checks that a gate for anchors that are not all ASCII finds their lines
+// (every fingerprint of "äöüß" has bytes of 128 or more).
+func TestGateNonASCII(t *testing.T) {
+	anchors := []string{"Unauthorized", "äöüß"}
+	ok := strings.Repeat("I1129 08:00:00 x.go:1] ok\n", 40)
+	log := []byte(ok + "E1129 x.go:2] Zugriff äöüß verweigert\n" + ok)
+	for name, g := range Variants(anchors, t.Logf) {
+		if got, want := g.Lines(log, nil), naiveGate(g, log); !slices.Equal(got, want) || len(want) != 1 {
+			t.Errorf("%s: Gate %v, want %v", name, got, want)
+		}
+	}
+	g := NewGate(anchors)
+	if got, want := g.Lines(log, nil), naiveGate(g, log); !slices.Equal(got, want) {
+		t.Errorf("NewGate: %v, want %v", got, want)
 	}
 }
 

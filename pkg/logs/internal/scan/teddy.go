@@ -19,6 +19,9 @@ import (
 type teddy struct {
 	masks teddyMasks
 	refs  [teddyHash][]teddyRef // by the hash of a fingerprint
+	// slots has a bit for every hash refs has: most candidates of the SIMD scans are no
+	// fingerprint, and this half-kilobyte stays in the L1 cache where refs (96 KiB) does not.
+	slots [teddyHash / 64]uint64
 	simd  teddySIMD
 }
 
@@ -54,16 +57,11 @@ const (
 
 func teddySlot(fp uint32) int { return int(fp * 0x9E3779B1 >> (32 - 12)) }
 
-// newTeddy builds the scan, or returns nil where it cannot run (no AVX2, or an anchor shorter
-// than a fingerprint): the Gate then uses the Wu-Manber scan.
+// newTeddy builds the scan, or returns nil where it cannot run (no AVX2, or anchors teddyFits
+// refuses): the Gate then uses the Wu-Manber scan.
 func newTeddy(anchors []string) *teddy {
-	if !teddyAVX2 {
+	if !teddyAVX2 || !teddyFits(anchors) {
 		return nil
-	}
-	for _, a := range anchors {
-		if len(a) < teddyLen {
-			return nil
-		}
 	}
 	t := buildTeddy(anchors)
 	t.simd = teddyWithAVX2
@@ -71,6 +69,18 @@ func newTeddy(anchors []string) *teddy {
 		t.simd = teddyWithAVX512
 	}
 	return t
+}
+
+// teddyFits reports whether every anchor is as long as a fingerprint and ASCII: the SIMD scans
+// look a byte of 128 or more up as no bucket's (teddyScan) or as its low 7 bits (teddyScan512).
+// The catalogue's anchors are (anchorOf).
+func teddyFits(anchors []string) bool {
+	for _, a := range anchors {
+		if len(a) < teddyLen || !isASCII([]byte(a)) {
+			return false
+		}
+	}
+	return true
 }
 
 func buildTeddy(anchors []string) *teddy {
@@ -89,6 +99,7 @@ func buildTeddy(anchors []string) *teddy {
 		}
 		v := binary.LittleEndian.Uint32(fp)
 		t.refs[teddySlot(v)] = append(t.refs[teddySlot(v)], teddyRef{fp: v, anchor: []byte(a), off: off})
+		t.slots[teddySlot(v)/64] |= 1 << (teddySlot(v) % 64)
 	}
 	for b := range teddyBuckets {
 		for k := range teddyLen {
@@ -108,12 +119,16 @@ func buildTeddy(anchors []string) *teddy {
 }
 
 // commonLogWords are words frequent in the ordinary lines of kube-apiserver logs (the lab
-// captures' lines that hold no anchor): a fingerprint inside one of them would be a candidate
-// all the time, found by the scan and dropped by the check.
+// captures' lines that hold no anchor; request URIs, trace fields and controller messages): a
+// fingerprint inside one of them would be a candidate all the time, found by the scan and
+// dropped by the check. "spac" of "namespace", in every request's URI, made the scan of a dense
+// log twice as slow when the gate's anchors grew to about 100 (docs/logs.md, 2026-12-05).
 var commonLogWords = []string{"leader", "election", "initialized", "authorized", "authentication", "error",
 	"failed", "token", "service", "account", "request", "connection", "certificate", "kubernetes",
 	"controller", "timeout", "invalid", "update", "lease", "endpoint", "cluster", "context", "deadline",
-	"exceeded", "client", "server", "the ", " to ", "tion", "ing ", "ed to", "call", "webhook", "node"}
+	"exceeded", "client", "server", "the ", " to ", "tion", "ing ", "ed to", "call", "webhook", "node",
+	"namespace", "resource", "create", "version", "value", "valid", "instance", "info", "mapping", "refresh",
+	"Starting", "Waiting", "existing", "setting", "object", "status", "watch", "cache", "pass"}
 
 // ownRate estimates how often a window of teddyLen bytes occurs in ordinary log text: once in a
 // thousand bytes inside a common word (common: the windows of commonLogWords), else as often as
@@ -129,10 +144,12 @@ func ownRate(w string, common map[string]bool) float64 {
 	return r
 }
 
-// commonWindows returns every window of teddyLen bytes inside a common log word.
+// commonWindows returns every window of teddyLen bytes inside a common log word, with a space
+// on either side as in a sentence: a word's start (" inv" of "invalid") is as common as the word.
 func commonWindows() map[string]bool {
 	m := map[string]bool{}
 	for _, word := range commonLogWords {
+		word = " " + word + " "
 		for i := 0; i+teddyLen <= len(word); i++ {
 			m[word[i:i+teddyLen]] = true
 		}
@@ -251,7 +268,7 @@ func (t *teddy) scan(b []byte, sc *Scanned) {
 			for i, v := range out[:n] {
 				base := pos + int(v>>32)
 				for m := uint32(v); m != 0; m &= m - 1 {
-					if s := base + bits.TrailingZeros32(m); s >= lineEnd {
+					if s := base + bits.TrailingZeros32(m); s >= lineEnd && t.mayHold(b, s) {
 						record(s, base, counted+int(nls[i]))
 					}
 				}
@@ -289,6 +306,13 @@ const teddyBlock = 32 + teddyLen - 1
 
 // teddyBlock512 is teddyBlock for teddyScan512.
 const teddyBlock512 = 64 + teddyLen - 1
+
+// mayHold reports whether b holds at s a fingerprint's hash (s+teddyLen <= len(b)): check
+// without the call and the lookup in refs, for the candidates of the SIMD scans.
+func (t *teddy) mayHold(b []byte, s int) bool {
+	slot := teddySlot(binary.LittleEndian.Uint32(b[s:]))
+	return t.slots[slot/64]&(1<<(slot%64)) != 0
+}
 
 // check compares the anchors whose fingerprint b holds at s; on a match it returns the start of
 // the line and its end, before which no further candidate needs checking.

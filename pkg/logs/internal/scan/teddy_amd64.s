@@ -19,10 +19,66 @@
 	MOVQ R14, lines+96(FP); \
 	MOVB AL, flags+104(FP)
 
+// FIRST starts the candidates of the 32 positions at off(SI)(CX*1) in ACC, from fingerprint
+// byte 0, counts their newlines into NL and keeps the least byte seen in Y14 (0 once a NUL
+// was). The low-nibble lookup takes the byte as it is: VPSHUFB reads its low nibble and, for a
+// byte of 128 or more, gives 0, no bucket, as it must (fingerprints are ASCII: newTeddy).
+#define FIRST(off, ACC, NL) \
+	VMOVDQU off(SI)(CX*1), Y9; \
+	VPCMPEQB Y12, Y9, Y10; \
+	VPMOVMSKB Y10, NL; \
+	POPCNTL NL, NL; \
+	VPMINUB Y9, Y14, Y14; \
+	VPSRLW $4, Y9, Y10; \
+	VPAND Y8, Y10, Y10; \
+	VPSHUFB Y9, Y0, Y9; \
+	VPSHUFB Y10, Y4, Y10; \
+	VPAND Y9, Y10, ACC
+
+// NEXT ANDs into ACC the buckets of the bytes at off(SI)(CX*1) as fingerprint byte k, from its
+// tables LO and HI.
+#define NEXT(off, LO, HI, ACC) \
+	VMOVDQU off(SI)(CX*1), Y9; \
+	VPSRLW $4, Y9, Y10; \
+	VPAND Y8, Y10, Y10; \
+	VPSHUFB Y9, LO, Y9; \
+	VPSHUFB Y10, HI, Y10; \
+	VPAND Y9, ACC, ACC; \
+	VPAND Y10, ACC, ACC
+
+// BLOCK32 leaves in ACC the candidates of the 32 positions at CX+off (off, o1, o2, o3: off and
+// the next three), their newlines in NL.
+#define BLOCK32(off, o1, o2, o3, ACC, NL) \
+	FIRST(off, ACC, NL); \
+	NEXT(o1, Y1, Y5, ACC); \
+	NEXT(o2, Y2, Y6, ACC); \
+	NEXT(o3, Y3, Y7, ACC)
+
+// EMIT appends out entry (CX+off)<<32 | the low 32 bits of AX, and R10 (newlines before) to
+// nls, at n (BX); n grows only when those 32 bits are not zero.
+#define EMIT(off) \
+	MOVL R10, (DI)(BX*4); \
+	MOVL AX, R11; \
+	LEAQ off(CX), R10; \
+	SHLQ $32, R10; \
+	ORQ  R11, R10; \
+	MOVQ R10, (R8)(BX*8); \
+	CMPL R11, $1; \
+	SBBQ $-1, BX
+
+// EMIT32 appends the entry of the 32 positions at CX+off, their candidates in ACC and R14
+// newlines before them.
+#define EMIT32(ACC, off) \
+	VPCMPEQB Y15, ACC, Y9; \
+	VPMOVMSKB Y9, AX; \
+	NOTL AX; \
+	MOVL R14, R10; \
+	EMIT(off)
+
 // func teddyScan(m *teddyMasks, b []byte, out []uint64, nls []uint32) (n, next, lines int, flags uint8)
 TEXT ·teddyScan(SB), NOSPLIT, $0-105
 	ARGS
-	VPXOR Y14, Y14, Y14     // NUL bytes seen
+	VPCMPEQB Y14, Y14, Y14  // the least byte seen: none yet
 	VPXOR Y15, Y15, Y15     // zero
 	SUBQ $35, DX            // last p with a whole block (teddyBlock = 35)
 	JL   done
@@ -44,49 +100,42 @@ TEXT ·teddyScan(SB), NOSPLIT, $0-105
 	VPBROADCASTD X12, Y12   // newlines
 	MOVQ nls_base+56(FP), DI
 
+// loop64 looks at 64 positions, p and p+32, with one branch while both blocks fit and out has
+// room for two entries.
+loop64:
+	LEAQ 32(CX), AX
+	CMPQ AX, DX
+	JG   tail
+	LEAQ 1(BX), AX
+	CMPQ AX, R9
+	JGE  tail
+	BLOCK32(0, 1, 2, 3, Y11, R13)
+	BLOCK32(32, 33, 34, 35, Y13, R12)
+	VPOR Y11, Y13, Y9
+	VPTEST Y9, Y9
+	JNZ  found64
+	ADDQ R13, R14
+	ADDQ R12, R14
+	ADDQ $64, CX
+	JMP  loop64
+
+found64:
+	EMIT32(Y11, 0)
+	ADDQ R13, R14
+	EMIT32(Y13, 32)
+	ADDQ R12, R14
+	ADDQ $64, CX
+	JMP  loop64
+
+// tail goes on 32 positions at a time, while out has room.
+tail:
+	CMPQ BX, R9
+	JGE  done
+
 loop:
 	CMPQ CX, DX
 	JG   done
-	VMOVDQU (SI)(CX*1), Y9
-	VPCMPEQB Y12, Y9, Y13
-	VPMOVMSKB Y13, R13
-	POPCNTL R13, R13
-	VPCMPEQB Y15, Y9, Y13
-	VPOR Y13, Y14, Y14
-	VPSRLW $4, Y9, Y10
-	VPAND Y8, Y9, Y9
-	VPAND Y8, Y10, Y10
-	VPSHUFB Y9, Y0, Y9
-	VPSHUFB Y10, Y4, Y10
-	VPAND Y9, Y10, Y11
-
-	VMOVDQU 1(SI)(CX*1), Y9
-	VPSRLW $4, Y9, Y10
-	VPAND Y8, Y9, Y9
-	VPAND Y8, Y10, Y10
-	VPSHUFB Y9, Y1, Y9
-	VPSHUFB Y10, Y5, Y10
-	VPAND Y9, Y11, Y11
-	VPAND Y10, Y11, Y11
-
-	VMOVDQU 2(SI)(CX*1), Y9
-	VPSRLW $4, Y9, Y10
-	VPAND Y8, Y9, Y9
-	VPAND Y8, Y10, Y10
-	VPSHUFB Y9, Y2, Y9
-	VPSHUFB Y10, Y6, Y10
-	VPAND Y9, Y11, Y11
-	VPAND Y10, Y11, Y11
-
-	VMOVDQU 3(SI)(CX*1), Y9
-	VPSRLW $4, Y9, Y10
-	VPAND Y8, Y9, Y9
-	VPAND Y8, Y10, Y10
-	VPSHUFB Y9, Y3, Y9
-	VPSHUFB Y10, Y7, Y10
-	VPAND Y9, Y11, Y11
-	VPAND Y10, Y11, Y11
-
+	BLOCK32(0, 1, 2, 3, Y11, R13)
 	VPTEST Y11, Y11
 	JNZ  found
 	ADDQ R13, R14
@@ -94,21 +143,14 @@ loop:
 	JMP  loop
 
 found:
-	VPCMPEQB Y15, Y11, Y13
-	VPMOVMSKB Y13, AX
-	NOTL AX
-	MOVQ CX, R10
-	SHLQ $32, R10
-	ORQ  AX, R10
-	MOVQ R10, (R8)(BX*8)
-	MOVL R14, (DI)(BX*4)
-	INCQ BX
+	EMIT32(Y11, 0)
 	ADDQ R13, R14
 	ADDQ $32, CX
 	CMPQ BX, R9
 	JL   loop
 
 done:
+	VPCMPEQB Y15, Y14, Y14
 	VPTEST Y14, Y14
 	SETNE AL
 	VZEROUPPER
@@ -121,18 +163,6 @@ done:
 #define LOOKUP(off, LO, HI, ACC) \
 	VMOVDQU64 off(SI)(CX*1), ACC; \
 	VPERMI2B  HI, LO, ACC
-
-// EMIT appends out entry (CX+off)<<32 | the low 32 bits of AX, and R10 (newlines before) to
-// nls, at n (BX); n grows only when those 32 bits are not zero.
-#define EMIT(off) \
-	MOVL R10, (DI)(BX*4); \
-	MOVL AX, R11; \
-	LEAQ off(CX), R10; \
-	SHLQ $32, R10; \
-	ORQ  R11, R10; \
-	MOVQ R10, (R8)(BX*8); \
-	CMPL R11, $1; \
-	SBBQ $-1, BX
 
 // EMIT64 appends the entries of the 64 positions at CX+lo (lo and hi = lo+32): their matches in
 // mask register KM, their newlines in KNL, the newlines before them in R14.
