@@ -66,7 +66,7 @@ func nodeStatus(n *corev1.Node, i int, now time.Time) {
 		NodeInfo: corev1.NodeSystemInfo{MachineID: fmt.Sprintf("%032x", i), SystemUUID: fmt.Sprintf("%08x-0000-0000-0000-%012x", i, i),
 			BootID: fmt.Sprintf("%08x-1111-2222-3333-%012x", i, i), KernelVersion: "6.1.0-28-amd64",
 			OSImage: "Debian GNU/Linux 12 (bookworm)", ContainerRuntimeVersion: "containerd://1.7.24",
-			KubeletVersion: "v1.36.3", KubeProxyVersion: "v1.36.3", OperatingSystem: "linux", Architecture: "amd64"},
+			KubeletVersion: "v1.36.3", OperatingSystem: "linux", Architecture: "amd64"},
 		Images: nodeImages,
 	}
 }
