@@ -32,12 +32,11 @@ const (
 
 // How a list was read, as Snapshot.Reads records it.
 const (
-	HowCacheByNamespace = "watch cache, by namespace" // resourceVersion=0, one list per namespace
-	HowCache            = "watch cache"               // resourceVersion=0, one list
-	HowLargePages       = "consistent pages of 5000"  // streamed
-	HowPaged            = "consistent pages of 500"   // decoded whole (ReadPaged, or the last fallback)
-	HowCount            = "consistent count"          // one object and remainingItemCount
-	resourceVersionAny  = "0"                         // the watch cache, as it is
+	HowCache           = "watch cache"              // resourceVersion=0, one list
+	HowLargePages      = "consistent pages of 5000" // streamed
+	HowPaged           = "consistent pages of 500"  // decoded whole (ReadPaged, or the last fallback)
+	HowCount           = "consistent count"         // one object and remainingItemCount
+	resourceVersionAny = "0"                        // the watch cache, as it is
 )
 
 // Page sizes: pageSize is the consistent read of ReadPaged; largePage the consistent read of
