@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
+	"github.com/credwatch/credwatch/pkg/kubelet"
 	"github.com/credwatch/credwatch/pkg/liveness"
 )
 
@@ -154,12 +155,8 @@ func listNodes(ctx context.Context, c *Config, cs kubernetes.Interface) ([]Node,
 }
 
 func compactNode(n *corev1.Node) Node {
-	cn := Node{Name: n.Name, Created: n.CreationTimestamp.Time}
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			cn.Ready, cn.Heartbeat = c.Status == corev1.ConditionTrue, c.LastHeartbeatTime.Time
-		}
-	}
+	st := kubelet.StatusOf(n)
+	cn := Node{Name: n.Name, Created: n.CreationTimestamp.Time, Ready: st.Ready, Heartbeat: st.Heartbeat}
 	for _, t := range n.Spec.Taints {
 		if t.Key == taintUninit {
 			cn.Uninitialized = true

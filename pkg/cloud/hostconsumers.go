@@ -9,8 +9,6 @@ import (
 	"slices"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/credwatch/credwatch/pkg/kubelet"
 )
 
@@ -69,12 +67,17 @@ func loopState(lp kubelet.Loop) string {
 	return "never registered its Node"
 }
 
-// kubeletLoops are the kubelets that restart in a loop, from their Starting Events and the Nodes.
+// kubeletLoops are the kubelets that restart in a loop, from their Starting Events and, when
+// some kubelet started often enough to be one, the Nodes (a Ready kubelet is not looping).
 func (d *discoverer) kubeletLoops(ctx context.Context) []kubelet.Loop {
 	starts, err := kubelet.ListStarts(ctx, d.cs, pageSize, d.o.Timeout)
 	if err != nil {
 		d.partial(err)
 		return nil
+	}
+	now := time.Now()
+	if len(kubelet.Loops(starts, nil, now)) == 0 {
+		return nil // no kubelet started often enough, whatever its Node says
 	}
 	nodes, err := listNodes(ctx, d.cs, d.o.Timeout)
 	if err != nil {
@@ -82,16 +85,10 @@ func (d *discoverer) kubeletLoops(ctx context.Context) []kubelet.Loop {
 		return nil
 	}
 	status := map[string]kubelet.Status{}
-	for _, n := range nodes {
-		st := kubelet.Status{Registered: true}
-		for _, c := range n.Status.Conditions {
-			if c.Type == corev1.NodeReady {
-				st.Ready, st.Heartbeat = c.Status == corev1.ConditionTrue, c.LastHeartbeatTime.Time
-			}
-		}
-		status[n.Name] = st
+	for i := range nodes {
+		status[nodes[i].Name] = kubelet.StatusOf(&nodes[i])
 	}
-	return kubelet.Loops(starts, status, time.Now())
+	return kubelet.Loops(starts, status, now)
 }
 
 // awaitLoopers reads the host's processes again until every looping kubelet has been seen

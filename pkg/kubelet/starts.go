@@ -80,6 +80,17 @@ type Status struct {
 	Heartbeat  time.Time
 }
 
+// StatusOf is what n, a registered Node, shows of its kubelet.
+func StatusOf(n *corev1.Node) Status {
+	st := Status{Registered: true}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			st.Ready, st.Heartbeat = c.Status == corev1.ConditionTrue, c.LastHeartbeatTime.Time
+		}
+	}
+	return st
+}
+
 // Loop is a kubelet that restarts in a loop: Starts starts in LoopWindow, the last at Last.
 type Loop struct {
 	Node   string

@@ -82,3 +82,17 @@ func TestLoops(t *testing.T) {
 		})
 	}
 }
+
+func TestStatusOf(t *testing.T) {
+	hb := metav1.NewTime(now.Add(-time.Minute))
+	n := &corev1.Node{Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{
+		{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionFalse},
+		{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: hb}}}}
+	if st := kubelet.StatusOf(n); !st.Registered || !st.Ready || !st.Heartbeat.Equal(hb.Time) {
+		t.Errorf("StatusOf = %+v, want registered, Ready, heartbeat %s", st, hb)
+	}
+	n.Status.Conditions[1].Status = corev1.ConditionUnknown
+	if st := kubelet.StatusOf(n); st.Ready {
+		t.Errorf("StatusOf with Ready Unknown = %+v, want not Ready", st)
+	}
+}
