@@ -6,8 +6,10 @@ package cloud
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -41,21 +43,48 @@ func TestProcessOf(t *testing.T) {
 	}
 }
 
-// TestHostProcessesReadsSelf: the reader finds a process on this machine by its command line
-// (this test's own binary, given a --cloud-config flag it ignores, is not a known component, so
-// the reader must skip it) and never fails on processes it cannot read.
-func TestHostProcessesReadsSelf(t *testing.T) {
+// TestHostProcesses: a real process on this machine whose argv[0] is "kubelet" (a shell that
+// sleeps, renamed; the flags are its positional arguments, which it ignores) with --cloud-config
+// and --hostname-override is found in /proc, with its pid, node, start time and file; the test
+// binary itself (no --cloud-config) is not.
+func TestHostProcesses(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skipf("no sh: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "cloud_config")
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now()
+	cmd := &exec.Cmd{Path: sh, Args: []string{"kubelet", "-c", "sleep 60; exit 0", "kubelet",
+		"--hostname-override=node-x", "--cloud-provider=vsphere", "--cloud-config=" + file}, SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() }) // the shell and its sleep
 	procs, err := HostProcesses("/proc")()
 	if err != nil {
 		t.Skipf("no /proc here: %v", err)
 	}
-	for _, p := range procs {
+	var found *Process
+	for i, p := range procs {
 		if p.PID == os.Getpid() {
 			t.Errorf("the test binary was taken for a %s", p.Kind)
 		}
-		if p.Started.IsZero() || p.CloudConfig == "" {
-			t.Errorf("process %+v: no start time or no --cloud-config", p)
+		if p.PID == cmd.Process.Pid {
+			found = &procs[i]
 		}
+	}
+	if found == nil {
+		t.Fatalf("pid %d (kubelet --cloud-config=%s) not found among %d processes", cmd.Process.Pid, file, len(procs))
+	}
+	if found.Kind != Kubelet || found.Node != "node-x" || found.CloudProvider != "vsphere" || !found.reads(file) {
+		t.Errorf("found %+v, want a kubelet of node-x reading %s", *found, file)
+	}
+	// /proc's start time is whole-second boot time plus clock ticks: up to a second early.
+	if found.Started.Before(before.Add(-procStartSlop-time.Second)) || found.Started.After(time.Now()) {
+		t.Errorf("started %s, want between %s and now", found.Started, before)
 	}
 }
 
