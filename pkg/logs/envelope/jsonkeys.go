@@ -18,7 +18,8 @@ func scanJSONKeys(line string, off *[len(flatKeys)]int) (audit, log bool) {
 	for q >= 0 {
 		rest := line[q+1:]
 		j := strings.IndexByte(rest, '"')
-		if !audit && strings.HasPrefix(rest, "audit.k8s.io/") {
+		// The first byte before the call: most quotes open no "audit.k8s.io/".
+		if !audit && len(rest) > 0 && rest[0] == 'a' && strings.HasPrefix(rest, "audit.k8s.io/") {
 			audit = true
 		}
 		if j < 0 {

@@ -64,7 +64,7 @@ type Scanned struct {
 	Ends     []int // where each of them ends (its newline, or the block's end); filled by the Teddy scan only
 	Newlines int   // newlines in the block
 	NUL      bool  // the block holds a NUL byte
-	ASCII    bool  // every byte of the block is below 128, so every line is valid UTF-8 (AVX-512 scan only; else false)
+	ASCII    bool  // every byte of the block is below 128, so every line is valid UTF-8 (SIMD scans only; else false)
 }
 
 // Scan fills sc (reusing its slices) from block b.

@@ -225,7 +225,7 @@ func bestFingerprint(lo, hi *[teddyBuckets][teddyLen]uint16, a string, pt *passT
 // scan fills sc from block b: the lines that contain an anchor with the newlines before each,
 // the block's newlines and whether it holds a NUL byte, all in one pass where SIMD runs.
 func (t *teddy) scan(b []byte, sc *Scanned) {
-	sc.Starts, sc.Lines, sc.Ends, sc.NUL, sc.ASCII = sc.Starts[:0], sc.Lines[:0], sc.Ends[:0], false, t.simd == teddyWithAVX512
+	sc.Starts, sc.Lines, sc.Ends, sc.NUL, sc.ASCII = sc.Starts[:0], sc.Lines[:0], sc.Ends[:0], false, t.simd != teddyGo
 	lineEnd := 0 // candidates before here are on a line already found
 	pos := 0     // b[:pos] is Scanned
 	counted := 0 // newlines in b[:pos]
@@ -297,7 +297,7 @@ func (t *teddy) scan(b []byte, sc *Scanned) {
 // The flags of teddyScan and teddyScan512.
 const (
 	teddyNUL   = 1 << iota // a NUL byte
-	teddyASCII             // every byte below 128 (teddyScan512 only)
+	teddyASCII             // every byte below 128
 )
 
 // teddyBlock is how many bytes teddyScan needs from a position on: 32 positions and the three

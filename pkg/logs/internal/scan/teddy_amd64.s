@@ -20,8 +20,8 @@
 	MOVB AL, flags+104(FP)
 
 // FIRST starts the candidates of the 32 positions at off(SI)(CX*1) in ACC, from fingerprint
-// byte 0, counts their newlines into NL and keeps the least byte seen in Y14 (0 once a NUL
-// was). The low-nibble lookup takes the byte as it is: VPSHUFB reads its low nibble and, for a
+// byte 0, counts their newlines into NL, keeps the least byte seen in Y14 (0 once a NUL was)
+// and ORs the bytes into Y15 (bit 7 set once a byte of 128 or more was). The low-nibble lookup takes the byte as it is: VPSHUFB reads its low nibble and, for a
 // byte of 128 or more, gives 0, no bucket, as it must (fingerprints are ASCII: newTeddy).
 #define FIRST(off, ACC, NL) \
 	VMOVDQU off(SI)(CX*1), Y9; \
@@ -29,6 +29,7 @@
 	VPMOVMSKB Y10, NL; \
 	POPCNTL NL, NL; \
 	VPMINUB Y9, Y14, Y14; \
+	VPOR Y9, Y15, Y15; \
 	VPSRLW $4, Y9, Y10; \
 	VPAND Y8, Y10, Y10; \
 	VPSHUFB Y9, Y0, Y9; \
@@ -69,7 +70,8 @@
 // EMIT32 appends the entry of the 32 positions at CX+off, their candidates in ACC and R14
 // newlines before them.
 #define EMIT32(ACC, off) \
-	VPCMPEQB Y15, ACC, Y9; \
+	VPXOR Y10, Y10, Y10; \
+	VPCMPEQB Y10, ACC, Y9; \
 	VPMOVMSKB Y9, AX; \
 	NOTL AX; \
 	MOVL R14, R10; \
@@ -79,7 +81,7 @@
 TEXT ·teddyScan(SB), NOSPLIT, $0-105
 	ARGS
 	VPCMPEQB Y14, Y14, Y14  // the least byte seen: none yet
-	VPXOR Y15, Y15, Y15     // zero
+	VPXOR Y15, Y15, Y15     // every byte ORed: none yet
 	SUBQ $35, DX            // last p with a whole block (teddyBlock = 35)
 	JL   done
 	TESTQ R9, R9
@@ -150,9 +152,15 @@ found:
 	JL   loop
 
 done:
-	VPCMPEQB Y15, Y14, Y14
+	VPXOR Y10, Y10, Y10
+	VPCMPEQB Y10, Y14, Y14
 	VPTEST Y14, Y14
-	SETNE AL
+	SETNE AL                // teddyNUL
+	VPMOVMSKB Y15, R11
+	TESTL R11, R11
+	SETEQ R11B
+	SHLB $1, R11B           // teddyASCII
+	ORB  R11B, AL
 	VZEROUPPER
 	RESULTS
 	RET
