@@ -41,6 +41,19 @@ func (h *heldTokens) minted(member, token string) {
 	h.latest[member] = token
 }
 
+// rename moves the token held from a member to its new name: a member first named by its
+// address is named by its static pod once that is listed, and must not hold a second token.
+func (h *heldTokens) rename(from, to string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if cur, ok := h.byVia[from]; ok {
+		if _, taken := h.byVia[to]; !taken {
+			h.byVia[to] = cur
+		}
+		delete(h.byVia, from)
+	}
+}
+
 // settle runs after an interval: members seen for the first time, and held tokens due for
 // renewal, take the token minted this interval.
 func (h *heldTokens) settle(now time.Time) {

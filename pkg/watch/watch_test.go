@@ -296,6 +296,20 @@ func TestHeldTokensRenewAndDrop(t *testing.T) {
 	}
 }
 
+func TestHeldTokensRename(t *testing.T) {
+	t.Parallel()
+	h := newHeldTokens(100 * time.Second)
+	t0 := time.Unix(1000, 0)
+	h.minted("10.0.0.1:6443", "t1")
+	h.settle(t0)
+	h.rename("10.0.0.1:6443", "kube-apiserver-cp-1")
+	h.minted("kube-apiserver-cp-1", "t2")
+	h.settle(t0.Add(5 * time.Second))
+	if got := h.tokens(); len(got) != 1 || got[0].Name != "held:kube-apiserver-cp-1" || got[0].Token != "t1" {
+		t.Fatalf("held after the member was named: %+v", got)
+	}
+}
+
 func TestJSONLinesContract(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
