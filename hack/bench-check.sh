@@ -42,7 +42,13 @@ measure() {
     /usr/bin/time -o "$dir/time.txt" -f "wall %e s, max RSS %M KB, exit %x" \
       "$2" check --kubeconfig "$kc" "${eps[@]}" -o json >"$dir/report.json" 2>/dev/null || true
     r1=$(requests)
-    echo "$1 run $i: $(tail -1 "$dir/time.txt"), requests $(python3 -c "print(int($r1 - $r0 - ${#eps[@]}))")"
+    echo "$1 run $i: $(tail -1 "$dir/time.txt"), requests $(python3 -c "print(int($r1 - $r0 - ${#eps[@]}))"), reads $(python3 -c '
+import json, sys
+try:
+    r = json.load(open(sys.argv[1])).get("inventory", {}).get("reads") or {}
+except ValueError:
+    r = {}
+print(", ".join(f"{k}: {v}" for k, v in sorted(r.items())) or "unknown")' "$dir/report.json")"
   done
   python3 - "$dir/report.json" <<'PY' || true
 import json, sys

@@ -69,6 +69,10 @@ func TestIntegrationInventoryRead(t *testing.T) {
 			if len(cacheSnap.Sources) > 0 || len(pagedSnap.Sources) > 0 {
 				t.Errorf("unavailable: cache read %v, paged read %v", cacheSnap.Sources, pagedSnap.Sources)
 			}
+			if !maps.Equal(cache.Inventory.Reads, cacheSnap.Reads) {
+				t.Errorf("the report's reads %v, the snapshot's %v", cache.Inventory.Reads, cacheSnap.Reads)
+			}
+			cache.Inventory.Reads, paged.Inventory.Reads = nil, nil // how, not what: compared above
 			sameJSON(t, "inventory", cache.Inventory, paged.Inventory)
 			sameJSON(t, "nodes", cache.Liveness.UninitializedNodes, paged.Liveness.UninitializedNodes)
 			sameJSON(t, "pods", sortedBy(cacheSnap.Pods, podKey), sortedBy(pagedSnap.Pods, podKey))

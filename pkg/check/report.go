@@ -6,6 +6,7 @@ package check
 import (
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"slices"
 	"sort"
@@ -63,6 +64,9 @@ type Inventory struct {
 	LegacyUsed      int                `json:"legacySecretsUsed"`
 	LegacyInvalid   int                `json:"legacySecretsMarkedInvalid"`
 	LegacyMounted   int                `json:"legacySecretsMounted"`
+	// Reads says how each list was read (pods, nodes, serviceaccounts, secrets): from the watch
+	// cache, or a fallback to consistent pages. docs/check.md says what each may miss.
+	Reads map[string]string `json:"reads,omitempty"`
 }
 
 // ProjectedSummary counts pods by projected-token audience and lifetime.
@@ -135,6 +139,9 @@ func differences(s *Snapshot) []Difference {
 
 func inventory(s *Snapshot) Inventory {
 	inv := Inventory{Pods: len(s.Pods), ServiceAccounts: s.ServiceAccounts, LegacySecrets: len(s.LegacySecrets)}
+	if len(s.Reads) > 0 {
+		inv.Reads = maps.Clone(s.Reads)
+	}
 	type key struct {
 		aud string
 		exp int64
