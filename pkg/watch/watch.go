@@ -264,11 +264,9 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 	if parent.Err() != nil {
 		return false
 	}
-	if prev != nil {
-		for _, m := range snap.Members {
-			if was := cfg.PriorNames[m.URL]; was != "" && was != m.Name {
-				w.held.rename(was, m.Name)
-			}
+	for _, m := range snap.Members { // PriorNames is nil in the first interval
+		if was := cfg.PriorNames[m.URL]; was != "" && was != m.Name {
+			w.held.rename(was, m.Name)
 		}
 	}
 	for via, tok := range snap.Minted {
