@@ -73,6 +73,7 @@ type chunk struct {
 	release func() // called when the block is done, or nil
 	seq     int    // the block's index within its input
 	extra   int64  // lines before the block that are in no block (skipped over-long lines)
+	prev    string // the line before the block's first, or its last maxPrevLine bytes (lastLine)
 }
 
 type inputState struct {
@@ -235,6 +236,7 @@ func produce(ctx context.Context, st *inputState, bufSize int, pool *bufPool, wo
 	var buf []byte
 	seq, extra := 0, int64(0)
 	var offset int64  // bytes of the input before buf
+	prev := ""        // the last line of the block before (chunk.prev)
 	skipping := false // inside an over-long line
 	first := true
 	for {
@@ -271,6 +273,7 @@ func produce(ctx context.Context, st *inputState, bufSize int, pool *bufPool, wo
 			}
 			offset += int64(nl + 1)
 			skipping = false
+			prev = string(data[max(0, nl-maxPrevLine):nl]) // the skipped line's end
 			extra++
 			data = data[nl+1:]
 			copy(buf, data)
@@ -298,7 +301,9 @@ func produce(ctx context.Context, st *inputState, bufSize int, pool *bufPool, wo
 		if cut > 0 {
 			next := pool.get()
 			rest := copy(next, data[cut:])
-			work <- chunk{in: st, data: data[:cut], buf: buf, seq: seq, extra: extra}
+			last := lastLine(data[:cut]) // before a worker may give the buffer back to the pool
+			work <- chunk{in: st, data: data[:cut], buf: buf, seq: seq, extra: extra, prev: prev}
+			prev = last
 			seq++
 			offset += int64(cut)
 			buf, carry = next, rest

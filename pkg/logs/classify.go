@@ -89,13 +89,14 @@ func toEvent(r *Record, ev *Event, m cause.Match, ok bool) bool {
 
 // own gives ev its own copy of the strings that borrow block's bytes (worker.line): the line
 // and the audit fields. Text, Parts, Host and Component are the classifier's and the memos'.
-// It first notes Event.cont, which needs the line before in block.
-func (ev *Event) own(block []byte) {
+// It first notes Event.cont, which needs the line before in block (prev, for its first line:
+// chunk.prev).
+func (ev *Event) own(block []byte, prev string) {
 	if !ev.lent {
 		return
 	}
 	ev.lent = false
-	ev.cont, ev.contAt = continued(block, ev.Line)
+	ev.cont, ev.contAt = continued(block, prev, ev.Line)
 	ev.Line = strings.Clone(ev.Line)
 	if ev.Audit != nil {
 		a := *ev.Audit

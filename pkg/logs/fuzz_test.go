@@ -56,3 +56,21 @@ func FuzzLine(f *testing.F) {
 		_ = evidenceLine(line)
 	})
 }
+
+// FuzzContinuation: the continuation of a token broken at the end of prev is a part of line,
+// at the offset given, and the evidence shown of line never panics.
+func FuzzContinuation(f *testing.F) {
+	f.Add(`{"log":"Authorization: Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIi","stream":"stderr"}`, `{"log":"OiJ4In0.c2lnbmF0dXJl err=\"x\"\n","stream":"stderr"}`)
+	f.Add("2026-11-29T08:16:43.535948123Z stderr P Bearer eyJhbGciOiJSUzI1NiJ9.eyJz", "2026-11-29T08:16:43.535948123Z stderr F dWIiOiJ4In0.c2ln rest")
+	f.Add("Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln", "bmF0dXJl rest")
+	f.Fuzz(func(t *testing.T, prev, line string) {
+		cont, at := Continuation(prev, line)
+		if cont != "" && (at < 0 || at+len(cont) > len(line) || line[at:at+len(cont)] != cont) {
+			t.Fatalf("continuation %q at %d is not in %q", cont, at, line)
+		}
+		if out := EvidenceLine(prev, line, maxEvidenceLine); len(out) > maxEvidenceLine+len("…") {
+			t.Fatalf("evidence of %d bytes", len(out))
+		}
+		_, _ = dockerPartial(prev)
+	})
+}

@@ -36,7 +36,7 @@ func produceMapped(ctx context.Context, st *inputState, f *os.File, bufSize int,
 	seq, extra := 0, int64(0)
 	emit := func(lo, hi int) {
 		m.Hold()
-		work <- chunk{in: st, data: data[lo:hi], seq: seq, extra: extra, release: func() { m.Release(lo, hi) }}
+		work <- chunk{in: st, data: data[lo:hi], seq: seq, extra: extra, prev: lastLine(data[:lo]), release: func() { m.Release(lo, hi) }}
 		seq++
 		if progress != nil {
 			progress(read.Add(int64(hi - lo)))

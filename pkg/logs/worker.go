@@ -89,7 +89,7 @@ func (w *worker) process(ch chunk) {
 		st.unfiltered.Add(w.unfiltered)
 		w.unfiltered = 0
 	}
-	w.agg.Settle(func(ev *Event) { ev.own(data) })
+	w.agg.Settle(func(ev *Event) { ev.own(data, ch.prev) })
 	w.scratch.Reset()
 	w.ev = Event{} // keep no reference to the block (the aggregator has copied what it keeps)
 	lines := int64(w.sc.Newlines)
@@ -174,68 +174,9 @@ func (w *worker) emit(st *inputState, ev *Event, text string, lineNo int64, seq 
 	addEvent(w.agg, ev)
 }
 
-// continued is the part of text (a line of block), from at, that finishes a token broken at
-// the end of the line before it (redact.BrokenTail), in a string of its own, or "": evidence is
-// redacted a line at a time, long after the line before is gone, so aggregator.Settle asks
-// while the block is there, for the lines a group keeps as evidence. A CRI partial line
-// ("<time> stderr P <part>") is continued after the next line's envelope. The line before is
-// found from where text's bytes are in block (a line made valid UTF-8 is a copy, and the
-// first line of a block has none before it here).
-func continued(block []byte, text string) (cont string, at int) {
-	if len(text) == 0 || len(block) == 0 {
-		return "", 0
-	}
-	start := int(uintptr(unsafe.Pointer(unsafe.StringData(text))) - uintptr(unsafe.Pointer(unsafe.SliceData(block))))
-	if start <= 0 || start > len(block) || block[start-1] != '\n' {
-		return "", 0
-	}
-	b := block[:start-1]
-	b = b[bytes.LastIndexByte(b, '\n')+1:]
-	prev, line := unsafe.String(unsafe.SliceData(b), len(b)), text
-	if part, ok := criPartial(prev); ok {
-		if at = criContent(line); at < 0 {
-			return "", 0
-		}
-		prev, line = part, line[at:]
-	}
-	if n := redact.BrokenTail(prev, line); n > 0 {
-		return strings.Clone(line[:n]), at
-	}
-	return "", 0
-}
-
-// criPartial is the part of a CRI partial line ("<RFC3339> stdout|stderr P <part>"), if line
-// is one.
-func criPartial(line string) (string, bool) {
-	at := criContent(line)
-	if at < 2 || line[at-2] != 'P' {
-		return "", false
-	}
-	return line[at:], true
-}
-
-// criContent is where the content of a tagged CRI line starts, or -1.
-func criContent(line string) int {
-	sp := strings.IndexByte(line, ' ')
-	if sp < 20 || sp > 40 || len(line) < sp+10 || line[4] != '-' || line[10] != 'T' {
-		return -1
-	}
-	s := line[sp+1:]
-	if !strings.HasPrefix(s, "stdout ") && !strings.HasPrefix(s, "stderr ") || s[7] != 'F' && s[7] != 'P' || s[8] != ' ' {
-		return -1
-	}
-	return sp + 10
-}
-
 // evidenceLine is how a line is kept: with any token's signature and private key dropped, then
 // clipped.
-func evidenceLine(text string) string {
-	text = redact.Text(strings.TrimRight(text, "\r"))
-	if len(text) > maxEvidenceLine {
-		text = text[:maxEvidenceLine] + "…"
-	}
-	return text
-}
+func evidenceLine(text string) string { return EvidenceLine("", text, maxEvidenceLine) }
 
 // redactEvidence takes secrets out of an event kept as evidence: its line (clipped), text, parts
 // and audit fields. Host and component were redacted as the event was read (worker.line).

@@ -30,10 +30,17 @@ var secretLines = []string{
 // page.
 func renderAll(t *testing.T, data string) string {
 	t.Helper()
+	return renderAllWith(t, logs.Config{}, data)
+}
+
+// renderAllWith is renderAll with cfg's reading blocks (BlockSize, MaxLineBytes).
+func renderAllWith(t *testing.T, cfg logs.Config, data string) string {
+	t.Helper()
 	in := logs.Input{Name: "kube-apiserver.log", Host: "cp-1", Open: func() (io.ReadCloser, error) {
 		return io.NopCloser(strings.NewReader(data)), nil
 	}}
-	r, err := logs.Analyze(context.Background(), logs.Config{Year: 2026, Workers: 1, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}, []logs.Input{in})
+	cfg.Year, cfg.Workers, cfg.Now = 2026, 1, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	r, err := logs.Analyze(context.Background(), cfg, []logs.Input{in})
 	if err != nil {
 		return err.Error()
 	}
