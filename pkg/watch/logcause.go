@@ -13,7 +13,6 @@ import (
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/logs"
 	"github.com/credwatch/credwatch/pkg/logs/cause"
-	"github.com/credwatch/credwatch/pkg/redact"
 )
 
 // LogFile is a member's log file to follow (--log-file HOST=PATH): Host is the member's name as
@@ -75,11 +74,14 @@ type logCauses struct {
 	active map[string]*LogCause // by member and ID
 	totals map[string]*LogTotal // by member and ID, never dropped
 	errs   map[string]string    // the last error following each file ("log-file PATH"), or the pods ("pod-logs")
+	// last is the last line read from each source: the line before the next one read, whose
+	// start may finish a token broken at its end (logs.EvidenceLine).
+	last map[string]string
 }
 
 func newLogCauses(files []LogFile, quiet time.Duration) *logCauses {
 	lc := &logCauses{files: files, cl: cause.NewClassifier(catalogue.Default()), quiet: quiet,
-		active: map[string]*LogCause{}, totals: map[string]*LogTotal{}, errs: map[string]string{}}
+		active: map[string]*LogCause{}, totals: map[string]*LogTotal{}, errs: map[string]string{}, last: map[string]string{}}
 	for _, f := range files {
 		lc.tails = append(lc.tails, newTailer(f.Path))
 	}
@@ -106,7 +108,15 @@ func (lc *logCauses) poll(now time.Time, pods []podLines) []LogCause {
 
 // feed classifies lines of host's log read from source at now.
 func (lc *logCauses) feed(host, source string, lines []string, now time.Time) {
-	for _, line := range lines {
+	if len(lines) == 0 {
+		return
+	}
+	prev := lc.last[source]
+	defer func() { lc.last[source] = lines[len(lines)-1] }()
+	for i, line := range lines {
+		if i > 0 {
+			prev = lines[i-1]
+		}
 		ev, ok := logs.Classify(lc.cl, logs.ParseLine(line, host, "kube-apiserver", now))
 		if !ok || ev.Kind != "cause" {
 			continue
@@ -125,7 +135,7 @@ func (lc *logCauses) feed(host, source string, lines []string, now time.Time) {
 			lc.totals[k] = n
 		}
 		n.Lines++
-		c.Line = clip(redact.Text(line), maxCauseLine)
+		c.Line = logs.EvidenceLine(prev, line, maxCauseLine)
 	}
 }
 
@@ -172,11 +182,4 @@ func (lc *logCauses) close() {
 	for _, t := range lc.tails {
 		t.close()
 	}
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/redact/redacttest"
 )
 
 func appendFile(t *testing.T, path, s string) {
@@ -159,6 +160,45 @@ func TestLogCauses(t *testing.T) {
 	}
 	if got := lc.poll(at(18), nil); len(got) != 0 {
 		t.Fatalf("quiet for 10 s: %+v, want cleared", got)
+	}
+}
+
+// TestLogCauseWrappedToken: a line whose token is cut off at its end puts the token's rest at
+// the start of the next line, the line watch keeps as evidence; the rest is not shown, whether
+// the two lines are read in one poll or in two.
+func TestLogCauseWrappedToken(t *testing.T) {
+	var b strings.Builder
+	for i := range 8 {
+		b.WriteString(redacttest.Marker([]byte{byte(i), 'c'}, 43))
+	}
+	sig := b.String()
+	tok := redacttest.JWS(sig)
+	const cut = 30
+	first := `I1129 22:30:25.561362   19589 round_trippers.go:553] Authorization: Bearer ` + tok[:cut]
+	second := tok[cut:] + ` ` + keyDriftLine
+	for _, polls := range []int{1, 2} {
+		path := filepath.Join(t.TempDir(), "apiserver.log")
+		appendFile(t, path, "")
+		lc := newLogCauses([]LogFile{{"apiserver-1", path}}, 10*time.Second)
+		t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+		lc.poll(t0, nil)
+		if polls == 2 {
+			appendFile(t, path, first+"\n")
+			lc.poll(t0.Add(time.Second), nil)
+			appendFile(t, path, second+"\n")
+		} else {
+			appendFile(t, path, first+"\n"+second+"\n")
+		}
+		got := lc.poll(t0.Add(2*time.Second), nil)
+		lc.close()
+		if len(got) != 1 || got[0].ID != "signing-key-unknown" {
+			t.Fatalf("%d polls: log causes %+v, want signing-key-unknown", polls, got)
+		}
+		for i := 0; i+8 <= len(sig); i++ {
+			if strings.Contains(got[0].Line, sig[i:i+8]) {
+				t.Fatalf("%d polls: the signature's %q is in the evidence %q", polls, sig[i:i+8], got[0].Line)
+			}
+		}
 	}
 }
 
