@@ -9,7 +9,6 @@ package clusterapi
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
@@ -21,7 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/credwatch/credwatch/pkg/check"
 )
@@ -109,23 +107,20 @@ func (r *Reader) WorkloadREST(ctx context.Context, ref Ref) (*rest.Config, error
 	return cfg, nil
 }
 
-// KubeconfigREST reads a <cluster>-kubeconfig Secret's data.value. A Secret that does not hold
-// a kubeconfig is named without quoting it or the parser's error: it carries a private key.
+// KubeconfigREST reads a <cluster>-kubeconfig Secret's value (data, or stringData as the API
+// server merges it) through SafeREST: a kubeconfig from a cluster is data, never instructions.
+// A Secret that does not hold a kubeconfig is named without quoting it or the parser's error:
+// it carries a private key.
 func KubeconfigREST(sec *unstructured.Unstructured) (*rest.Config, error) {
 	what := "Secret " + sec.GetNamespace() + "/" + sec.GetName()
-	data, _, _ := unstructured.NestedStringMap(sec.Object, "data")
-	kc, err := base64.StdEncoding.DecodeString(data["value"])
+	data, err := SecretData(sec)
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf("%s: data.value is not base64", what)
-	case len(kc) == 0:
+		return nil, fmt.Errorf("%s: %w", what, err)
+	case len(data["value"]) == 0:
 		return nil, fmt.Errorf("%s has no data.value", what)
 	}
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(kc)
-	if err != nil {
-		return nil, fmt.Errorf("%s: data.value is not a usable kubeconfig", what)
-	}
-	return cfg, nil
+	return SafeREST(data["value"], what+" data.value")
 }
 
 // ControlPlane is the Cluster's control-plane Machines and the Cluster API version that rolls
