@@ -28,7 +28,7 @@ type check func(f *facts) []finding.Finding
 // checks is the ordered list of predictions; no-change runs last, over the others' findings.
 func checks() []check {
 	return []check{rolloutPlanned, issuerDropsOld, issuerSwitch, issuerPlaceholder, issuerJoinDiffers,
-		saKeyChange, audienceDropsOld, etcdBeforeDrain, lbNotReadyAware, legacyTokens}
+		saKeyUnread, saKeyChange, audienceDropsOld, etcdBeforeDrain, lbNotReadyAware, legacyTokens}
 }
 
 func removes(f *facts) bool {
@@ -111,9 +111,27 @@ func issuerJoinDiffers(f *facts) []finding.Finding {
 		pl.Creds.primary(), pl.JoinCreds.primary()))}
 }
 
+// saKeyUnread: a <cluster>-sa Secret without a key preflight can read leaves the signing key
+// unjudged, which must not read as no change (a warning keeps --fail-on warning failing).
+func saKeyUnread(f *facts) []finding.Finding {
+	var fs []finding.Finding
+	for _, side := range []struct {
+		name string
+		pl   *Plane
+	}{{"current", f.cur}, {"planned", f.pl}} {
+		if side.pl.KeyUnread == "" {
+			continue
+		}
+		fs = append(fs, finding.New("sa-key-unread", fmt.Sprintf(
+			"The %s side's %s has no tls.crt or tls.key (in data or stringData) that holds an RSA or ECDSA key: the signing key the roll uses is not judged.",
+			side.name, side.pl.KeyUnread)))
+	}
+	return fs
+}
+
 func saKeyChange(f *facts) []finding.Finding {
 	sign := f.pl.JoinCreds.Signing
-	if slices.Contains(f.cur.Creds.Verify, sign) {
+	if slices.Contains(f.cur.Creds.Verify, sign) || f.cur.KeyUnread != "" || f.pl.KeyUnread != "" {
 		return nil
 	}
 	msg := fmt.Sprintf("The planned members sign with %s, which the current members do not verify (they verify %s): members not yet updated, and external verifiers of the JWKS, reject tokens minted through updated ones.",

@@ -90,6 +90,9 @@ type Plane struct {
 	// LiveKeys: Creds' keys are the ones the running members serve (their JWKS), which the
 	// spec's do not match.
 	LiveKeys bool
+	// KeyUnread names the <cluster>-sa Secret whose key this side could not read (no tls.crt
+	// or tls.key in data or stringData): its signing key is not judged.
+	KeyUnread string
 	// Notes are what the predictions should say about this side's inputs.
 	Notes []string
 }
@@ -134,8 +137,13 @@ func kcpPlane(s *input.Set) *Plane {
 	c := argCreds(cc.APIServer.ExtraArgs, cc.Networking.DNSDomain)
 	key := "secret " + p.Cluster + "-sa (not in the input)"
 	for _, sec := range s.SASecrets {
-		if sec.Name == p.Cluster+"-sa" {
-			key = "kid:" + sec.KeyID
+		if sec.Name != p.Cluster+"-sa" {
+			continue
+		}
+		key = "kid:" + sec.KeyID
+		if sec.KeyID == "" {
+			// Two unread keys would compare equal: name the Secret's side, never "kid:".
+			key, p.KeyUnread = "secret "+sec.Name+" (no key read from "+sec.File+")", sec.String()
 		}
 	}
 	c.Signing, c.Verify = key, []string{key}

@@ -216,11 +216,19 @@ type SASecret struct {
 
 func parseSecret(s *Set, obj Object, _ header, doc []byte) error {
 	var sec struct {
-		Type string            `json:"type"`
-		Data map[string][]byte `json:"data"`
+		Type       string            `json:"type"`
+		Data       map[string][]byte `json:"data"`
+		StringData map[string]string `json:"stringData"`
 	}
 	if err := unmarshal(doc, &sec); err != nil {
 		return err
+	}
+	// As the API server stores it: stringData merged over data, its keys winning.
+	for k, v := range sec.StringData {
+		if sec.Data == nil {
+			sec.Data = map[string][]byte{}
+		}
+		sec.Data[k] = []byte(v)
 	}
 	switch {
 	case sec.Type == "kubernetes.io/service-account-token":

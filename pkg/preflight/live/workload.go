@@ -62,18 +62,17 @@ func (r *reader) saSecret(ctx context.Context) *unstructured.Unstructured {
 }
 
 // publicPEM is the first key of the Secret's tls.crt or tls.key (the order the offline reader
-// takes them in) as a PEM public key.
+// takes them in) as a PEM public key; the Secret is read as the API server stores it.
 func publicPEM(sec *unstructured.Unstructured) ([]byte, error) {
-	data, _, _ := unstructured.NestedStringMap(sec.Object, "data")
+	data, err := clusterapi.SecretData(sec)
+	if err != nil {
+		return nil, err
+	}
 	for _, k := range []string{"tls.crt", "tls.key"} {
-		if data[k] == "" {
+		if len(data[k]) == 0 {
 			continue
 		}
-		b, err := base64.StdEncoding.DecodeString(data[k])
-		if err != nil {
-			return nil, fmt.Errorf("data.%s: %w", k, err)
-		}
-		ks, err := keys.ParsePEM(b, "data."+k)
+		ks, err := keys.ParsePEM(data[k], "data."+k)
 		if err != nil {
 			return nil, err
 		}
