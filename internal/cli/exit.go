@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/credwatch/credwatch/pkg/report"
 )
 
 // Exit codes. They are documented in docs/exit-codes.md; scripts rely on them.
@@ -67,7 +69,8 @@ func Code(err error) int {
 	return ExitInternal // an error nobody classified says nothing about the cluster or the token
 }
 
-// Message is the one line printed for err, or "" when nothing should be printed.
+// Message is the one line printed for err, or "" when nothing should be printed: in plain words
+// (no Go type names or client-go wording) and bounded (report.Plain).
 func Message(err error) string {
 	var ee *ExitError
 	if errors.As(err, &ee) && ee.Err == nil {
@@ -76,5 +79,5 @@ func Message(err error) string {
 	if err == nil {
 		return ""
 	}
-	return err.Error()
+	return report.Plain(err.Error())
 }

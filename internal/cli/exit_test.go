@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -31,5 +32,28 @@ func TestCode(t *testing.T) {
 		if got := Code(tt.err); got != tt.want {
 			t.Errorf("%s: Code(%v) = %d, want %d", tt.name, tt.err, got, tt.want)
 		}
+	}
+}
+
+// TestMessagePlain: the error line has no client-go wording or Go type names, and a server's
+// echo does not make it unbounded.
+func TestMessagePlain(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"rate limiter", fmt.Errorf("check: %w", errors.New(`Get "https://h:6443/version": client rate limiter Wait returned an error: context deadline exceeded`)),
+			`check: Get "https://h:6443/version": timed out before the request could be sent`},
+		{"type name", Usage(errors.New("unexpected *url.Error")), "unexpected error"},
+		{"silent", Silent(3), ""},
+	}
+	for _, tt := range tests {
+		if got := Message(tt.err); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	if got := Message(errors.New("cluster " + strings.Repeat("x", 100<<10))); len(got) > 2<<10 {
+		t.Errorf("a 100 KB echo gives a %d-byte error line", len(got))
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/kubelet"
 	"github.com/credwatch/credwatch/pkg/limits"
+	"github.com/credwatch/credwatch/pkg/report"
 )
 
 type fetcher struct {
@@ -195,7 +196,7 @@ func (f *fetcher) members(ctx context.Context) {
 		applyFlags(m)
 		mc, err := newMemberClient(f.c.REST, cd.url, f.c, f.cn)
 		if err != nil {
-			m.Error = err.Error()
+			m.Error = report.Plain(err.Error())
 			continue
 		}
 		clients[i] = mc

@@ -24,6 +24,7 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/kubever"
 	"github.com/credwatch/credwatch/pkg/limits"
+	"github.com/credwatch/credwatch/pkg/report"
 )
 
 // memberClient talks to one member directly, verifying its certificate against the cluster CA
@@ -124,7 +125,7 @@ func probeMember(ctx context.Context, c *Config, mc *memberClient, m *Member) {
 func probeMemberScoped(ctx context.Context, c *Config, mc *memberClient, m *Member, skipMetrics bool) {
 	raw, err := mc.get(ctx, c, "/version", "application/json")
 	if err != nil {
-		m.Error = err.Error()
+		m.Error = report.Plain(err.Error())
 		// It answered over TLS and refused who we are: its certificate still names it.
 		m.rejectsUs = apierrors.IsUnauthorized(err)
 		if m.rejectsUs {
@@ -144,12 +145,12 @@ func probeMemberScoped(ctx context.Context, c *Config, mc *memberClient, m *Memb
 	wg.Go(func() {
 		raw, err := mc.get(ctx, c, "/.well-known/openid-configuration", "application/json")
 		if err != nil {
-			m.DiscoveryErr = err.Error()
+			m.DiscoveryErr = report.Plain(err.Error())
 			return
 		}
 		var d Discovery
 		if err := json.Unmarshal(raw, &d); err != nil {
-			m.DiscoveryErr = fmt.Sprintf("decode discovery document: %v", err)
+			m.DiscoveryErr = report.Plain(fmt.Sprintf("decode discovery document: %v", err))
 			return
 		}
 		m.Discovery = &d
@@ -157,12 +158,12 @@ func probeMemberScoped(ctx context.Context, c *Config, mc *memberClient, m *Memb
 	wg.Go(func() {
 		raw, err := mc.get(ctx, c, "/openid/v1/jwks", "application/jwk-set+json, application/json")
 		if err != nil {
-			m.JWKSErr = err.Error()
+			m.JWKSErr = report.Plain(err.Error())
 			return
 		}
 		keys, err := parseJWKS(raw)
 		if err != nil {
-			m.JWKSErr = err.Error()
+			m.JWKSErr = report.Plain(err.Error())
 			return
 		}
 		m.JWKS = keys
@@ -175,12 +176,12 @@ func probeMemberScoped(ctx context.Context, c *Config, mc *memberClient, m *Memb
 	wg.Go(func() {
 		raw, err := mc.get(ctx, c, "/metrics", "text/plain")
 		if err != nil {
-			m.MetricsErr = err.Error()
+			m.MetricsErr = report.Plain(err.Error())
 			return
 		}
 		mt, err := ParseMetrics(strings.NewReader(string(raw)))
 		if err != nil {
-			m.MetricsErr = err.Error()
+			m.MetricsErr = report.Plain(err.Error())
 			return
 		}
 		m.Metrics = mt

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/credwatch/credwatch/pkg/limits"
+	"github.com/credwatch/credwatch/pkg/report"
 )
 
 func systemPoolWith(extraCA []byte) (*x509.CertPool, error) {
@@ -62,35 +63,35 @@ func fetchPublic(ctx context.Context, c *Config, issuer string) *PublicIssuer {
 	p := &PublicIssuer{Issuer: issuer, DiscoveryURL: strings.TrimRight(issuer, "/") + "/.well-known/openid-configuration"}
 	tlsCfg, err := tlsConfigFor(c.PublicIssuerCA)
 	if err != nil {
-		p.Error = err.Error()
+		p.Error = report.Plain(err.Error())
 		return p
 	}
 	client := &http.Client{Timeout: c.Timeout, Transport: &http.Transport{TLSClientConfig: tlsCfg, Proxy: http.ProxyFromEnvironment}}
 	defer client.CloseIdleConnections()
 	raw, err := httpGet(ctx, client, p.DiscoveryURL)
 	if err != nil {
-		p.Error = err.Error()
+		p.Error = report.Plain(err.Error())
 		return p
 	}
 	var d Discovery
 	if err := json.Unmarshal(raw, &d); err != nil {
-		p.Error = fmt.Sprintf("decode %s: %v", p.DiscoveryURL, err)
+		p.Error = report.Plain(fmt.Sprintf("decode %s: %v", p.DiscoveryURL, err))
 		return p
 	}
 	p.Discovery = &d
 	if d.JWKSURI == "" {
-		p.Error = fmt.Sprintf("%s has no jwks_uri", p.DiscoveryURL)
+		p.Error = report.Plain(fmt.Sprintf("%s has no jwks_uri", p.DiscoveryURL))
 		return p
 	}
 	p.JWKSURL = d.JWKSURI
 	raw, err = httpGet(ctx, client, d.JWKSURI)
 	if err != nil {
-		p.Error = err.Error()
+		p.Error = report.Plain(err.Error())
 		return p
 	}
 	keys, err := parseJWKS(raw)
 	if err != nil {
-		p.Error = fmt.Sprintf("%s: %v", d.JWKSURI, err)
+		p.Error = report.Plain(fmt.Sprintf("%s: %v", d.JWKSURI, err))
 		return p
 	}
 	p.JWKS = keys

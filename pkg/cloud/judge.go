@@ -5,6 +5,7 @@ package cloud
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -101,6 +102,15 @@ func itemFindings(it *Item) []finding.Finding {
 		f := finding.New(IDUnreachable, fmt.Sprintf("%s %s could not be tested (%s): %s", providerName(it.Provider), it.Account(), orDash(it.Test.Fault), it.Test.Detail), ev...)
 		out = append(out, f.On("", obj))
 	}
+	if plaintextLogin(it.Credential) {
+		secret := "password"
+		if it.AppCredentialID != "" || it.AppCredentialName != "" {
+			secret = "application-credential secret"
+		}
+		f := finding.New(IDPlaintext, fmt.Sprintf("%s %s logs in over plain http: its %s crosses the network unencrypted at every login",
+			providerName(it.Provider), it.Account(), secret), ev...)
+		out = append(out, f.On("", obj))
+	}
 	for _, c := range it.Consumers {
 		if c.Looping {
 			out = append(out, loopFinding(it, c))
@@ -148,4 +158,13 @@ func capitalize(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// plaintextLogin says whether c sends its secret to Keystone over plain http.
+func plaintextLogin(c Credential) bool {
+	if c.Provider != OpenStack || !c.PasswordSet {
+		return false
+	}
+	u, err := url.Parse(strings.TrimSpace(c.Server))
+	return err == nil && strings.EqualFold(u.Scheme, "http")
 }

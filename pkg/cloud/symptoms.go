@@ -26,6 +26,7 @@ import (
 const (
 	IDRejected      = "cloud-credential-rejected"
 	IDUnreachable   = "cloud-credential-unreachable"
+	IDPlaintext     = "cloud-credential-plaintext"
 	IDConsumerStale = "cloud-consumer-stale"
 	// IDKubeletCrashLoop is check's kubelet-crashloop, raised here for a looping kubelet found
 	// reading a --config file on this host.

@@ -111,13 +111,25 @@ func (o FetchOptions) client() (*http.Client, error) {
 }
 
 // keepTokenHome follows up to 10 redirects, dropping Authorization from any to another origin
-// than the first request's (net/http keeps it across a change of scheme or port).
+// than the first request's (net/http keeps it across a change of scheme or port), and refuses
+// one from https to plain http: keys read that way could have been swapped by anyone on the path.
 func keepTokenHome(req *http.Request, via []*http.Request) error {
 	if len(via) >= 10 {
 		return errors.New("stopped after 10 redirects")
 	}
+	if err := downgrade(via[0].URL, req.URL); err != nil {
+		return err
+	}
 	if Origin(req.URL) != Origin(via[0].URL) {
 		req.Header.Del("Authorization")
+	}
+	return nil
+}
+
+// downgrade refuses key material at to, a plain http URL reached from from, an https one.
+func downgrade(from, to *url.URL) error {
+	if strings.EqualFold(from.Scheme, "https") && !strings.EqualFold(to.Scheme, "https") {
+		return fmt.Errorf("refused to follow https to %s: key material over plain http could be replaced on the way", Origin(to))
 	}
 	return nil
 }
@@ -169,7 +181,13 @@ func loadURL(ctx context.Context, spec string, o FetchOptions) (*Set, error) {
 	}
 	var notes []string
 	jo := o
-	if ju, err := url.Parse(d.jwksURI); err != nil || Origin(ju) != Origin(u) {
+	ju, err := url.Parse(d.jwksURI)
+	if err == nil {
+		if err := downgrade(u, ju); err != nil {
+			return nil, fmt.Errorf("%s: jwks_uri: %w", spec, err)
+		}
+	}
+	if err != nil || Origin(ju) != Origin(u) {
 		if o.BearerToken != "" && !o.TokenToJWKSHost {
 			jo.BearerToken = ""
 			notes = append(notes, fmt.Sprintf("%s: jwks_uri %s is on another origin than %s: fetched without the bearer token (--send-token-to-jwks-host sends it)",

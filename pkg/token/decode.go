@@ -129,6 +129,8 @@ type Token struct {
 
 	signingInput string
 	signature    []byte
+	// crit is the header's raw "crit" value (nil when absent): Verify judges it as go-jose does.
+	crit json.RawMessage
 }
 
 // SigningInput is header.payload, the part the signature covers (no signature).
@@ -171,6 +173,12 @@ func Decode(raw string) (*Token, error) {
 	t := &Token{signingInput: parts[0] + "." + parts[1], signature: sig}
 	if err := strictObject(hb, "header", &t.Header); err != nil {
 		return nil, err
+	}
+	var crit struct {
+		Crit json.RawMessage `json:"crit"`
+	}
+	if err := json.Unmarshal(hb, &crit); err == nil {
+		t.crit = crit.Crit
 	}
 	switch {
 	case t.Header.Algorithm == "":

@@ -13,6 +13,7 @@ import (
 	jwtv2 "gopkg.in/go-jose/go-jose.v2/jwt"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/keys"
 	"github.com/credwatch/credwatch/pkg/kubever"
 )
 
@@ -107,5 +108,79 @@ func TestCryptoSpellingMatchesGoJoseV2(t *testing.T) {
 	err = parsed.Claims(tk.ecdsa.Public, &c)
 	if err == nil || !strings.Contains(err.Error(), "error in cryptographic primitive") {
 		t.Fatalf("go-jose v2 with an ECDSA key: %v", err)
+	}
+}
+
+// TestVerifyCriticalMatchesGoJoseV2 signs tokens with a crit header through go-jose v2.6.3 (the
+// module kube-apiserver's authenticator uses) and checks Verify's verdict and message against
+// what that module's Claims really returns.
+func TestVerifyCriticalMatchesGoJoseV2(t *testing.T) {
+	tk := getTestKeys(t)
+	priv := tk.rsa.Private.(*rsa.PrivateKey)
+	claims := &jwtv2.Claims{Issuer: newIss, Subject: "system:serviceaccount:default:app", Audience: jwtv2.Audience{newIss},
+		IssuedAt: jwtv2.NewNumericDate(t0), NotBefore: jwtv2.NewNumericDate(t0), Expiry: jwtv2.NewNumericDate(t0.Add(time.Hour))}
+	private := &kubePrivateClaims{Kubernetes: kubeClaims{Namespace: "default", Svcacct: kubeRef{"app", "u"}}}
+	tests := []struct {
+		name string
+		crit any
+		// want is the 1.36 message; "" means accepted
+		want string
+		// old is the ≤1.32 message, when it differs
+		old string
+	}{
+		{name: "unknown extension", crit: []string{"exp-unknown"}, want: "go-jose/go-jose: error in cryptographic primitive", old: "square/go-jose: error in cryptographic primitive"},
+		{name: "b64 then unknown", crit: []string{"b64", "x"}, want: "go-jose/go-jose: error in cryptographic primitive", old: "square/go-jose: error in cryptographic primitive"},
+		{name: "not a list", crit: "exp", want: "json: cannot unmarshal string into Go value of type []string"},
+		{name: "not strings", crit: []int{1}, want: "json: cannot unmarshal number into Go value of type string"},
+		{name: "b64 is understood", crit: []string{"b64"}},
+		{name: "empty list", crit: []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := (&josev2.SignerOptions{}).WithHeader("kid", tk.rsa.KeyID).WithHeader("crit", tt.crit)
+			signer, err := josev2.NewSigner(josev2.SigningKey{Algorithm: josev2.RS256, Key: priv}, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, err := jwtv2.Signed(signer).Claims(private).Claims(claims).CompactSerialize()
+			if err != nil {
+				t.Fatal(err)
+			}
+			parsed, err := jwtv2.ParseSigned(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var c jwtv2.Claims
+			goJose := ""
+			if err := parsed.Claims(tk.rsa.Public, &c); err != nil {
+				goJose = err.Error()
+			}
+			if goJose != tt.want {
+				t.Fatalf("go-jose v2 says %q, the test expects %q", goJose, tt.want)
+			}
+			tok, err := Decode(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range []string{"1.30", "1.36"} {
+				d, err := Verify(tok, VerifyOptions{Keys: []keys.Key{tk.rsa, tk.ecdsa}, Issuers: []string{newIss}, At: t0, Version: kubever.MustParse(line)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := tt.want
+				if line == "1.30" && tt.old != "" {
+					want = tt.old
+				}
+				if want == "" {
+					if d.Verdict != Accepted {
+						t.Errorf("%s: %s %s %q, want accepted", line, d.Verdict, d.Cause, d.Message)
+					}
+					continue
+				}
+				if d.Verdict != Rejected || d.Cause != "signing-key-unknown" || d.Message != want {
+					t.Errorf("%s: %s %s %q, want rejected signing-key-unknown %q", line, d.Verdict, d.Cause, d.Message, want)
+				}
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@
 package token
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -186,6 +187,9 @@ func (v *verifier) signature() (string, bool) {
 	} else {
 		v.step("key", "ok", "%s tries all %d configured keys in order (no kid-based selection before 1.31)", o.Version, len(candidates))
 	}
+	if msg, ok := v.critical(); !ok {
+		return msg, false
+	}
 	for _, k := range candidates {
 		if verifySignature(t, k.Public) {
 			v.d.KeyID = k.KeyID
@@ -200,6 +204,32 @@ func (v *verifier) signature() (string, bool) {
 	}
 	v.step("signature", "failed", "%s", detail)
 	return msg, false
+}
+
+// supportedCritical is go-jose v2's set of crit names it understands (shared.go supportedCritical).
+var supportedCritical = map[string]bool{"b64": true}
+
+// critical is go-jose v2's check of the crit header before any signature (signing.go
+// DetachedVerify, gopkg.in/go-jose/go-jose.v2 v2.6.3 lines 362-371, the same in
+// gopkg.in/square/go-jose.v2 v2.6.0): a crit that is not a list of strings fails with its JSON
+// error, a name other than b64 with ErrCryptoFailure. It fails alike for every key, so
+// kube-apiserver's aggregate of the per-key errors reads as that one error.
+func (v *verifier) critical() (string, bool) {
+	if v.t.crit == nil {
+		return "", true
+	}
+	var names []string
+	if err := json.Unmarshal(v.t.crit, &names); err != nil {
+		v.step("signature", "failed", "the crit header is not a list of strings: go-jose fails before checking the signature")
+		return err.Error(), false
+	}
+	for _, n := range names {
+		if !supportedCritical[n] {
+			v.step("signature", "failed", "crit names %s, an extension go-jose does not understand: every key fails before the signature is checked", Printable(n))
+			return cat().MustGet("signing-key-unknown").Format("crypto", v.o.Version), false
+		}
+	}
+	return "", true
 }
 
 func (v *verifier) audience() (string, bool) {

@@ -60,7 +60,8 @@ kubelet the cluster's Events show restarting in a loop is waited for (--kubelet-
 starts again, and reported as kubelet-crashloop with the credential it reads. Also reports the symptoms: stale controller leases,
 crash-looping controllers with cloud errors in their logs, nodes left uninitialized.
 
-Passwords are never printed. Each distinct credential is tried once per run, logins to one server are
+Passwords are never printed; one sent to a Keystone auth-url on plain http is reported
+(cloud-credential-plaintext). Each distinct credential is tried once per run, logins to one server are
 spaced (--login-interval), and an account gets at most one rejected attempt per run: directory
 services lock accounts after repeated failures. --no-login skips every live login.
 

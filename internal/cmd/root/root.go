@@ -63,6 +63,12 @@ Exit codes: 0 ok, 1 findings at or above --fail-on (or a rejected token), 2 bad 
 		cmd.AddCommand(c)
 	}
 	cli.Completions(cmd)
+	// cobra adds its completion command only when it executes, after UsageErrors would have
+	// typed its argument errors: add it now, so that `completion bash extra` is usage (exit 2).
+	// It keeps the writer it sees when added, so the streams are set first.
+	cmd.SetOut(s.Out)
+	cmd.SetErr(s.ErrOut)
+	cmd.InitDefaultCompletionCmd()
 	if name != "credwatch" {
 		renameExamples(cmd, name)
 	}

@@ -56,6 +56,28 @@ func TestCompletion(t *testing.T) {
 	}
 }
 
+// TestCompletionUsage: arguments cobra's completion command does not take are usage errors.
+func TestCompletionUsage(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"completion", "bash"}, cli.ExitOK},
+		{[]string{"completion", "bash", "extra"}, cli.ExitUsage},
+		{[]string{"completion", "zsh", "a", "b"}, cli.ExitUsage},
+		{[]string{"completion", "tcsh"}, cli.ExitUsage},
+	} {
+		var out, errOut bytes.Buffer
+		cmd := NewCommand("credwatch", cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+		cmd.SetArgs(tt.args)
+		cmd.SetOut(&out)
+		cmd.SetErr(&errOut)
+		if got := cli.Code(cmd.Execute()); got != tt.code {
+			t.Errorf("%q: exit %d, want %d", tt.args, got, tt.code)
+		}
+	}
+}
+
 // TestPluginName: invoked as a kubectl plugin, the usage line names the plugin once and every
 // example starts with "kubectl credwatch", so that it can be pasted as it is.
 func TestPluginName(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/internal/cmd/token/timeflag"
@@ -61,7 +62,9 @@ namespace, service account, pod/secret/node and warnafter; header alg and kid), 
 as kube-controller-manager's tokens controller mints secret-based tokens. Use it to rehearse
 failures (a drifted key, an old issuer, clock skew) with token verify, or against a lab.
 
-Nothing is sent to any cluster: the object names and UIDs are whatever you say. The token goes
+Nothing is sent to any cluster: the object names and UIDs are whatever you say, though a name
+must be one Kubernetes accepts (a DNS-1123 label for --namespace, a subdomain for the others,
+or the usage error exit 2), as the API server would look each one up. The token goes
 to --out, or "-" for stdout; with a file, stdout shows the inspection of the new token. The file
 gets mode 0600 whatever it had: it is written beside the target and renamed over it, and an
 existing symbolic link or other non-regular file there is refused, never followed.`,
@@ -114,6 +117,27 @@ func splitRef(flag, v string, needUID bool) (*token.Ref, error) {
 	return &token.Ref{Name: name, UID: uid}, nil
 }
 
+// validNames checks object names, keyed by their flag, as the API server validates them: a
+// namespace is a DNS-1123 label; a service account, pod, secret and node name a DNS-1123
+// subdomain (pkg/apis/core/validation). A token naming what no object can be called would
+// fail every lookup kube-apiserver makes. The error quotes Kubernetes' rule, never the name.
+func validNames(names map[string]string) error {
+	for _, flag := range []string{"namespace", "serviceaccount", "pod", "secret", "node"} {
+		name, ok := names[flag]
+		if !ok {
+			continue
+		}
+		check := validation.IsDNS1123Subdomain
+		if flag == "namespace" {
+			check = validation.IsDNS1123Label
+		}
+		if errs := check(name); len(errs) > 0 {
+			return cli.Usagef("--%s: not a name Kubernetes accepts: %s", flag, errs[0])
+		}
+	}
+	return nil
+}
+
 func (o *options) complete() error {
 	if err := o.output.Complete(); err != nil {
 		return err
@@ -149,6 +173,9 @@ func (o *options) complete() error {
 		return cli.Usagef("--lifetime %s: TokenRequest accepts whole seconds from 10m to 2^32s", o.lifetime)
 	}
 	saName, saUID, _ := strings.Cut(o.sa, ":")
+	if err := validNames(map[string]string{"namespace": o.namespace, "serviceaccount": saName}); err != nil {
+		return err
+	}
 	c := token.MintOptions{
 		Key: signers[0], Issuer: o.issuer, Audiences: o.audiences, IssuedAt: iat,
 		ExpirationSeconds: int64(o.lifetime / time.Second), Extend: o.extended,
@@ -159,6 +186,9 @@ func (o *options) complete() error {
 		name, _, _ := strings.Cut(o.secret, ":")
 		if name == "" || o.pod != "" || o.node != "" {
 			return cli.Usagef("--legacy needs --secret NAME and takes no --pod or --node")
+		}
+		if err := validNames(map[string]string{"secret": name}); err != nil {
+			return err
 		}
 		c.LegacySecret = name
 	} else {
@@ -173,6 +203,15 @@ func (o *options) complete() error {
 		}
 		if c.Node, err = splitRef("node", o.node, true); err != nil {
 			return cli.Usage(err)
+		}
+		names := map[string]string{}
+		for flag, r := range map[string]*token.Ref{"pod": c.Pod, "secret": c.Secret, "node": c.Node} {
+			if r != nil {
+				names[flag] = r.Name
+			}
+		}
+		if err := validNames(names); err != nil {
+			return err
 		}
 	}
 	o.cfg = c
