@@ -53,18 +53,19 @@ const MinSecretLen = 4
 // private keys, and the values of credential keys, URL passwords, Authorization headers and
 // credential XML elements.
 func Text(s string) string {
-	return XMLValues(KeyValues(AuthValues(UserInfo(Wrapped(PrivateKeys(Tokens(s)))))))
+	s = KeyLines(Wrapped(PrivateKeys(Tokens(s))))
+	return XMLValues(KeyValues(FlagValues(AuthValues(UserInfo(PrefixedTokens(s))))))
 }
 
-var pemKeyRE = regexp.MustCompile(`(?s)-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`)
+var pemKeyRE = regexp.MustCompile(`(?s)-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)`)
 
-// PrivateKeys replaces the body of every PEM private key block (also an unterminated one, to the
-// end of s) with Marker.
+// PrivateKeys replaces the body of every PEM private key block and OpenPGP armored private key
+// block (also an unterminated one, to the end of s) with Marker.
 func PrivateKeys(s string) string {
-	if !strings.Contains(s, "PRIVATE KEY-----") {
+	if !strings.Contains(s, "PRIVATE KEY") {
 		return s
 	}
-	return pemKeyRE.ReplaceAllString(s, "-----BEGIN ${1}PRIVATE KEY----- "+Marker+" -----END ${1}PRIVATE KEY-----")
+	return pemKeyRE.ReplaceAllString(s, "-----BEGIN ${1}PRIVATE KEY${2}----- "+Marker+" -----END ${1}PRIVATE KEY${2}-----")
 }
 
 // containsFold is strings.Contains for a lower-case ASCII sub with a letter in it, ignoring
