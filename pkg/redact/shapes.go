@@ -198,7 +198,8 @@ const keyLineLen = 64
 // case letters and a digit in it, that stands on its own (not inside a base64url or JOSE run,
 // nor in a certificate's or a public key's PEM block): a private key's body line out of its
 // block. What else credwatch prints that long has a '-', '_' or '.' next to it (a JWKS modulus,
-// a token's claims) or is hex.
+// a token's claims), is hex, reads as a name (see mixed) or is a path (it starts with '/', as one
+// key line in 64 does).
 func KeyLines(s string) string {
 	if len(s) < keyLineLen {
 		return s
@@ -224,7 +225,7 @@ func KeyLines(s string) string {
 			pad++
 		}
 		i = pad + 1
-		if hi-lo < keyLineLen || glued(s, lo, pad) || !mixed(s[lo:hi]) || pemBlocks && inPublicBlock(s, lo) {
+		if hi-lo < keyLineLen || s[lo] == '/' || glued(s, lo, pad) || !mixed(s[lo:hi]) || pemBlocks && inPublicBlock(s, lo) {
 			continue
 		}
 		edits = append(edits, edit{lo, pad, Marker})
@@ -256,16 +257,22 @@ func glued(s string, lo, hi int) bool {
 	return false
 }
 
-// mixed says whether run has an upper and a lower case letter and a digit.
+// mixed says whether run reads like random base64 rather than a path or a name: 8 or more upper
+// and lower case letters and 3 or more digits (a 64-character line of random base64 has 26, 26
+// and 10 on average, and fewer than 3 digits one time in 600).
 func mixed(run string) bool {
-	var up, low, dig bool
+	var up, low, dig int
 	for i := 0; i < len(run); i++ {
-		c := run[i]
-		up = up || c >= 'A' && c <= 'Z'
-		low = low || c >= 'a' && c <= 'z'
-		dig = dig || c >= '0' && c <= '9'
+		switch c := run[i]; {
+		case c >= 'A' && c <= 'Z':
+			up++
+		case c >= 'a' && c <= 'z':
+			low++
+		case c >= '0' && c <= '9':
+			dig++
+		}
 	}
-	return up && low && dig
+	return up >= 8 && low >= 8 && dig >= 3
 }
 
 // inPublicBlock says whether s[i] is inside a PEM block that is not a private key (a
