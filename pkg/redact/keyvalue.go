@@ -17,6 +17,16 @@ var strongSuffixes = []string{"password", "passwd", "passphrase", "secretkey", "
 	"sessiontoken", "bearer_token", "subject-token", "vault-token", "vault_token", "security-token",
 	"security_token", "accountkey", "account_key", "sharedaccesskey", "key-data"}
 
+// suffixesBy is strongSuffixes by last byte: classify runs on every key with a key word in it
+// ("signingKey", "verifyKeys" are on most lines of a report) and tries only those that may match.
+var suffixesBy = func() (t [256][]string) {
+	for _, suf := range strongSuffixes {
+		c := suf[len(suf)-1]
+		t[c] = append(t[c], suf)
+	}
+	return t
+}()
+
 // weakKeys are credential keys only with '=' (or, quoted, when the value is the base64 of
 // user:password, as a dockerconfig's "auth"): in prose "token: expired" and "secret: not found"
 // are messages, and in credwatch's JSON "token" and "secret" name things.
@@ -35,7 +45,10 @@ const (
 // classify reads key (as spelt).
 func classify(key string) keyClass {
 	key = strings.TrimLeft(key, "-") // ASCII: a key is key bytes
-	for _, suf := range strongSuffixes {
+	if key == "" {
+		return notKey
+	}
+	for _, suf := range suffixesBy[lowerASCII(key[len(key)-1])] {
 		if hasSuffixFold(key, suf) {
 			return strongKey
 		}
