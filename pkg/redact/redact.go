@@ -21,7 +21,12 @@
 //     "auth"), since "Secret kube-system/x" and "token: expired" in prose, and "secret":
 //     "app-token-x7k2p" in credwatch's JSON, are not values;
 //   - URL userinfo passwords (https://user:REDACTED@host: the user stays);
-//   - Authorization values: "Basic <base64 of user:password>" and opaque "Bearer <value>";
+//   - Authorization values: "Basic <base64 of user:password>" and opaque "Bearer <value>", and
+//     after an Authorization key the credentials of any scheme (Negotiate, AWS4-HMAC-SHA256);
+//   - bare tokens whose prefix names them (hvs., ghp_, github_pat_, xoxb-, ya29., glpat-), the
+//     value of a credential flag given as the next argument (--token VALUE, -p VALUE, the
+//     password of -u USER:PASSWORD), OpenPGP private key blocks and a private key's PEM body
+//     line out of its block (KeyLines);
 //   - the content of XML elements named like a credential (<password>, <ns:secret>, <token>), also
 //     HTML- or JSON-escaped.
 //
