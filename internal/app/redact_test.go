@@ -40,7 +40,11 @@ var plantedSpellings = []struct{ text, secret string }{
 // echoServer answers every request with an error (401, 403 or 500 by turns) whose Status message
 // echoes the request's Authorization header and carries every planted spelling, as a careless
 // proxy or API server might. It counts the requests that carried credentials.
-func echoServer(t *testing.T) (addr string, seen *atomic.Int64) {
+func echoServer(t *testing.T) (addr string, seen *atomic.Int64) { return echoServerWith(t, false) }
+
+// echoServerWith is echoServer that also echoes the request's body and its bare credential when
+// body is set (a member that quotes what it refuses).
+func echoServerWith(t *testing.T, body bool) (addr string, seen *atomic.Int64) {
 	seen = &atomic.Int64{}
 	codes := []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusInternalServerError}
 	var n atomic.Int64
@@ -50,15 +54,24 @@ func echoServer(t *testing.T) (addr string, seen *atomic.Int64) {
 			seen.Add(1)
 		}
 		parts := []string{"request denied for Authorization: " + auth}
+		if body && r.URL.Path == "/version" {
+			_, _ = io.WriteString(w, `{"major":"1","minor":"30","gitVersion":"v1.30.4"}`)
+			return
+		}
+		if body {
+			b, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+			_, cred, _ := strings.Cut(auth, " ")
+			parts = append(parts, "request body: "+string(b), "credential "+cred+" not accepted")
+		}
 		for _, p := range plantedSpellings {
 			parts = append(parts, p.text)
 		}
 		code := codes[int(n.Add(1))%len(codes)]
-		body, _ := json.Marshal(map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure",
+		status, _ := json.Marshal(map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure",
 			"message": strings.Join(parts, "; "), "code": code})
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(code)
-		_, _ = w.Write(body)
+		_, _ = w.Write(status)
 	}))
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // check's TLS probes hang up on purpose
 	srv.StartTLS()
@@ -141,5 +154,37 @@ func TestNoSecretInOutput(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestTokenFileNeverPrinted: an opaque (non-JWT) --token-file token that a member echoes back
+// (here in every error, with the request's body) appears in no output: it is a known secret of
+// the whole run, whatever format prints it (issue 37).
+func TestTokenFileNeverPrinted(t *testing.T) {
+	addr, seen := echoServerWith(t, true)
+	const opaque = "cw-0paque-tokenfile-5k2m"
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(opaque+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kc := credKubeconfig(t, addr, "{token: cw-kubeconfig-token-7q}")
+	for _, format := range []string{"table", "json", "yaml", "sarif"} {
+		t.Run(format, func(t *testing.T) {
+			before := seen.Load()
+			var out, errOut bytes.Buffer
+			argv := []string{"credwatch", "check", "--kubeconfig", kc, "--no-cloud", "--timeout", "5s",
+				"--endpoint", "https://" + addr, "--token-file", tokenFile, "-o", format}
+			code := Main(argv, strings.NewReader(""), &out, &errOut)
+			if seen.Load() == before {
+				t.Fatalf("the server saw no request (exit %d)\nstderr: %s", code, errOut.String())
+			}
+			all := out.String() + errOut.String()
+			if !strings.Contains(all, "request body") {
+				t.Fatalf("no echoed body reached an output (exit %d): the test proves nothing\nstdout: %s\nstderr: %s", code, out.String(), errOut.String())
+			}
+			if strings.Contains(all, opaque) {
+				t.Errorf("the --token-file token leaked (exit %d)\nstdout: %s\nstderr: %s", code, out.String(), errOut.String())
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ package cloud
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,6 +40,29 @@ type Component struct {
 
 	container string
 	pod       *corev1.Pod
+	// exitReason and exitMessage are the last termination's, whole: LastExit is cut again once
+	// the passwords are known (cutExits), redacted before it is cut.
+	exitReason, exitMessage string
+}
+
+// lastExit is LastExit: the last termination's reason and message, the message redacted (also
+// of secrets) and cut to 200 bytes.
+func (c Component) lastExit(secrets ...string) string {
+	return strings.TrimSpace(c.exitReason + " " + truncate(c.exitMessage, 200, secrets...))
+}
+
+// cutExits sets LastExit of each of cs again, redacting secrets before the cut.
+func cutExits(cs []Component, secrets []string) []Component {
+	if len(secrets) == 0 {
+		return cs
+	}
+	cs = slices.Clone(cs)
+	for i := range cs {
+		if cs[i].exitReason != "" || cs[i].exitMessage != "" {
+			cs[i].LastExit = cs[i].lastExit(secrets...)
+		}
+	}
+	return cs
 }
 
 // Ref is "namespace/pod".
@@ -112,7 +136,8 @@ func componentsOf(pod *corev1.Pod) []Component {
 			}
 			c.CrashLooping = crashLooping(st)
 			if t := st.LastTerminationState.Terminated; t != nil {
-				c.LastExit = strings.TrimSpace(t.Reason + " " + truncate(strings.TrimSpace(t.Message), 200))
+				c.exitReason, c.exitMessage = t.Reason, strings.TrimSpace(t.Message)
+				c.LastExit = c.lastExit()
 			}
 		}
 		out = append(out, c)

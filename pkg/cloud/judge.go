@@ -50,7 +50,9 @@ func Judge(obs *Observation, failOn catalogue.Severity) *Report {
 	for _, p := range r.Problems {
 		r.add("inputs", finding.New(IDConfigInvalid, p.Input+": "+p.Message).On("", p.Input))
 	}
-	r.add("symptoms", scrubSecrets(obs.symptomFindings(), r.Items)...)
+	secrets := passwords(r.Items)
+	r.Inventory.Components = cutExits(r.Inventory.Components, secrets)
+	r.add("symptoms", scrubSecrets(obs.symptomFindings(secrets), r.Items)...)
 	finding.Sort(r.Findings)
 	if r.Findings == nil {
 		r.Findings = []finding.Finding{}

@@ -92,20 +92,21 @@ func (t *Tester) testKeystone(ctx context.Context, c Credential) TestResult {
 	if errors.As(err, &ue) {
 		switch ue.Actual {
 		case http.StatusUnauthorized:
-			return TestResult{Verdict: Rejected, Fault: "HTTP 401", Detail: keystoneMessage(ue)}
+			return TestResult{Verdict: Rejected, Fault: "HTTP 401", Detail: keystoneMessage(ue, c.Password())}
 		case http.StatusForbidden, http.StatusNotFound, http.StatusBadRequest:
 			// 403: e.g. no role on the project; 404: unknown project or domain. The password was not the problem,
 			// but the consumer cannot work with this configuration either.
-			return TestResult{Verdict: Rejected, Fault: fmt.Sprintf("HTTP %d", ue.Actual), Detail: keystoneMessage(ue)}
+			return TestResult{Verdict: Rejected, Fault: fmt.Sprintf("HTTP %d", ue.Actual), Detail: keystoneMessage(ue, c.Password())}
 		}
-		return TestResult{Verdict: Unreachable, Fault: fmt.Sprintf("HTTP %d", ue.Actual), Detail: keystoneMessage(ue)}
+		return TestResult{Verdict: Unreachable, Fault: fmt.Sprintf("HTTP %d", ue.Actual), Detail: keystoneMessage(ue, c.Password())}
 	}
 	return classifyTransport(fmt.Errorf("keystone %s: %w", endpoint, err), endpoint)
 }
 
-// keystoneMessage is gophercloud's error line, with the body shortened.
-func keystoneMessage(e gophercloud.ErrUnexpectedResponseCode) string {
+// keystoneMessage is gophercloud's error line, with the body redacted (also of password, which
+// Keystone may echo) and shortened.
+func keystoneMessage(e gophercloud.ErrUnexpectedResponseCode, password string) string {
 	body := strings.TrimSpace(string(e.Body))
-	e.Body = []byte(truncate(body, 300))
+	e.Body = []byte(truncate(body, 300, password))
 	return e.Error()
 }

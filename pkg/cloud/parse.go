@@ -10,8 +10,11 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	yaml "gopkg.in/yaml.v2"
+
+	"github.com/credwatch/credwatch/pkg/redact"
 )
 
 // ErrUnknownFormat says a file is neither a vSphere nor an OpenStack cloud config.
@@ -156,9 +159,16 @@ func (e *ParseError) Error() string {
 	return s + ": " + e.Problem
 }
 
-func truncate(s string, n int) string {
+// truncate shortens s to at most n bytes, on a rune boundary, marking the cut with "...". It
+// redacts s first (Text, then each of secrets): a cut inside a password leaves a piece of it
+// that no redaction after the cut can recognise.
+func truncate(s string, n int, secrets ...string) string {
+	s = redact.Secrets(redact.Text(s), secrets...)
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "..."
 }

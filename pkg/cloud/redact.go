@@ -11,12 +11,7 @@ import (
 // scrubSecrets takes every password of items out of findings built from text credwatch did not
 // write (controller log lines, which may echo a provider's fault with the password in it).
 func scrubSecrets(fs []finding.Finding, items []Item) []finding.Finding {
-	var secrets []string
-	for _, it := range items {
-		if p := it.Password(); p != "" {
-			secrets = append(secrets, p)
-		}
-	}
+	secrets := passwords(items)
 	if len(secrets) == 0 {
 		return fs
 	}
@@ -27,4 +22,15 @@ func scrubSecrets(fs []finding.Finding, items []Item) []finding.Finding {
 		}
 	}
 	return fs
+}
+
+// passwords are the passwords of items.
+func passwords(items []Item) []string {
+	var secrets []string
+	for _, it := range items {
+		if p := it.Password(); p != "" {
+			secrets = append(secrets, p)
+		}
+	}
+	return secrets
 }

@@ -95,7 +95,7 @@ func (obs *Observation) readSymptoms(ctx context.Context, cs kubernetes.Interfac
 
 // symptomFindings judges the symptoms obs holds: stale leases, crash-looping controllers and
 // their cloud login failures, nodes left uninitialized.
-func (obs *Observation) symptomFindings() []finding.Finding {
+func (obs *Observation) symptomFindings(secrets []string) []finding.Finding {
 	var out []finding.Finding
 	for _, st := range obs.Leases {
 		if !st.Found || !st.Stale {
@@ -109,13 +109,16 @@ func (obs *Observation) symptomFindings() []finding.Finding {
 	}
 	for _, cl := range obs.Controllers {
 		c, pod := cl.Component, "pod/"+cl.Component.Ref()
+		if c.exitReason != "" || c.exitMessage != "" {
+			c.LastExit = c.lastExit(secrets...)
+		}
 		if c.CrashLooping {
 			f := finding.New(IDControllers, fmt.Sprintf("%s %s is crash-looping (%d restarts, last exit: %s)", c.Kind, c.Ref(), c.Restarts, orDash(c.LastExit)),
 				finding.Evidence{Object: pod, Key: "restartCount", Value: fmt.Sprint(c.Restarts)}).On(c.Node, pod)
 			out = append(out, withLines(f, pod, cl.Lines))
 		}
 		if len(cl.Lines) > 0 {
-			f := finding.New(IDLoginFailed, fmt.Sprintf("%s %s logs cloud-provider failures (%d line(s)): %s", c.Kind, c.Ref(), len(cl.Lines), truncate(cl.Lines[len(cl.Lines)-1], 300))).On(c.Node, pod)
+			f := finding.New(IDLoginFailed, fmt.Sprintf("%s %s logs cloud-provider failures (%d line(s)): %s", c.Kind, c.Ref(), len(cl.Lines), truncate(cl.Lines[len(cl.Lines)-1], 300, secrets...))).On(c.Node, pod)
 			out = append(out, withLines(f, pod, cl.Lines))
 		}
 	}

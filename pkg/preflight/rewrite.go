@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/credwatch/credwatch/pkg/preflight/input"
+	"github.com/credwatch/credwatch/pkg/redact"
 )
 
 // findRewrite finds a pre- or postKubeadmCommand that rewrites issuer with sed, directly or
@@ -30,7 +31,9 @@ func findRewrite(spec input.KubeadmConfigSpec, issuer string) *Rewrite {
 		if !strings.Contains(text, "sed") || !strings.Contains(text, issuer) {
 			return nil
 		}
-		rw := &Rewrite{Raw: issuer, Command: strings.TrimSpace(cmd), Value: replacement(text, issuer)}
+		// The command and the scripts it runs are printed: they go through the one redaction
+		// (a curl -u user:password, a token in a header) before anything keeps them.
+		rw := &Rewrite{Raw: issuer, Command: redact.Text(strings.TrimSpace(cmd)), Value: redact.Text(replacement(text, issuer))}
 		switch {
 		case strings.Contains(text, "/etc/kubernetes/manifests"):
 			rw.AfterStart = true

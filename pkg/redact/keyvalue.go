@@ -8,18 +8,29 @@ import (
 )
 
 // keyWords are what a credential key contains; KeyValues looks at a key only where one is.
-var keyWords = [...]string{"pass", "pwd", "secret", "token", "api", "auth"}
+var keyWords = [...]string{"pass", "pwd", "secret", "token", "api", "auth", "key", "sig"}
 
 // strongSuffixes end keys whose value is a credential after ':' as after '=' (lower case).
 var strongSuffixes = []string{"password", "passwd", "passphrase", "secretkey", "secret_key", "secret-key",
 	"secret_access_key", "secretaccesskey", "apikey", "api_key", "api-key", "auth-token", "auth_token", "authtoken",
 	"access_token", "access-token", "accesstoken", "refresh_token", "refreshtoken", "id_token", "session_token",
-	"sessiontoken", "bearer_token", "subject-token"}
+	"sessiontoken", "bearer_token", "subject-token", "vault-token", "vault_token", "security-token",
+	"security_token", "accountkey", "account_key", "sharedaccesskey", "key-data"}
+
+// suffixesBy is strongSuffixes by last byte: classify runs on every key with a key word in it
+// ("signingKey", "verifyKeys" are on most lines of a report) and tries only those that may match.
+var suffixesBy = func() (t [256][]string) {
+	for _, suf := range strongSuffixes {
+		c := suf[len(suf)-1]
+		t[c] = append(t[c], suf)
+	}
+	return t
+}()
 
 // weakKeys are credential keys only with '=' (or, quoted, when the value is the base64 of
 // user:password, as a dockerconfig's "auth"): in prose "token: expired" and "secret: not found"
 // are messages, and in credwatch's JSON "token" and "secret" name things.
-var weakKeys = []string{"secret", "token", "pass", "pwd", "auth"}
+var weakKeys = []string{"secret", "token", "pass", "pwd", "auth", "sig"}
 
 // keyClass is how a key reads: not a credential, a credential with '=' or a quoted key only, or
 // a credential with any separator.
@@ -34,7 +45,10 @@ const (
 // classify reads key (as spelt).
 func classify(key string) keyClass {
 	key = strings.TrimLeft(key, "-") // ASCII: a key is key bytes
-	for _, suf := range strongSuffixes {
+	if key == "" {
+		return notKey
+	}
+	for _, suf := range suffixesBy[lowerASCII(key[len(key)-1])] {
 		if hasSuffixFold(key, suf) {
 			return strongKey
 		}
@@ -141,9 +155,17 @@ func KeyValues(s string) string {
 // keyValue is the span of the credential value of the key s[ks:ke] (which a separator follows),
 // if it is one.
 func keyValue(s string, ks, ke int) (vs, ve int, ok bool) {
+	if hasSuffixFold(s[ks:ke], "authorization") {
+		return authorizationValue(s, ke)
+	}
 	c := classify(s[ks:ke])
 	if c == notKey {
 		return 0, 0, false
+	}
+	if c == weakKey && strings.EqualFold(s[ks:ke], "token") && yamlKey(s, ks) {
+		// A kubeconfig's "token: <value>"; "token: expired" in prose is a word.
+		vs, ve, eq, ok := valueSpan(s, ke, false)
+		return vs, ve, ok && (eq || opaqueToken(s[vs:ve]))
 	}
 	vs, ve, eq, ok := valueSpan(s, ke, c == weakKey)
 	if c == weakKey && !eq && ok {
@@ -168,6 +190,8 @@ func keyWordsIn(key string, ks int, skip *[len(keyWords)]int) (words [len(keyWor
 			ws = tWords[:]
 		case 'a':
 			ws = aWords[:]
+		case 'k':
+			ws = kWords[:]
 		default:
 			continue
 		}
@@ -183,9 +207,10 @@ func keyWordsIn(key string, ks int, skip *[len(keyWords)]int) (words [len(keyWor
 // The key words by first letter, as indexes into keyWords.
 var (
 	pWords = [...]int{0, 1}
-	sWords = [...]int{2}
+	sWords = [...]int{2, 7}
 	tWords = [...]int{3}
 	aWords = [...]int{4, 5}
+	kWords = [...]int{6}
 )
 
 // seps finds the bytes a separator starts with ('=', ':' and '%'), left to right, each by
@@ -397,3 +422,91 @@ var keyByte = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// yamlKey says whether the key at s[ks] starts a YAML line (after indentation and a list's
+// "- ", also in a log line that escapes its line breaks) or a flow mapping ("{token: …}").
+func yamlKey(s string, ks int) bool {
+	i := ks
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
+		i--
+	}
+	if i > 0 && s[i-1] == '-' {
+		for i--; i > 0 && (s[i-1] == ' ' || s[i-1] == '\t'); i-- {
+		}
+	}
+	return i == 0 || s[i-1] == '\n' || s[i-1] == '{' || i > 1 && s[i-2:i] == `\n`
+}
+
+// authorizationValue is the span of the credentials after an Authorization key that ends at
+// s[i], in any scheme: "Negotiate YII…", "AWS4-HMAC-SHA256 Credential=…, Signature=…",
+// "Digest username=…, response=…", a bare token. The scheme stays; "Authorization: denied" and
+// a value AuthValues took already are none.
+func authorizationValue(s string, i int) (vs, ve int, ok bool) {
+	keyQuote := quoteAt(s, i)
+	i = skipBlanks(s, i+len(keyQuote), false)
+	pct := keyQuote == "%22"
+	switch {
+	case i < len(s) && (s[i] == '=' || s[i] == ':'):
+		i++
+	case hasPrefixFold(s[i:], "%3d") || hasPrefixFold(s[i:], "%3a"):
+		i, pct = i+3, true
+	default:
+		return 0, 0, false
+	}
+	i = skipBlanks(s, i, pct)
+	if i < len(s) && s[i] == '[' {
+		i++
+	}
+	q := quoteAt(s, i)
+	i += len(q)
+	// The scheme, then blanks, then the credentials; or one word, the credential itself.
+	se := i
+	for se < len(s) && credByte[s[se]] && s[se] != '=' {
+		se++
+	}
+	if se == i {
+		return 0, 0, false
+	}
+	vs = skipBlanks(s, se, pct)
+	if vs == se || vs >= len(s) || !credByte[s[vs]] {
+		return i, se, opaqueToken(s[i:se]) && !strings.Contains(s[i:se], Marker)
+	}
+	ve = vs
+scan:
+	for ve < len(s) {
+		c := s[ve]
+		switch {
+		case q != "" && hasPrefixFold(s[ve:], q) && (q != `"` || s[ve-1] != '\\'):
+			break scan
+		case pct && c == '%' && bareEnd(s, ve, true):
+			break scan
+		case credByte[c] || c == '%' || c == '"' || q != "" && c != '\n':
+			ve++
+		case c == ',':
+			// a parameter list: "Credential=…, Signature=…"
+			j := skipBlanks(s, ve+1, false)
+			if j >= len(s) || !credByte[s[j]] {
+				break scan
+			}
+			ve = j
+		default:
+			break scan
+		}
+	}
+	for ve > vs && (s[ve-1] == ',' || s[ve-1] == '"') {
+		ve--
+	}
+	v := s[vs:ve]
+	if v == "" || strings.Contains(v, Marker) {
+		return 0, 0, false
+	}
+	first := v
+	if k := strings.IndexAny(v, ", "); k >= 0 {
+		first = v[:k]
+	}
+	if opaqueToken(first) || strings.Contains(first, "=") {
+		return vs, ve, true
+	}
+	// Not a scheme and its credentials: the first word may be the credential itself.
+	return i, se, opaqueToken(s[i:se]) && !strings.Contains(s[i:se], Marker)
+}

@@ -21,7 +21,12 @@
 //     "auth"), since "Secret kube-system/x" and "token: expired" in prose, and "secret":
 //     "app-token-x7k2p" in credwatch's JSON, are not values;
 //   - URL userinfo passwords (https://user:REDACTED@host: the user stays);
-//   - Authorization values: "Basic <base64 of user:password>" and opaque "Bearer <value>";
+//   - Authorization values: "Basic <base64 of user:password>" and opaque "Bearer <value>", and
+//     after an Authorization key the credentials of any scheme (Negotiate, AWS4-HMAC-SHA256);
+//   - bare tokens whose prefix names them (hvs., ghp_, github_pat_, xoxb-, ya29., glpat-), the
+//     value of a credential flag given as the next argument (--token VALUE, -p VALUE, the
+//     password of -u USER:PASSWORD), OpenPGP private key blocks and a private key's PEM body
+//     line out of its block (KeyLines);
 //   - the content of XML elements named like a credential (<password>, <ns:secret>, <token>), also
 //     HTML- or JSON-escaped.
 //
@@ -53,18 +58,19 @@ const MinSecretLen = 4
 // private keys, and the values of credential keys, URL passwords, Authorization headers and
 // credential XML elements.
 func Text(s string) string {
-	return XMLValues(KeyValues(AuthValues(UserInfo(Wrapped(PrivateKeys(Tokens(s)))))))
+	s = KeyLines(Wrapped(PrivateKeys(Tokens(s))))
+	return XMLValues(KeyValues(FlagValues(AuthValues(UserInfo(PrefixedTokens(s))))))
 }
 
-var pemKeyRE = regexp.MustCompile(`(?s)-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`)
+var pemKeyRE = regexp.MustCompile(`(?s)-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)`)
 
-// PrivateKeys replaces the body of every PEM private key block (also an unterminated one, to the
-// end of s) with Marker.
+// PrivateKeys replaces the body of every PEM private key block and OpenPGP armored private key
+// block (also an unterminated one, to the end of s) with Marker.
 func PrivateKeys(s string) string {
-	if !strings.Contains(s, "PRIVATE KEY-----") {
+	if !strings.Contains(s, "PRIVATE KEY") {
 		return s
 	}
-	return pemKeyRE.ReplaceAllString(s, "-----BEGIN ${1}PRIVATE KEY----- "+Marker+" -----END ${1}PRIVATE KEY-----")
+	return pemKeyRE.ReplaceAllString(s, "-----BEGIN ${1}PRIVATE KEY${2}----- "+Marker+" -----END ${1}PRIVATE KEY${2}-----")
 }
 
 // containsFold is strings.Contains for a lower-case ASCII sub with a letter in it, ignoring

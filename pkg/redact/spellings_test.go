@@ -57,9 +57,55 @@ var spellings = []struct{ name, in, secret, want string }{
 	{"jwt two lines escaped", `msg="` + hdr + "." + claims + `.\n` + sig + `"`, sig, ""},
 }
 
+// pemLine is a body line of a PKCS#1 RSA private key, as a lone line out of its block.
+const pemLine = "MIIEowIBAAKCAQEAx3PlantedPemBodyLine0123456789abcdefghijKLMNOPQRS"
+
+// spellings37 are the credential spellings of issue 37 that survived in every output of logs.
+var spellings37 = []struct{ name, in, secret, want string }{
+	{"x-vault-token", "X-Vault-Token: s.PlantedVault1234", "PlantedVault1234", "X-Vault-Token: REDACTED"},
+	{"x-vault-token json", `"X-Vault-Token":["hvs.CAESIPlantedVault"]`, "PlantedVault", ""},
+	{"x-amz-security-token", "X-Amz-Security-Token: FwoGZXIvYXdzPlanted//b+", "FwoGZXIvYXdzPlanted", "X-Amz-Security-Token: REDACTED"},
+	{"authorization negotiate", "Authorization: Negotiate YIIPlantedNeg==", "YIIPlantedNeg", "Authorization: Negotiate REDACTED"},
+	{"authorization token", `header Authorization: Token PlantedTok99 sent`, "PlantedTok99", "header Authorization: Token REDACTED sent"},
+	{"authorization aws4", "Authorization: AWS4-HMAC-SHA256 Credential=AKIAPLANTED/20261206/us-east-1/sts/aws4_request, SignedHeaders=host, Signature=5d67Planted0f", "5d67Planted0f", "Authorization: AWS4-HMAC-SHA256 REDACTED"},
+	{"authorization digest quoted", `{"Authorization":"Digest username=\"u\", response=\"6629PlantedDigest\""}`, "6629PlantedDigest", ""},
+	{"authorization no scheme", "Authorization: PlantedRawToken0123", "PlantedRawToken0123", "Authorization: REDACTED"},
+	{"proxy-authorization", "Proxy-Authorization: Negotiate YIIPlantedProxy", "YIIPlantedProxy", "Proxy-Authorization: Negotiate REDACTED"},
+	{"kubeconfig token", "users:\n- name: u\n  user:\n    token: PlantedKubeTok9\n", "PlantedKubeTok9", "users:\n- name: u\n  user:\n    token: REDACTED\n"},
+	{"kubeconfig token list", "- token: PlantedKubeTok9", "PlantedKubeTok9", "- token: REDACTED"},
+	{"kubeconfig token flow", "  user: {token: PlantedKubeTok9}", "PlantedKubeTok9", "  user: {token: REDACTED}"},
+	{"kubeconfig token escaped", `{"log":"users:\n    token: PlantedKubeTok9\n"}`, "PlantedKubeTok9", `{"log":"users:\n    token: REDACTED\n"}`},
+	{"kubeconfig client-key-data", "    client-key-data: LS0tLS1CRUdJTlPlantedKey", "LS0tLS1CRUdJTlPlantedKey", "    client-key-data: REDACTED"},
+	{"kubeconfig password", "    password: PlantedPw", "PlantedPw", "    password: REDACTED"},
+	{"hvs", "vault login hvs.CAESIPlantedVaultToken0123456789 ok", "PlantedVaultToken", "vault login hvs.REDACTED ok"},
+	{"hvb", "hvb.AAAAAQPlantedBatchToken.", "PlantedBatchToken", "hvb.REDACTED."},
+	{"ghp", "remote: ghp_PlantedGithubToken0123456789abcdefAB", "PlantedGithubToken", "remote: ghp_REDACTED"},
+	{"gho", "(gho_PlantedOauthToken0123456789)", "PlantedOauthToken", "(gho_REDACTED)"},
+	{"ghs", "x-access-token:ghs_PlantedAppToken0123456789@github.com", "PlantedAppToken", ""},
+	{"github_pat", "github_pat_11ABCDPlanted_0123456789abcdef", "11ABCDPlanted", "github_pat_REDACTED"},
+	{"xoxb", "slack: xoxb-1234-5678-PlantedSlack", "PlantedSlack", "slack: xoxb-REDACTED"},
+	{"ya29", "ya29.a0AfPlantedGoogle-Token_0123", "PlantedGoogle", "ya29.REDACTED"},
+	{"azure AccountKey", "DefaultEndpointsProtocol=https;AccountName=x;AccountKey=PlantedAzure/Key+==;EndpointSuffix=core.windows.net", "PlantedAzure", "DefaultEndpointsProtocol=https;AccountName=x;AccountKey=REDACTED;EndpointSuffix=core.windows.net"},
+	{"azure SAS sig", "GET https://x.blob.core.windows.net/c/b?sv=2022-11-02&sig=PlantedSig%2Bx%3D&se=2026", "PlantedSig", "GET https://x.blob.core.windows.net/c/b?sv=2022-11-02&sig=REDACTED&se=2026"},
+	{"--token", "kubeadm join 10.0.0.1:6443 --token abcdef.0123456789planted --discovery-token-ca-cert-hash sha256:ab", "0123456789planted", "kubeadm join 10.0.0.1:6443 --token REDACTED --discovery-token-ca-cert-hash sha256:ab"},
+	{"--password", "vault login --password 'Planted Pw' -method=userpass", "Planted Pw", "vault login --password 'REDACTED' -method=userpass"},
+	{"--client-secret json", `"args":["--client-secret", "PlantedClientSec"]`, "PlantedClientSec", `"args":["--client-secret", "REDACTED"]`},
+	{"-p", "docker login -u robot -p PlantedDockerPw registry.example", "PlantedDockerPw", "docker login -u robot -p REDACTED registry.example"},
+	{"curl -u", "curl -sf -u admin:PlantedCurlPw https://x/y", "PlantedCurlPw", "curl -sf -u admin:REDACTED https://x/y"},
+	{"curl --user", `curl --user "admin:Planted Curl"`, "Planted Curl", `curl --user "admin:REDACTED"`},
+	{"percent authorization", "q=Authorization%3A%20Bearer%20PlantedPctBearer&x=1", "PlantedPctBearer", "q=Authorization%3A%20Bearer%20REDACTED&x=1"},
+	{"percent authorization other", "h=Authorization%3A+Negotiate+YIIPlantedPct%3D%3D%0A", "YIIPlantedPct", ""},
+	{"percent vault", "X-Vault-Token%3A%20PlantedPctVault", "PlantedPctVault", "X-Vault-Token%3A%20REDACTED"},
+	{"pgp", "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBGPlantedPgp\n=abcd\n-----END PGP PRIVATE KEY BLOCK-----", "PlantedPgp", "-----BEGIN PGP PRIVATE KEY BLOCK----- REDACTED -----END PGP PRIVATE KEY BLOCK-----"},
+	{"pgp unterminated", "key: -----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBGPlantedPgp", "PlantedPgp", ""},
+	{"pem line", pemLine, "PlantedPemBodyLine", Marker},
+	{"pem line in log", `E1206 msg="read key: ` + pemLine + `"`, "PlantedPemBodyLine", `E1206 msg="read key: REDACTED"`},
+	{"pem line padded", "  " + pemLine[:40] + "+/" + pemLine[40:] + "==", "PlantedPemBodyLine", "  " + Marker},
+}
+
 func TestSpellings(t *testing.T) {
 	t.Parallel()
-	for _, tc := range spellings {
+	for _, tc := range append(spellings, spellings37...) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Text(tc.in)
 			if tc.want != "" && got != tc.want {

@@ -100,8 +100,8 @@ func (w *Writer) emit(b []byte) error {
 // unterminated private key block, or at a last line that ends in what may be a token broken
 // over two lines.
 func holdFrom(b []byte) int {
-	if bytes.Contains(b, []byte("PRIVATE KEY-----")) { // Index is fast; LastIndex is not
-		i := bytes.LastIndex(b, []byte("PRIVATE KEY-----"))
+	if bytes.Contains(b, []byte("PRIVATE KEY")) { // Index is fast; LastIndex is not
+		i := bytes.LastIndex(b, []byte("PRIVATE KEY"))
 		if begin := bytes.LastIndex(b[:i], []byte("-----BEGIN ")); begin >= 0 && !bytes.Contains(b[begin:], []byte("-----END ")) {
 			return bytes.LastIndexByte(b[:begin], '\n') + 1
 		}

@@ -100,7 +100,7 @@ seen; else 0. 2 usage; 130 when interrupted (unless 0).`),
 	fs := cmd.Flags()
 	o.kube = cli.NewKubeFlags(fs, o.streams.Known)
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON)
-	o.members = memberflags.New(fs)
+	o.members = memberflags.New(fs, o.streams.Known)
 	fs.DurationVar(&o.interval, "interval", 5*time.Second, "time between the starts of two intervals")
 	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (0: until interrupted)")
 	o.failOn.Register(fs, "exit 1 when a finding at or above this severity was seen: info|warning|error|critical")

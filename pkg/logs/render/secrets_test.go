@@ -87,6 +87,9 @@ func FuzzLogsNoSecret(f *testing.F) {
 	f.Add("Dec 16 09:25:23 host kube-apiserver[1]: ", uint8(1), uint8(1), uint16(500), []byte{1, 2}, "")
 	f.Add(`{"log":"x`, uint8(2), uint8(3), uint16(7), []byte("pem"), `"}`)
 	f.Add("E1129 08:16:43.535948 1 a.go:1] ", uint8(3), uint8(2), uint16(90), []byte{9}, ", ")
+	for i := range spellings37 {
+		f.Add("", uint8(4+i), uint8(i), uint16(0), []byte{byte(i)}, " ")
+	}
 	f.Fuzz(func(t *testing.T, random string, kind, base uint8, pos uint16, seed []byte, tail string) {
 		secret, planted := plantForLogs(kind, seed)
 		tail = redacttest.Scrub(strings.ReplaceAll(tail, "\n", " "))
@@ -102,8 +105,57 @@ func FuzzLogsNoSecret(f *testing.F) {
 	})
 }
 
+// spellings37 are the credential spellings of issue 37, each with v at the secret's place
+// (v is base64url, as redacttest.Marker makes it).
+var spellings37 = []func(v string) string{
+	func(v string) string { return "X-Vault-Token: " + v },
+	func(v string) string { return "X-Amz-Security-Token: " + v },
+	func(v string) string { return "Authorization: Negotiate " + v },
+	func(v string) string { return "\\n    token: " + v },
+	func(v string) string { return "client-key-data: " + v },
+	func(v string) string { return "hvs." + v },
+	func(v string) string { return "ghp_" + v },
+	func(v string) string { return "github_pat_" + v },
+	func(v string) string { return "xoxb-" + v },
+	func(v string) string { return "ya29." + v },
+	func(v string) string { return "AccountName=a;AccountKey=" + v + ";EndpointSuffix=x" },
+	func(v string) string { return "?sv=1&sig=" + v },
+	func(v string) string { return " --token P" + v },
+	func(v string) string { return " --password P" + v },
+	func(v string) string { return " -p P" + v },
+	func(v string) string { return "Authorization%3A%20Bearer%20" + v },
+	func(v string) string {
+		return `-----BEGIN PGP PRIVATE KEY BLOCK-----\n` + v + `\n-----END PGP PRIVATE KEY BLOCK-----`
+	},
+	func(v string) string { return " " + redacttest.KeyLine(v) + " " },
+}
+
+// TestSpellings37 plants each spelling of issue 37 in a classified line and in an unclassified
+// one: no output of logs (table, JSON, YAML, SARIF, HTML) carries the secret.
+func TestSpellings37(t *testing.T) {
+	for i, spell := range spellings37 {
+		v := redacttest.Marker([]byte{byte(i)}, 24)
+		std := strings.NewReplacer("-", "+", "_", "/").Replace(v)
+		line := strings.Replace(secretLines[0], "Unable", "Unable "+spell(v), 1)
+		out := renderAll(t, line+"\n"+"random "+spell(v)+"\n"+secretLines[1]+"\n")
+		if !strings.Contains(out, "invalid") {
+			t.Fatalf("%d: the line was not reported", i)
+		}
+		if strings.Contains(out, v) || strings.Contains(out, std) {
+			t.Errorf("%d: %q survived in the output", i, spell(v))
+		}
+	}
+}
+
 // plantForLogs returns a secret and the text that carries it in a log line.
 func plantForLogs(kind uint8, seed []byte) (secret, planted string) {
+	if k := int(kind % 32); k >= 4 && k-4 < len(spellings37) {
+		v := redacttest.Marker(seed, 24)
+		if k-4 == len(spellings37)-1 { // KeyLine spells v in standard base64
+			v = strings.NewReplacer("-", "+", "_", "/").Replace(v)
+		}
+		return v, spellings37[k-4](v)
+	}
 	switch kind % 4 {
 	case 0:
 		sig := redacttest.Marker(seed, 32)

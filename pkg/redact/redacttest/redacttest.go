@@ -77,6 +77,16 @@ func PEM(body string) string {
 	return "-----BEGIN PRIVATE KEY-----\n" + body + "\n-----END PRIVATE KEY-----"
 }
 
+// KeyLine is a lone body line of a PEM private key (64 characters of standard base64) that
+// carries marker, a Marker string, in standard base64's alphabet.
+func KeyLine(marker string) string {
+	line := "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7" + strings.NewReplacer("-", "+", "_", "/").Replace(marker)
+	for len(line) < 64 {
+		line += "Q"
+	}
+	return line
+}
+
 // Encodings is how many spellings Encode knows.
 const Encodings = 9
 

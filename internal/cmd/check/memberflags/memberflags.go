@@ -13,6 +13,7 @@ import (
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/pkg/check"
 	"github.com/credwatch/credwatch/pkg/limits"
+	"github.com/credwatch/credwatch/pkg/redact"
 	"github.com/credwatch/credwatch/pkg/token"
 )
 
@@ -23,11 +24,13 @@ type Flags struct {
 	createProbeSA bool
 	tokenFiles    []string
 	serverName    string
+	known         *redact.Known
 }
 
-// New registers the flags on fs.
-func New(fs *pflag.FlagSet) *Flags {
-	f := &Flags{}
+// New registers the flags on fs; every --token-file token goes to known (Streams.Known), so
+// that no output of the run prints it, whatever echoes it.
+func New(fs *pflag.FlagSet, known *redact.Known) *Flags {
+	f := &Flags{known: known}
 	fs.StringArrayVar(&f.endpoints, "endpoint", nil, "a member URL to ask directly, in addition to the discovered ones (repeatable)")
 	fs.StringVar(&f.probeSA, "probe-serviceaccount", check.DefaultProbeNamespace+"/"+check.DefaultProbeName, "NAMESPACE/NAME of the service account whose tokens are minted for the trust matrix")
 	fs.BoolVar(&f.createProbeSA, "create-probe-sa", false, "create the probe service account (and its namespace) if missing")
@@ -56,6 +59,9 @@ func (f *Flags) Apply(c *check.Config) error {
 		t := strings.TrimSpace(string(b))
 		if t == "" {
 			return cli.Usagef("--token-file %s: empty", file)
+		}
+		if f.known != nil {
+			f.known.Add(t)
 		}
 		tokens = append(tokens, check.NamedToken{Name: file, Token: t})
 	}
