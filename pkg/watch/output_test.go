@@ -50,3 +50,23 @@ func TestViewQuotesHostileText(t *testing.T) {
 		})
 	}
 }
+
+// TestIssuerChangedLookalike: an issuer-changed event between two issuers that display alike
+// says where they differ.
+func TestIssuerChangedLookalike(t *testing.T) {
+	t.Parallel()
+	const svc = "https://kubernetes.default.svc"
+	for _, tt := range []struct{ from, to, want string }{
+		{svc, "https://kubernetes.default.svс", "(they differ at byte 29 ('c' vs U+0441))"},
+		{svc, "https://oidc.example", ""},
+	} {
+		d := &differ{cur: &State{}}
+		d.changes(MemberState{Up: true, Issuer: tt.from}, MemberState{Up: true, Issuer: tt.to})
+		if len(d.out) != 1 || d.out[0].Kind != IssuerChanged {
+			t.Fatalf("events %+v, want one issuer-changed", d.out)
+		}
+		if msg := d.out[0].Message; tt.want == "" && strings.Contains(msg, "differ at") || !strings.Contains(msg, tt.want) {
+			t.Errorf("message %q, want it to say %q", msg, tt.want)
+		}
+	}
+}
