@@ -5,7 +5,9 @@ package redact_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/credwatch/credwatch/pkg/redact"
 	"github.com/credwatch/credwatch/pkg/redact/redacttest"
@@ -68,4 +70,22 @@ func TestTextWriter(t *testing.T) {
 	if want := `held \x1b` + "\r\x1b[K"; b.String() != want {
 		t.Errorf("Control wrote %q, want %q", b.String(), want)
 	}
+}
+
+// FuzzPrintable: whatever the input, Printable's output is UTF-8 holding nothing NeedsQuote
+// reports, and input that needs no quoting comes back as it is.
+func FuzzPrintable(f *testing.F) {
+	for _, h := range redacttest.HostileText {
+		f.Add(h.Raw)
+	}
+	f.Add("café\t日本\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		p := redact.Printable(s)
+		if !utf8.ValidString(p) || strings.ContainsFunc(p, redact.NeedsQuote) {
+			t.Fatalf("Printable(%q) = %q", s, p)
+		}
+		if utf8.ValidString(s) && !strings.ContainsFunc(s, redact.NeedsQuote) && p != s {
+			t.Fatalf("Printable(%q) = %q, want it unchanged", s, p)
+		}
+	})
 }
