@@ -36,7 +36,10 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	known := &redact.Known{}
-	rout, rerr := redact.NewWriter(out, known), redact.NewWriter(errOut, known)
+	// stderr is text for people: its writer also quotes control and format characters. stdout
+	// carries data too (-o json|yaml|sarif|junit), so its text paths (tables, watch's lines and
+	// live view) quote themselves with redact.Printable.
+	rout, rerr := redact.NewWriter(out, known), redact.NewTextWriter(errOut, known)
 	code := supervise(sigs, cli.Streams{In: in, Out: rout, ErrOut: rerr, Known: known, SecretOut: out}, args, Run)
 	// What is held back is the end of a last line without a newline; a stdout that cannot take
 	// it failed the command already, or fails it now.

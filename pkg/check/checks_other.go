@@ -23,8 +23,8 @@ func checkPublicIssuer(s *Snapshot) []finding.Finding {
 	var out []finding.Finding
 	if p.Discovery.Issuer != p.Issuer {
 		out = append(out, finding.New(idPublicMismatch, fmt.Sprintf(
-			"the discovery document at %s says issuer %q, but members put %q into tokens: relying parties (cloud STS, vault) reject every token",
-			p.DiscoveryURL, p.Discovery.Issuer, p.Issuer),
+			"the discovery document at %s says issuer %q, but members put %q into tokens: relying parties (cloud STS, vault) reject every token%s",
+			p.DiscoveryURL, p.Discovery.Issuer, p.Issuer, alike(p.Discovery.Issuer, p.Issuer)),
 			finding.Evidence{Object: p.DiscoveryURL, Key: "issuer", Value: p.Discovery.Issuer},
 			finding.Evidence{Key: "token iss", Value: p.Issuer}).On("", p.DiscoveryURL))
 	}

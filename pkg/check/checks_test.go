@@ -235,3 +235,43 @@ func TestFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestIssuerLookalike: a verdict that compares two issuers that display alike (a homoglyph, an
+// invisible character) says where they differ.
+func TestIssuerLookalike(t *testing.T) {
+	cyr := "https://kubernetes.default.svc.cluster.lоcal" // Cyrillic о
+	zw := "https://kubernetes.default.svc.cluster.local\u200b"
+	tests := []struct {
+		name string
+		snap *Snapshot
+		id   string
+		want string
+	}{
+		{"drift, homoglyph", snapshot(member("a", issA, kidA), member("b", issA, kidA), member("d", cyr, kidA, cyr)),
+			"member-issuer-drift", `differ at byte 40 ('o' vs U+043E)`},
+		{"drift, migration, zero-width", func() *Snapshot {
+			d := member("d", zw, kidA, zw, issA)
+			return snapshot(member("a", issA, kidA), member("b", issA, kidA), d)
+		}(), "member-issuer-drift", `differ at byte 44 (U+200B vs the end)`},
+		{"public issuer, homoglyph", func() *Snapshot {
+			s := snapshot(member("a", issA, kidA), member("b", issA, kidA))
+			s.Public = &PublicIssuer{Issuer: issA, DiscoveryURL: issA + "/.well-known/openid-configuration", JWKSURL: issA + "/keys",
+				Discovery: &Discovery{Issuer: cyr}, JWKS: []JWK{{KID: kidA}}}
+			return s
+		}(), "public-issuer-mismatch", `differ at byte 40 (U+043E vs 'o')`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Run(tt.snap, Registry())
+			var msgs []string
+			for _, f := range r.Findings {
+				if f.ID == tt.id {
+					msgs = append(msgs, f.Message)
+				}
+			}
+			if !slices.ContainsFunc(msgs, func(m string) bool { return strings.Contains(m, tt.want) }) {
+				t.Errorf("%s messages %q, want one saying %q", tt.id, msgs, tt.want)
+			}
+		})
+	}
+}

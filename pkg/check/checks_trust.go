@@ -12,6 +12,7 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/finding"
+	"github.com/credwatch/credwatch/pkg/redact"
 )
 
 // Finding IDs this package raises (catalogue entries of kind finding).
@@ -268,8 +269,8 @@ func checkIssuerDrift(s *Snapshot) []finding.Finding {
 		if ok, known := accepts(s, m, major); known && !ok {
 			ev = append(ev, rejections(s, causeIssuer, "", m.Name)...)
 			out = append(out, finding.New(idIssuerDrift, fmt.Sprintf(
-				"member %s does not accept issuer %s, which most members sign with: clients holding such tokens get a bare \"invalid bearer token\" from %s; keep %s as a second --service-account-issuer there",
-				m.Name, major, m.Name, major), ev...).On(m.Name, m.URL))
+				"member %s does not accept issuer %s, which most members sign with: clients holding such tokens get a bare \"invalid bearer token\" from %s; keep %s as a second --service-account-issuer there%s",
+				m.Name, major, m.Name, major, alike(major, append([]string{signingIssuer(m)}, m.Issuers...)...)), ev...).On(m.Name, m.URL))
 			continue
 		}
 		own := signingIssuer(m)
@@ -289,10 +290,20 @@ func checkIssuerDrift(s *Snapshot) []finding.Finding {
 		// The old issuer is kept: an issuer migration in progress. Its own new tokens are still
 		// rejected by the members that do not list the new issuer yet.
 		out = append(out, finding.New(idIssuerDrift, fmt.Sprintf(
-			"member %s signs with issuer %s and still accepts %s (migration in progress); %s do not accept %s yet, so tokens minted through %s are rejected there until every member lists it",
-			m.Name, own, major, strings.Join(rejecters, ", "), own, m.Name), ev...).On(m.Name, m.URL).WithSeverity(catalogue.Info))
+			"member %s signs with issuer %s and still accepts %s (migration in progress); %s do not accept %s yet, so tokens minted through %s are rejected there until every member lists it%s",
+			m.Name, own, major, strings.Join(rejecters, ", "), own, m.Name, alike(own, major)), ev...).On(m.Name, m.URL).WithSeverity(catalogue.Info))
 	}
 	return out
+}
+
+// alike is " (A and B differ at byte N (U+0430 vs 'a'))" when a and one of bs differ but look
+// alike (a homoglyph, an invisible character), else "": a verdict that compares them must not
+// print two identical-looking strings as its reason.
+func alike(a string, bs ...string) string {
+	if d := redact.LookalikeIn(a, bs...); d != "" {
+		return " (" + d + ")"
+	}
+	return ""
 }
 
 // apiAudiences is what a member accepts when a token is used against its API.

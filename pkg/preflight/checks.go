@@ -11,6 +11,7 @@ import (
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/finding"
 	"github.com/credwatch/credwatch/pkg/preflight/input"
+	"github.com/credwatch/credwatch/pkg/redact"
 )
 
 // facts is what the checks read: both planes, the roll and the inputs.
@@ -70,6 +71,9 @@ func issuerSwitch(f *facts) []finding.Finding {
 	}
 	msg := fmt.Sprintf("The new issuer %s becomes primary in the roll that first adds it; the current members accept only %s, so they reject tokens minted through a new member until they are replaced.",
 		iss, strings.Join(f.cur.Creds.Issuers, ", "))
+	if d := redact.LookalikeIn(iss, f.cur.Creds.Issuers...); d != "" {
+		msg += " The two look alike: " + d + "."
+	}
 	if !f.cur.MembersKnown {
 		msg += " (The input does not say how many members run; with one member there is no overlap.)"
 	}
@@ -106,9 +110,12 @@ func issuerJoinDiffers(f *facts) []finding.Finding {
 	if pl.Creds.equal(pl.JoinCreds) {
 		return nil
 	}
-	return []finding.Finding{finding.New("issuer-join-differs", fmt.Sprintf(
-		"The init machine runs issuer %s, machines that join run %s (kubeadm join renders from kubeadm-config, which KubeadmControlPlane fills from the spec).",
-		pl.Creds.primary(), pl.JoinCreds.primary()))}
+	msg := fmt.Sprintf("The init machine runs issuer %s, machines that join run %s (kubeadm join renders from kubeadm-config, which KubeadmControlPlane fills from the spec).",
+		pl.Creds.primary(), pl.JoinCreds.primary())
+	if d := redact.LookalikeIn(pl.Creds.primary(), pl.JoinCreds.primary()); d != "" {
+		msg += " The two look alike: " + d + "."
+	}
+	return []finding.Finding{finding.New("issuer-join-differs", msg)}
 }
 
 // saKeyUnread: a <cluster>-sa Secret without a key preflight can read leaves the signing key

@@ -25,10 +25,41 @@ type Writer struct {
 	w     io.Writer
 	known *Known
 	buf   []byte
+	// quote: what is written is text for a terminal, and Printable quotes its control and
+	// format characters after redaction (NewTextWriter).
+	quote bool
 }
 
 // NewWriter returns a Writer around w that also takes out known's secrets (known may be nil).
 func NewWriter(w io.Writer, known *Known) *Writer { return &Writer{w: w, known: known} }
+
+// NewTextWriter is NewWriter for text people read on a terminal (stderr's diagnostics): what
+// it writes on is also Printable, so that no escape sequence, carriage return, NUL or bidi
+// override in a message (a server's echo, a hostile issuer) acts on the terminal. The writer's
+// owner draws its own cursor moves and erasures with Control.
+func NewTextWriter(w io.Writer, known *Known) *Writer {
+	return &Writer{w: w, known: known, quote: true}
+}
+
+// Control writes seq, a terminal sequence of the program's own (a progress bar's "\r", a
+// redraw's clear screen), to w as it is, after what w holds back; when w is not a Writer,
+// straight to w. It is never for data.
+func Control(w io.Writer, seq string) error {
+	rw, ok := w.(*Writer)
+	if !ok {
+		_, err := io.WriteString(w, seq)
+		return err
+	}
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	err := rw.emit(rw.buf)
+	rw.buf = rw.buf[:0]
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(rw.w, seq)
+	return err
+}
 
 // Through returns w when it is a Writer already (its redaction is not done twice), else a new
 // Writer around w that the caller must Flush.
@@ -56,6 +87,9 @@ func (w *Writer) Write(p []byte) (int, error) {
 	if !force && len(data) < maxPending {
 		end = bytes.LastIndexByte(data, '\n') + 1
 		end = holdFrom(data[:end])
+	}
+	if w.quote {
+		end -= incompleteRune(data[:end])
 	}
 	if err := w.emit(data[:end]); err != nil {
 		w.buf = w.buf[:0]
@@ -87,6 +121,9 @@ func (w *Writer) emit(b []byte) error {
 	}
 	s := unsafe.String(unsafe.SliceData(b), len(b)) // b is not changed until it is written
 	r := w.known.Redact(Text(s))
+	if w.quote {
+		r = Printable(r)
+	}
 	var err error
 	if r == s {
 		_, err = w.w.Write(b)

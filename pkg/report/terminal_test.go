@@ -7,6 +7,8 @@ import (
 	"bytes"
 	"io"
 	"testing"
+
+	"github.com/credwatch/credwatch/pkg/redact/redacttest"
 )
 
 // cells is a one-row table of untrusted cells.
@@ -27,16 +29,10 @@ func TestTableEscapesControls(t *testing.T) {
 	}{
 		{"plain", "token rejected", "token rejected"},
 		{"UTF-8 kept", "café 日本 ✓ \ufffd", "café 日本 ✓ \ufffd"},
-		{"colour sequence", "\x1b[31mred\x1b[0m", `\x1b[31mred\x1b[0m`},
-		{"window title (OSC)", "\x1b]0;pwned\x07", `\x1b]0;pwned\x07`},
-		{"clear screen", "\x1b[2J\x1b[H", `\x1b[2J\x1b[H`},
-		{"carriage return overwrites", "ok\rFAIL", `ok\x0dFAIL`},
-		{"NUL and backspace", "a\x00b\x08", `a\x00b\x08`},
-		{"DEL", "a\x7fb", `a\x7fb`},
-		{"C1 CSI as a rune", "\u009b31mred", `\u009b31mred`},
 		{"C1 NEL", "a\u0085b", `a\u0085b`},
-		{"lone C1 byte, not UTF-8", "a\x9b31mb", `a\x9b31mb`},
-		{"other invalid byte", "a\xffb", `a\xffb`},
+	}
+	for _, h := range redacttest.HostileText { // escape sequences, controls, bidi, zero-width
+		tests = append(tests, struct{ name, cell, want string }{h.Name, h.Raw, h.Quoted})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/finding"
+	"github.com/credwatch/credwatch/pkg/redact"
 )
 
 // Diff turns two consecutive states into events; prev is nil for the first interval, which then
@@ -76,6 +77,14 @@ func (d *differ) members(prev *State) {
 	}
 }
 
+// lookalike is " (they differ at byte N (U+0430 vs 'a'))" when a and b display alike, else "".
+func lookalike(a, b string) string {
+	if d := redact.Lookalike(a, b); d != "" {
+		return " (they " + d + ")"
+	}
+	return ""
+}
+
 // changes reports what changed on a member that answers in both intervals.
 func (d *differ) changes(p, m MemberState) {
 	if p.Up && m.KIDs != nil && p.KIDs != nil && !slices.Equal(p.KIDs, m.KIDs) {
@@ -87,7 +96,7 @@ func (d *differ) changes(p, m MemberState) {
 	}
 	if p.Up && p.Issuer != "" && m.Issuer != "" && p.Issuer != m.Issuer {
 		d.add(Event{Kind: IssuerChanged, Member: m.Name, Severity: catalogue.Warning,
-			Message: fmt.Sprintf("member %s's issuer changed from %s to %s", m.Name, p.Issuer, m.Issuer)})
+			Message: fmt.Sprintf("member %s's issuer changed from %s to %s%s", m.Name, p.Issuer, m.Issuer, lookalike(p.Issuer, m.Issuer))})
 	}
 	if p.Up && p.Version != "" && m.Version != "" && p.Version != m.Version {
 		d.add(Event{Kind: VersionChanged, Member: m.Name, Message: fmt.Sprintf("member %s now runs %s (was %s)", m.Name, m.Version, p.Version)})

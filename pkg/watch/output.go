@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
+
+	"github.com/credwatch/credwatch/pkg/redact"
 )
 
 // JSONLines writes every event as one JSON object per line (docs/json.md, WatchEvent).
@@ -44,7 +46,9 @@ func (j *JSONLines) Err() error {
 	return j.err
 }
 
-// Lines writes every event as one plain line: for pipes and files.
+// Lines writes every event as one plain line: for pipes and files, and a terminal. The line is
+// text, Printable like every terminal path: a member name, an issuer or a log line from the
+// cluster cannot send an escape sequence or a bidi override through it.
 type Lines struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -58,7 +62,7 @@ func (l *Lines) Observe(_ *State, events []Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, e := range events {
-		fmt.Fprintln(l.w, FormatEvent(e))
+		fmt.Fprintln(l.w, redact.Printable(FormatEvent(e)))
 	}
 }
 
@@ -77,7 +81,8 @@ func FormatEvent(e Event) string {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// Live redraws the whole view every interval: for a terminal.
+// Live redraws the whole view every interval: for a terminal. The view is Printable; only the
+// redraw's own clear-screen sequence reaches the terminal raw (redact.Control).
 type Live struct {
 	mu     sync.Mutex
 	w      io.Writer
@@ -97,9 +102,9 @@ func (l *Live) Observe(s *State, events []Event) {
 		l.recent = append([]Event(nil), l.recent[len(l.recent)-l.keep:]...)
 	}
 	var b strings.Builder
-	b.WriteString("\x1b[H\x1b[2J")
 	WriteView(&b, s, l.recent)
-	_, _ = io.WriteString(l.w, b.String())
+	_ = redact.Control(l.w, "\x1b[H\x1b[2J")
+	_, _ = io.WriteString(l.w, redact.Printable(b.String()))
 }
 
 // WriteView renders a state as tables: members, the trust matrix, held tokens, recent events.

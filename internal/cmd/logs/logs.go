@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -188,7 +189,14 @@ func (o *options) validate() error {
 	default:
 		return cli.Usagef("logs: --progress %q: want auto, always or never", o.progress)
 	}
-	return nil
+	var inputs []cli.Path
+	if o.cluster {
+		inputs = o.kube.Inputs()
+	}
+	for i, p := range o.paths {
+		inputs = append(inputs, cli.Path{Flag: "argument " + strconv.Itoa(i+1), Path: p})
+	}
+	return cli.OutputNotInput(cli.Path{Flag: "--html", Path: o.html}, inputs...)
 }
 
 // config turns the options into the library's configuration.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/pkg/logs"
+	"github.com/credwatch/credwatch/pkg/redact"
 )
 
 // progressThreshold is the input size from which --progress=auto shows a bar.
@@ -48,10 +49,10 @@ func (o *options) startProgress(cfg *logs.Config, inputs []logs.Input) func() {
 		for {
 			select {
 			case <-done:
-				fmt.Fprint(o.streams.ErrOut, "\r\033[K")
+				_ = redact.Control(o.streams.ErrOut, "\r\033[K")
 				return
 			case <-t.C:
-				fmt.Fprint(o.streams.ErrOut, "\r"+bar(read.Load(), total, time.Since(start)))
+				_ = redact.Control(o.streams.ErrOut, "\r"+bar(read.Load(), total, time.Since(start)))
 			}
 		}
 	}()

@@ -160,6 +160,9 @@ func (o *options) complete(cmd *cobra.Command) error {
 		}
 		o.cfg.Endpoints = endpoints
 	}
+	if err := cli.OutputNotInput(cli.Path{Flag: "--report", Path: o.report}, o.inputs()...); err != nil {
+		return err
+	}
 	if o.report != "" {
 		f, created, err := userfile.OpenWrite(o.report, 0o644)
 		if err != nil {
@@ -168,6 +171,15 @@ func (o *options) complete(cmd *cobra.Command) error {
 		o.reportFile, o.reportNew = f, created
 	}
 	return nil
+}
+
+// inputs are the files watch reads: the kubeconfig, --log-file and --token-file.
+func (o *options) inputs() []cli.Path {
+	ps := append(o.kube.Inputs(), o.members.Inputs()...)
+	for _, lf := range o.cfg.LogFiles {
+		ps = append(ps, cli.Path{Flag: "--log-file " + lf.Host, Path: lf.Path})
+	}
+	return ps
 }
 
 // checkLogFile refuses, at the start, a --log-file that is not there (a misspelt path would

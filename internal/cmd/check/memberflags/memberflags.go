@@ -39,6 +39,15 @@ func New(fs *pflag.FlagSet, known *redact.Known) *Flags {
 	return f
 }
 
+// Inputs are the --token-file files, for cli.OutputNotInput.
+func (f *Flags) Inputs() []cli.Path {
+	var ps []cli.Path
+	for _, p := range f.tokenFiles {
+		ps = append(ps, cli.Path{Flag: "--token-file", Path: p})
+	}
+	return ps
+}
+
 // Apply validates the flags, reads the token files and fills the member fields of c.
 func (f *Flags) Apply(c *check.Config) error {
 	ns, name, ok := strings.Cut(f.probeSA, "/")

@@ -148,6 +148,9 @@ func (o *options) complete() error {
 	if o.keyFile == "" {
 		return cli.Usagef("--key is required (a PEM private key)")
 	}
+	if err := cli.OutputNotInput(cli.Path{Flag: "--out", Path: o.out}, cli.Path{Flag: "--key", Path: o.keyFile}); err != nil {
+		return err
+	}
 	ks, err := keys.LoadPEMFile(o.keyFile)
 	if err != nil {
 		return cli.Usagef("--key: %w", err)
