@@ -143,3 +143,31 @@ func TestLive(t *testing.T) {
 		})
 	}
 }
+
+// TestFailedRunSARIF: bad input and an unreachable management cluster write, with -o sarif, a
+// SARIF log whose invocation failed with the exit code and the error.
+func TestFailedRunSARIF(t *testing.T) {
+	const pair = "../../../pkg/preflight/testdata/kcp-rollout-after/"
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("kind: [unclosed\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unparsable current", []string{"--current", bad, "--planned", pair + "planned.yaml"}, "bad.yaml"},
+		{"missing planned", []string{"--current", pair + "current.yaml", "--planned", "/nonexistent/planned.yaml"}, "/nonexistent/planned.yaml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := cmdtest.Run(t, NewCommand, nil, append(tt.args, "-o", "sarif")...)
+			if r.Code != cli.ExitUsage {
+				t.Fatalf("exit %d, want %d; stderr %q", r.Code, cli.ExitUsage, r.Stderr)
+			}
+			cmdtest.FailedRun(t, r.Stdout, cli.ExitUsage, tt.want)
+		})
+	}
+}
+
