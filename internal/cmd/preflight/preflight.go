@@ -8,6 +8,7 @@ package preflight
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -108,6 +109,9 @@ KubeadmControlPlane); 3 the management cluster could not be read.`),
 	return cmd
 }
 
+// capiVersion is a Cluster API release as --capi-version takes it: vX.Y[.Z], a pre-release allowed.
+var capiVersion = regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?(-[0-9A-Za-z.-]+)?$`)
+
 // execute is Complete, Validate, Run.
 func (o *options) execute(ctx context.Context) error {
 	err := o.complete()
@@ -137,6 +141,10 @@ func (o *options) validate() error {
 	}
 	if o.capiVersion != "" && !strings.HasPrefix(o.capiVersion, "v") {
 		o.capiVersion = "v" + o.capiVersion
+	}
+	if o.capiVersion != "" && !capiVersion.MatchString(o.capiVersion) {
+		// A version the comparisons cannot read would turn the version-dependent findings off.
+		return cli.Usagef("--capi-version %q: want a Cluster API release, vX.Y or vX.Y.Z (e.g. v1.8.1)", o.capiVersion)
 	}
 	var err error
 	if o.current != "" {

@@ -159,6 +159,7 @@ func TestFailedRunSARIF(t *testing.T) {
 	}{
 		{"unparsable current", []string{"--current", bad, "--planned", pair + "planned.yaml"}, "bad.yaml"},
 		{"missing planned", []string{"--current", pair + "current.yaml", "--planned", "/nonexistent/planned.yaml"}, "/nonexistent/planned.yaml"},
+		{"capi-version", []string{"--current", pair + "current.yaml", "--planned", pair + "planned.yaml", "--capi-version", "garbage"}, "--capi-version"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -171,3 +172,23 @@ func TestFailedRunSARIF(t *testing.T) {
 	}
 }
 
+// TestCAPIVersion: --capi-version takes a Cluster API release, vX.Y or vX.Y.Z, and refuses
+// anything else (exit 2) instead of turning the version-dependent findings off.
+func TestCAPIVersion(t *testing.T) {
+	const pair = "../../../pkg/preflight/testdata/kcp-rollout-after/"
+	tests := []struct {
+		value string
+		ok    bool
+	}{
+		{"v1.8.1", true}, {"1.8.4", true}, {"v1.9", true}, {"v1.10.0-rc.1", true},
+		{"garbage", false}, {"v1", false}, {"v1.8.1.2", false}, {"v01.8", false}, {"v1.x", false}, {" v1.8.1", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			r := cmdtest.Run(t, NewCommand, nil, "--current", pair+"current.yaml", "--planned", pair+"planned.yaml", "--capi-version", tt.value)
+			if refused := r.Code == cli.ExitUsage; refused == tt.ok {
+				t.Errorf("exit %d, refused %v, want accepted %v; stderr %q", r.Code, refused, tt.ok, r.Stderr)
+			}
+		})
+	}
+}
