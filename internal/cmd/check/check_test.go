@@ -39,6 +39,7 @@ func TestUsageErrors(t *testing.T) {
 		{"all-contexts with context", []string{"--all-contexts", "--context", "a"}, "--context names one cluster"},
 		{"contexts with endpoint", []string{"--contexts", "a,b", "--endpoint", "https://10.0.0.1:6443"}, "--endpoint names members of one cluster"},
 		{"parallel", []string{"--all-contexts", "--parallel", "0"}, "--parallel"},
+		{"parallel too many", []string{"--all-contexts", "--parallel", "257"}, "--parallel 257: at most 256"},
 		{"context missing", []string{"--kubeconfig", kubeconfig, "--contexts", "a,nope"}, `context "nope": not in the kubeconfig`},
 		{"no contexts", []string{"--kubeconfig", empty, "--all-contexts"}, "no contexts"},
 	}
