@@ -74,3 +74,20 @@ func TestList(t *testing.T) {
 		})
 	}
 }
+
+// TestKubeadmVersions: kubeadm configuration of v1beta2 to v1beta4 is read; v1beta1 and an
+// unknown version are refused, naming the version, never read as if they were known.
+func TestKubeadmVersions(t *testing.T) {
+	for _, tt := range []struct {
+		version string
+		ok      bool
+	}{
+		{"v1beta2", true}, {"v1beta3", true}, {"v1beta4", true}, {"v1beta1", false}, {"v1beta9", false}, {"v1", false},
+	} {
+		s := &Set{}
+		err := s.Add("kubeadm.yaml", []byte("apiVersion: kubeadm.k8s.io/"+tt.version+"\nkind: ClusterConfiguration\n"))
+		if (err == nil) != tt.ok || err != nil && !strings.Contains(err.Error(), `"kubeadm.k8s.io/`+tt.version+`"`) {
+			t.Errorf("%s: error %v, want accepted %v", tt.version, err, tt.ok)
+		}
+	}
+}
