@@ -169,6 +169,11 @@ func stripComments(b []byte) []byte {
 }
 
 func (s *Set) addDoc(file string, doc []byte) error {
+	// A key given twice is ambiguous: YAML readers keep either value (this one the last), and
+	// kubectl apply refuses the file.
+	if _, err := yaml.YAMLToJSONStrict(doc); err != nil {
+		return fmt.Errorf("malformed YAML: %w", err)
+	}
 	var h header
 	if err := yaml.Unmarshal(doc, &h); err != nil {
 		return fmt.Errorf("malformed YAML: %w", err)

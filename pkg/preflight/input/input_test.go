@@ -91,3 +91,16 @@ func TestKubeadmVersions(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicateKeys: a key given twice, at any depth, is malformed YAML, never one of its values.
+func TestDuplicateKeys(t *testing.T) {
+	for name, doc := range map[string]string{
+		"top":    "apiVersion: v1\nkind: Secret\nkind: Pod\nmetadata: {name: x}\n",
+		"nested": "apiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration\napiServer:\n  extraArgs:\n    service-account-issuer: https://a\n    service-account-issuer: https://b\n",
+	} {
+		s := &Set{}
+		if err := s.Add("x.yaml", []byte(doc)); err == nil || !strings.Contains(err.Error(), "malformed YAML") {
+			t.Errorf("%s: error %v, want malformed YAML", name, err)
+		}
+	}
+}
