@@ -29,9 +29,9 @@ const (
 func TestExitCodes(t *testing.T) {
 	closed := kubeconfig(t, closedPort(t))
 	hanging := kubeconfig(t, hangingServer(t))
-	// watch for three short intervals; each call is bounded by the interval (its default --timeout).
+	// watch for two of the shortest intervals; each call is bounded by the interval (its default --timeout).
 	watchArgs := func(kubeconfig string, more ...string) []string {
-		return append([]string{"watch", "--kubeconfig", kubeconfig, "--interval", "100ms", "--duration", "300ms", "--live", "never"}, more...)
+		return append([]string{"watch", "--kubeconfig", kubeconfig, "--interval", "1s", "--duration", "2s", "--live", "never"}, more...)
 	}
 	tests := []struct {
 		name   string
@@ -112,7 +112,7 @@ func TestWatchReport(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			args := append([]string{"credwatch", "watch", "--kubeconfig", closed, "--interval", "100ms", "--duration", "200ms",
+			args := append([]string{"credwatch", "watch", "--kubeconfig", closed, "--interval", "1s", "--duration", "1s",
 				"--live", "never", "--report", path}, tt.more...)
 			var out, errOut bytes.Buffer
 			if code := Main(args, strings.NewReader(""), &out, &errOut); code != tt.code {

@@ -6,6 +6,7 @@ package check
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -113,8 +114,15 @@ func NormalizeEndpoint(s string) (string, error) {
 		return "", fmt.Errorf("endpoint %q: no host", s)
 	}
 	host := u.Host
-	if u.Port() == "" {
+	switch port := u.Port(); {
+	case port == "" && strings.HasSuffix(host, ":"):
+		return "", fmt.Errorf("endpoint %q: empty port", s)
+	case port == "":
 		host += ":6443"
+	default:
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("endpoint %q: port %s: want 1 to 65535", s, port)
+		}
 	}
 	return "https://" + host, nil
 }

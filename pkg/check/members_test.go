@@ -49,7 +49,7 @@ func TestNormalizeEndpoint(t *testing.T) {
 			t.Errorf("NormalizeEndpoint(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "http://x", "https://"} {
+	for _, bad := range []string{"", "http://x", "https://", "10.0.0.1:0", "10.0.0.1:65536", "10.0.0.1:99999999999999999999", "https://10.0.0.1:", "[::1]:70000"} {
 		if _, err := NormalizeEndpoint(bad); err == nil {
 			t.Errorf("NormalizeEndpoint(%q): no error", bad)
 		}

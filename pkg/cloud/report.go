@@ -6,6 +6,8 @@ package cloud
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
@@ -120,5 +122,17 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 			order = append(order, n)
 		}
 	}
-	return finding.WriteJUnit(w, "credwatch cloud", order, r.byCase, nil, failOn)
+	cases := r.byCase
+	if len(r.InputErrors) > 0 {
+		// A --config path that could not be read or parsed fails "inputs" whatever --fail-on
+		// says: the run exits 2, and a passing case would read as a clean input.
+		cases = maps.Clone(r.byCase)
+		cases["inputs"] = slices.Clone(cases["inputs"])
+		for _, e := range r.InputErrors {
+			cases["inputs"] = append(cases["inputs"], finding.Finding{ID: "bad-input", Severity: catalogue.Critical,
+				Title: "a --config path could not be read or parsed", Message: e, Explanation: e,
+				Remedy: "fix the file or leave it out of --config"})
+		}
+	}
+	return finding.WriteJUnit(w, "credwatch cloud", order, cases, nil, failOn)
 }

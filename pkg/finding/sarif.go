@@ -106,6 +106,33 @@ func SARIF(tool Tool, fs []Finding) any {
 	}
 }
 
+// Invocation is how a run ended, SARIF's invocations[0]. A run that did not complete (an
+// unreachable cluster, bad input) is not successful whatever it found; Message says why.
+type Invocation struct {
+	Successful bool
+	ExitCode   int
+	Message    string // why the run failed, already redacted; "" when it did not
+}
+
+// WithInvocation adds inv to the run of log, a log SARIF returned, and returns it. A failed run
+// carries its reason as an error toolExecutionNotification, where code-scanning services show it.
+func WithInvocation(log any, inv Invocation) any {
+	m, ok := log.(map[string]any)
+	if !ok {
+		return log
+	}
+	run, ok := m["runs"].([]any)[0].(map[string]any)
+	if !ok {
+		return log
+	}
+	i := map[string]any{"executionSuccessful": inv.Successful, "exitCode": inv.ExitCode}
+	if inv.Message != "" {
+		i["toolExecutionNotifications"] = []any{map[string]any{"level": "error", "message": map[string]string{"text": inv.Message}}}
+	}
+	run["invocations"] = []any{i}
+	return log
+}
+
 // fingerprint hashes a finding's identity: ID, member and object, and its file and line.
 func fingerprint(f Finding) string {
 	id := f.ID + "\x00" + f.Member + "\x00" + f.Object
@@ -135,6 +162,14 @@ func sarifLevel(s catalogue.Severity) string {
 	default:
 		return "note"
 	}
+}
+
+// WriteJUnitError renders a run that did not complete as JUnit XML: one failing test case, "run",
+// whose message is why (already redacted), so that a pipeline reading the file sees the failure.
+func WriteJUnitError(w io.Writer, suite, message string) error {
+	f := Finding{ID: "run-failed", Severity: catalogue.Critical, Title: suite + " did not complete",
+		Message: message, Explanation: message, Remedy: "see the exit code in docs/exit-codes.md"}
+	return WriteJUnit(w, suite, []string{"run"}, map[string][]Finding{"run": {f}}, nil, catalogue.Critical)
 }
 
 // WriteJUnit renders checks as JUnit XML: one test case per check name, failed when it has a

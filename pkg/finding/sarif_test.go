@@ -105,3 +105,33 @@ func TestSARIFFingerprints(t *testing.T) {
 		t.Errorf("findings on two lines share a fingerprint")
 	}
 }
+
+// TestSARIFInvocation: a log with a failed invocation validates, and says the run failed, its
+// exit code and why; a successful one has no notification.
+func TestSARIFInvocation(t *testing.T) {
+	tests := []struct {
+		name string
+		inv  Invocation
+	}{
+		{"failed", Invocation{ExitCode: 3, Message: "cluster not reachable: dial tcp 127.0.0.1:1: connection refused"}},
+		{"usage", Invocation{ExitCode: 2, Message: "bad input"}},
+		{"findings", Invocation{Successful: true, ExitCode: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := sariftest.Decode(t, WithInvocation(SARIF(Tool{Name: "credwatch check"}, nil), tt.inv))
+			sariftest.Validate(t, doc)
+			inv := doc.(map[string]any)["runs"].([]any)[0].(map[string]any)["invocations"].([]any)[0].(map[string]any)
+			if inv["executionSuccessful"] != tt.inv.Successful || inv["exitCode"] != json.Number(strconv.Itoa(tt.inv.ExitCode)) {
+				t.Errorf("invocation %v, want %+v", inv, tt.inv)
+			}
+			notes, _ := inv["toolExecutionNotifications"].([]any)
+			if (len(notes) > 0) != (tt.inv.Message != "") {
+				t.Fatalf("notifications %v, want the message %q", notes, tt.inv.Message)
+			}
+			if len(notes) > 0 && notes[0].(map[string]any)["message"].(map[string]any)["text"] != tt.inv.Message {
+				t.Errorf("notification %v, want %q", notes[0], tt.inv.Message)
+			}
+		})
+	}
+}

@@ -51,6 +51,10 @@ func Run(cfg Config) (*Report, error) {
 		if side.s == nil || side.s.Empty() {
 			return nil, fmt.Errorf("%s: %w", side.name, ErrNothingToCompare)
 		}
+		if k := side.s.KCPs; len(k) > 1 {
+			// Which one rolls is not for preflight to guess: the others would be ignored silently.
+			return nil, fmt.Errorf("%s: %d KubeadmControlPlanes (%s; %s): give one control plane per side", side.name, len(k), k[0].Object, k[1].Object)
+		}
 	}
 	if c, p := cfg.Current.ClusterName(), cfg.Planned.ClusterName(); c != "" && p != "" && c != p {
 		return nil, fmt.Errorf("planned files are for cluster %q, current for %q", p, c)

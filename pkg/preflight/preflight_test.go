@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/credwatch/credwatch/internal/golden"
@@ -148,5 +149,35 @@ func TestBadInput(t *testing.T) {
 	_, err = preflight.Run(preflight.Config{Current: cur, Planned: other})
 	if err == nil || err.Error() != `planned files are for cluster "other", current for "lab"` {
 		t.Errorf("other cluster: %v", err)
+	}
+}
+
+// TestTwoControlPlanes: two KubeadmControlPlanes on one side are refused, naming both, never
+// one of them compared silently.
+func TestTwoControlPlanes(t *testing.T) {
+	cur, err := input.Load("testdata/kcp-issuer-switch/current.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := input.Load("testdata/kcp-issuer-switch/planned.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := *pl
+	second := two.KCPs[0]
+	second.Name = "lab-cp-2"
+	two.KCPs = append(append([]input.KCP(nil), two.KCPs...), second)
+	for _, tt := range []struct {
+		name        string
+		cur, pl     *input.Set
+		want, want2 string
+	}{
+		{"planned", cur, &two, "planned: 2 KubeadmControlPlanes", "lab-cp-2"},
+		{"current", &two, pl, "current: 2 KubeadmControlPlanes", "lab-cp-2"},
+	} {
+		_, err := preflight.Run(preflight.Config{Current: tt.cur, Planned: tt.pl})
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), tt.want2) {
+			t.Errorf("%s: error %v, want %q naming %q", tt.name, err, tt.want, tt.want2)
+		}
 	}
 }

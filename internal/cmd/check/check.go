@@ -98,7 +98,7 @@ reachable, or nothing at or above --fail-on but a core check was skipped (partia
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.complete(cmd); err != nil {
-				return err
+				return o.output.Failed(o.streams.Out, "credwatch check", err)
 			}
 			return o.run(cmd)
 		},
@@ -171,32 +171,43 @@ func (o *options) run(cmd *cobra.Command) error {
 	if o.fleet.enabled() {
 		return o.runFleet(cmd)
 	}
-	if o.clusterRef != nil {
-		if err := o.workload(cmd.Context()); err != nil {
-			return err
-		}
-	}
-	if len(o.cfg.Endpoints) == 0 {
-		// With no --endpoint, every member is found through the cluster endpoint: when it does not
-		// answer, nothing else would, and each call would wait its own --timeout.
-		if err := check.Probe(cmd.Context(), o.cfg); err != nil {
-			return cli.Unreachable(fmt.Errorf("cluster not reachable: %w", err))
-		}
-	}
-	snap, err := check.Fetch(cmd.Context(), o.cfg)
+	snap, err := o.fetch(cmd.Context())
 	if err != nil {
-		return cli.Usage(err)
+		return o.output.Failed(o.streams.Out, "credwatch check", err)
 	}
 	r := check.Run(snap, check.Registry())
 	r.FailOn = o.failOn.Severity
 	r.ToolVersion = cli.Build().Version
-	if err := report.Print(o.streams.Out, o.output.Format, r); err != nil {
+	exit := ExitFor(r, o.failOn.Severity)
+	if err := o.output.Print(o.streams.Out, r, exit); err != nil {
 		return err
 	}
 	for _, g := range r.SkippedByReason() {
 		o.streams.Infof("skipped %s: %s", strings.Join(g.Checks, ", "), g.Reason)
 	}
-	return ExitFor(r, o.failOn.Severity)
+	return exit
+}
+
+// fetch reads what the checks judge: from the workload cluster with --cluster, after making
+// sure the cluster endpoint answers when no --endpoint names the members.
+func (o *options) fetch(ctx context.Context) (*check.Snapshot, error) {
+	if o.clusterRef != nil {
+		if err := o.workload(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if len(o.cfg.Endpoints) == 0 {
+		// With no --endpoint, every member is found through the cluster endpoint: when it does not
+		// answer, nothing else would, and each call would wait its own --timeout.
+		if err := check.Probe(ctx, o.cfg); err != nil {
+			return nil, cli.Unreachable(fmt.Errorf("cluster not reachable: %w", err))
+		}
+	}
+	snap, err := check.Fetch(ctx, o.cfg)
+	if err != nil {
+		return nil, cli.Usage(err)
+	}
+	return snap, nil
 }
 
 // workload turns the management cluster's configuration into the workload cluster's, read from

@@ -20,15 +20,7 @@ func TestUsageErrors(t *testing.T) {
 	if err := os.WriteFile(empty, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
-kind: Config
-clusters: [{name: a, cluster: {server: "https://127.0.0.1:1"}}]
-users: [{name: a, user: {token: x}}]
-contexts: [{name: a, context: {cluster: a, user: a}}]
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := closedKubeconfig(t)
 	tests := []struct {
 		name string
 		args []string
@@ -47,7 +39,7 @@ contexts: [{name: a, context: {cluster: a, user: a}}]
 		{"all-contexts with context", []string{"--all-contexts", "--context", "a"}, "--context names one cluster"},
 		{"contexts with endpoint", []string{"--contexts", "a,b", "--endpoint", "https://10.0.0.1:6443"}, "--endpoint names members of one cluster"},
 		{"parallel", []string{"--all-contexts", "--parallel", "0"}, "--parallel"},
-		{"fleet sarif", []string{"--all-contexts", "-o", "sarif"}, "-o sarif"},
+		{"parallel too many", []string{"--all-contexts", "--parallel", "257"}, "--parallel 257: at most 256"},
 		{"context missing", []string{"--kubeconfig", kubeconfig, "--contexts", "a,nope"}, `context "nope": not in the kubeconfig`},
 		{"no contexts", []string{"--kubeconfig", empty, "--all-contexts"}, "no contexts"},
 	}
@@ -82,4 +74,46 @@ func TestExitFor(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFailedRunLogs: a run that fails before it has a report (a closed cluster port, bad flags)
+// still writes, with -o sarif or junit, a log that says so: a valid SARIF log whose invocation is
+// not successful, with the exit code and the error, or a JUnit file with a failing case.
+func TestFailedRunLogs(t *testing.T) {
+	kubeconfig := closedKubeconfig(t)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"unreachable sarif", []string{"-o", "sarif"}, cli.ExitUnreachable, "cluster not reachable"},
+		{"unreachable junit", []string{"-o", "junit"}, cli.ExitUnreachable, "cluster not reachable"},
+		{"fleet sarif", []string{"--all-contexts", "-o", "sarif"}, cli.ExitUsage, "-o sarif"},
+		{"bad flag value sarif", []string{"-o", "sarif", "--cloud-login", "--cloud-login-timeout", "0s"}, cli.ExitUsage, "--cloud-login-timeout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := cmdtest.Run(t, NewCommand, nil, append([]string{"--kubeconfig", kubeconfig, "--timeout", "2s"}, tt.args...)...)
+			if r.Code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr %q", r.Code, tt.code, r.Stderr)
+			}
+			cmdtest.FailedRun(t, r.Stdout, tt.code, tt.want)
+		})
+	}
+}
+
+// closedKubeconfig is a kubeconfig whose one context, current, names a closed port.
+func closedKubeconfig(t *testing.T) string {
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: a, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: a, user: {token: x}}]
+contexts: [{name: a, context: {cluster: a, user: a}}]
+current-context: a
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return kubeconfig
 }

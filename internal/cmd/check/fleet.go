@@ -17,6 +17,11 @@ import (
 	"github.com/credwatch/credwatch/pkg/report"
 )
 
+// parallelCeiling bounds --parallel as --workers is bounded in logs: each cluster checked at once
+// holds its clients, connections and report, and a check waits on the network, not a CPU, so
+// more clusters at once than this only cost memory and file descriptors.
+const parallelCeiling = 256
+
 // fleetFlags select several kubeconfig contexts to check at once.
 type fleetFlags struct {
 	all      bool
@@ -28,7 +33,7 @@ func newFleetFlags(fs *pflag.FlagSet) *fleetFlags {
 	f := &fleetFlags{}
 	fs.BoolVar(&f.all, "all-contexts", false, "check every context of the kubeconfig, one summary row per cluster")
 	fs.StringSliceVar(&f.contexts, "contexts", nil, "check these kubeconfig contexts (comma-separated), one summary row per cluster")
-	fs.IntVar(&f.parallel, "parallel", 4, "with --all-contexts or --contexts: how many clusters are checked at once")
+	fs.IntVar(&f.parallel, "parallel", 4, "with --all-contexts or --contexts: how many clusters are checked at once (1 to 256)")
 	return f
 }
 
@@ -45,6 +50,8 @@ func (f *fleetFlags) validate(cmd *cobra.Command, o *options) error {
 		return cli.Usagef("--endpoint names members of one cluster; it cannot be used with --all-contexts or --contexts")
 	case f.parallel < 1:
 		return cli.Usagef("--parallel must be at least 1")
+	case f.parallel > parallelCeiling:
+		return cli.Usagef("--parallel %d: at most %d: more only costs memory", f.parallel, parallelCeiling)
 	case o.output.Format == report.SARIF || o.output.Format == report.JUnit:
 		return cli.Usagef("-o %s: with several clusters use table, json or yaml", o.output.Format)
 	}

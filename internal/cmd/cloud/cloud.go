@@ -78,7 +78,7 @@ be read or parsed (or other usage errors); 3 the cluster could not be read compl
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.complete(cmd); err != nil {
-				return err
+				return o.output.Failed(o.streams.Out, "credwatch cloud", err)
 			}
 			return o.run(cmd.Context())
 		},
@@ -163,7 +163,7 @@ func (o *options) run(ctx context.Context) error {
 	}
 	cs, partial, err := o.client()
 	if err != nil {
-		return err
+		return o.output.Failed(o.streams.Out, "credwatch cloud", err)
 	}
 	obs := cloud.Fetch(ctx, cloud.FetchOptions{Configs: cfgs, ConfigErrors: cfgErrs, Client: cs, NoLogin: o.noLogin,
 		Login:  cloud.LoginOptions{Timeout: o.loginTO, Insecure: o.insecureSet, Interval: o.interval},
@@ -174,10 +174,15 @@ func (o *options) run(ctx context.Context) error {
 		r.Partial = true
 		r.Errors = append(r.Errors, "cluster not reachable")
 	}
-	if err := report.Print(o.streams.Out, o.output.Format, r); err != nil {
+	exit := ExitFor(r, o.failOn.Severity)
+	outcome := exit // what the SARIF log says: the bad inputs, which stderr had line by line
+	if cli.Code(exit) == cli.ExitUsage {
+		outcome = cli.Usagef("bad input: %s", strings.Join(r.InputErrors, "; "))
+	}
+	if err := o.output.Print(o.streams.Out, r, outcome); err != nil {
 		return err
 	}
-	return ExitFor(r, o.failOn.Severity)
+	return exit
 }
 
 // host says how Fetch finds the host's processes that read the --config files: from /proc,

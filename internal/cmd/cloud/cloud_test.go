@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/credwatch/credwatch/internal/app"
+	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/internal/cmdtest"
 	"github.com/credwatch/credwatch/pkg/cloud/cloudtest"
 )
 
@@ -130,5 +132,26 @@ func TestIntegrationCommandVSphereFile(t *testing.T) {
 	r = run(t, "--no-cluster", "--config", conf)
 	if r.code != 1 || !strings.Contains(r.stdout, "rejected (InvalidLogin)") || !strings.Contains(r.stdout, conf) {
 		t.Fatalf("table: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+// TestBadConfigLogs: an unparsable --config (exit 2) is a failing "inputs" case in JUnit and a
+// failed invocation in SARIF, never a passing case and an empty log.
+func TestBadConfigLogs(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "cloud.conf")
+	if err := os.WriteFile(bad, []byte("[Global\nuser = \"unterminated\n\x00\x01"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []string{"junit", "sarif"} {
+		t.Run(o, func(t *testing.T) {
+			r := run(t, "--no-cluster", "--no-login", "--no-host-processes", "--config", bad, "-o", o)
+			if r.code != cli.ExitUsage {
+				t.Fatalf("exit %d, want %d; stderr %q", r.code, cli.ExitUsage, r.stderr)
+			}
+			if o == "junit" && !strings.Contains(r.stdout, `type="bad-input"`) {
+				t.Errorf("no failing inputs case:\n%s", r.stdout)
+			}
+			cmdtest.FailedRun(t, r.stdout, cli.ExitUsage, "cloud.conf")
+		})
 	}
 }

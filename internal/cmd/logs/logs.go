@@ -105,11 +105,12 @@ Exit codes: 0 read (whatever was found), 2 no input could be read or bad flags, 
   # a stern capture on stdin
   stern -n kube-system kube-apiserver --since 1h | credwatch logs -`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.complete(args); err != nil {
-				return err
+			err := o.complete(args)
+			if err == nil {
+				err = o.validate()
 			}
-			if err := o.validate(); err != nil {
-				return err
+			if err != nil {
+				return o.output.Failed(o.streams.Out, "credwatch logs", err)
 			}
 			return o.run(cmd.Context())
 		},
@@ -211,6 +212,20 @@ func (o *options) config(now time.Time) logs.Config {
 }
 
 func (o *options) run(ctx context.Context) error {
+	rep, err := o.analyze(ctx)
+	if err != nil {
+		return o.output.Failed(o.streams.Out, "credwatch logs", err)
+	}
+	if o.html != "" {
+		if err := writeHTML(o.html, rep, o.streams.Known); err != nil {
+			return o.output.Failed(o.streams.Out, "credwatch logs", err)
+		}
+	}
+	return o.output.Print(o.streams.Out, render.New(rep), nil)
+}
+
+// analyze reads the inputs and analyses them, saying on stderr what could not be read.
+func (o *options) analyze(ctx context.Context) (*logs.Report, error) {
 	now := o.now()
 	cfg := o.config(now)
 	var inputs []logs.Input
@@ -219,7 +234,7 @@ func (o *options) run(ctx context.Context) error {
 	if o.cluster {
 		_, cs, err := o.kube.Clientset()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		sels := logs.DefaultSelectors
 		if o.controllers {
@@ -227,10 +242,10 @@ func (o *options) run(ctx context.Context) error {
 		}
 		inputs, err = logs.ClusterInputs(ctx, cs.CoreV1().Pods("kube-system"), logs.ClusterOptions{Selectors: sels, Since: o.since, Previous: o.previous})
 		if err != nil {
-			return cli.Unreachable(fmt.Errorf("logs --cluster: %w", err))
+			return nil, cli.Unreachable(fmt.Errorf("logs --cluster: %w", err))
 		}
 		if len(inputs) == 0 {
-			return cli.Unreachable(fmt.Errorf("logs --cluster: no kube-apiserver pods in kube-system (is this a managed control plane? read its logs from the provider instead)"))
+			return nil, cli.Unreachable(fmt.Errorf("logs --cluster: no kube-apiserver pods in kube-system (is this a managed control plane? read its logs from the provider instead)"))
 		}
 	} else {
 		files := logs.FileInputs(ctx, o.paths, o.streams.In, now, o.sel)
@@ -255,7 +270,7 @@ func (o *options) run(ctx context.Context) error {
 	rep, err := logs.Analyze(ctx, cfg, inputs)
 	stop()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rep.Inputs = append(bad, rep.Inputs...)
 	rep.Summary.Inputs += len(bad)
@@ -282,14 +297,9 @@ func (o *options) run(ctx context.Context) error {
 		}
 	}
 	if rep.Summary.InputsRead == 0 {
-		return cli.Usage(noInput(rep.Inputs))
+		return nil, cli.Usage(noInput(rep.Inputs))
 	}
-	if o.html != "" {
-		if err := writeHTML(o.html, rep, o.streams.Known); err != nil {
-			return err
-		}
-	}
-	return report.Print(o.streams.Out, o.output.Format, render.New(rep))
+	return rep, nil
 }
 
 // noInput says why nothing could be read, naming the first input and its first problem (a

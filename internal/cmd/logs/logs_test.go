@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/internal/cmdtest"
 )
 
 const seedLog = "../../../pkg/logs/testdata/seed-000.log"
@@ -223,5 +224,28 @@ func TestFieldMixed(t *testing.T) {
 		if !bytes.Contains(page, []byte("<td>"+w[0]+"</td><td>"+w[1])) {
 			t.Errorf("html has no %s row for %s", w[1], w[0])
 		}
+	}
+}
+
+// TestFailedRunSARIF: with -o sarif, a run with nothing readable or bad flags writes a SARIF log
+// whose invocation failed, with the exit code and the error, instead of nothing.
+func TestFailedRunSARIF(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing file", []string{"/nonexistent/apiserver.log"}, "/nonexistent/apiserver.log"},
+		{"empty folder", []string{t.TempDir()}, "no log files"},
+		{"bad evidence", []string{"--evidence", "0", seedLog}, "--evidence"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := cmdtest.Run(t, NewCommand, nil, append([]string{"-o", "sarif"}, tt.args...)...)
+			if r.Code != cli.ExitUsage {
+				t.Fatalf("exit %d, want %d; stderr %q", r.Code, cli.ExitUsage, r.Stderr)
+			}
+			cmdtest.FailedRun(t, r.Stdout, cli.ExitUsage, tt.want)
+		})
 	}
 }

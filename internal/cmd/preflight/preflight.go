@@ -8,6 +8,7 @@ package preflight
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -108,16 +109,19 @@ KubeadmControlPlane); 3 the management cluster could not be read.`),
 	return cmd
 }
 
+// capiVersion is a Cluster API release as --capi-version takes it: vX.Y[.Z], a pre-release allowed.
+var capiVersion = regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?(-[0-9A-Za-z.-]+)?$`)
+
 // execute is Complete, Validate, Run.
 func (o *options) execute(ctx context.Context) error {
 	err := o.complete()
 	if err == nil {
-		err = o.validate()
+		err = o.output.Failed(o.streams.Out, "credwatch preflight", o.validate())
 	}
-	if err != nil {
-		return err
+	if err == nil {
+		err = o.run(ctx)
 	}
-	return o.run(ctx)
+	return err
 }
 
 func (o *options) complete() error {
@@ -137,6 +141,10 @@ func (o *options) validate() error {
 	}
 	if o.capiVersion != "" && !strings.HasPrefix(o.capiVersion, "v") {
 		o.capiVersion = "v" + o.capiVersion
+	}
+	if o.capiVersion != "" && !capiVersion.MatchString(o.capiVersion) {
+		// A version the comparisons cannot read would turn the version-dependent findings off.
+		return cli.Usagef("--capi-version %q: want a Cluster API release, vX.Y or vX.Y.Z (e.g. v1.8.1)", o.capiVersion)
 	}
 	var err error
 	if o.current != "" {
@@ -172,27 +180,37 @@ func (o *options) validateLive() error {
 }
 
 func (o *options) run(ctx context.Context) error {
+	r, err := o.predict(ctx)
+	if err != nil {
+		return o.output.Failed(o.streams.Out, "credwatch preflight", err)
+	}
+	r.FailOn, r.ToolVersion = o.failOn.Severity, cli.Build().Version
+	var exit error
+	if finding.AnyAtLeast(r.Findings, o.failOn.Severity) {
+		exit = cli.Silent(cli.ExitFindings)
+	}
+	if err := o.output.Print(o.streams.Out, r, exit); err != nil {
+		return err
+	}
+	return exit
+}
+
+// predict reads the live side when asked, and predicts the roll.
+func (o *options) predict(ctx context.Context) (*preflight.Report, error) {
 	if o.cluster != "" {
 		set, err := o.read(ctx, o.live)
 		var ie *input.InputError
 		switch {
 		case errors.Is(err, live.ErrNotFound), errors.Is(err, live.ErrUnsupported), errors.As(err, &ie):
-			return cli.Usage(err)
+			return nil, cli.Usage(err)
 		case err != nil:
-			return cli.Unreachable(err)
+			return nil, cli.Unreachable(err)
 		}
 		o.cfg.Current = set
 	}
 	r, err := preflight.Run(o.cfg)
 	if err != nil {
-		return cli.Usage(err) // every error Run returns is about the input
+		return nil, cli.Usage(err) // every error Run returns is about the input
 	}
-	r.FailOn, r.ToolVersion = o.failOn.Severity, cli.Build().Version
-	if err := report.Print(o.streams.Out, o.output.Format, r); err != nil {
-		return err
-	}
-	if finding.AnyAtLeast(r.Findings, o.failOn.Severity) {
-		return cli.Silent(cli.ExitFindings)
-	}
-	return nil
+	return r, nil
 }

@@ -143,3 +143,52 @@ func TestLive(t *testing.T) {
 		})
 	}
 }
+
+// TestFailedRunSARIF: bad input and an unreachable management cluster write, with -o sarif, a
+// SARIF log whose invocation failed with the exit code and the error.
+func TestFailedRunSARIF(t *testing.T) {
+	const pair = "../../../pkg/preflight/testdata/kcp-rollout-after/"
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("kind: [unclosed\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unparsable current", []string{"--current", bad, "--planned", pair + "planned.yaml"}, "bad.yaml"},
+		{"missing planned", []string{"--current", pair + "current.yaml", "--planned", "/nonexistent/planned.yaml"}, "/nonexistent/planned.yaml"},
+		{"capi-version", []string{"--current", pair + "current.yaml", "--planned", pair + "planned.yaml", "--capi-version", "garbage"}, "--capi-version"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := cmdtest.Run(t, NewCommand, nil, append(tt.args, "-o", "sarif")...)
+			if r.Code != cli.ExitUsage {
+				t.Fatalf("exit %d, want %d; stderr %q", r.Code, cli.ExitUsage, r.Stderr)
+			}
+			cmdtest.FailedRun(t, r.Stdout, cli.ExitUsage, tt.want)
+		})
+	}
+}
+
+// TestCAPIVersion: --capi-version takes a Cluster API release, vX.Y or vX.Y.Z, and refuses
+// anything else (exit 2) instead of turning the version-dependent findings off.
+func TestCAPIVersion(t *testing.T) {
+	const pair = "../../../pkg/preflight/testdata/kcp-rollout-after/"
+	tests := []struct {
+		value string
+		ok    bool
+	}{
+		{"v1.8.1", true}, {"1.8.4", true}, {"v1.9", true}, {"v1.10.0-rc.1", true},
+		{"garbage", false}, {"v1", false}, {"v1.8.1.2", false}, {"v01.8", false}, {"v1.x", false}, {" v1.8.1", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			r := cmdtest.Run(t, NewCommand, nil, "--current", pair+"current.yaml", "--planned", pair+"planned.yaml", "--capi-version", tt.value)
+			if refused := r.Code == cli.ExitUsage; refused == tt.ok {
+				t.Errorf("exit %d, refused %v, want accepted %v; stderr %q", r.Code, refused, tt.ok, r.Stderr)
+			}
+		})
+	}
+}

@@ -101,7 +101,7 @@ seen; else 0. 2 usage; 130 when interrupted (unless 0).`),
 	o.kube = cli.NewKubeFlags(fs, o.streams.Known)
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON)
 	o.members = memberflags.New(fs, o.streams.Known)
-	fs.DurationVar(&o.interval, "interval", 5*time.Second, "time between the starts of two intervals")
+	fs.DurationVar(&o.interval, "interval", 5*time.Second, "time between the starts of two intervals (at least 1s)")
 	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (0: until interrupted)")
 	o.failOn.Register(fs, "exit 1 when a finding at or above this severity was seen: info|warning|error|critical")
 	fs.StringVar(&o.listen, "listen", "", "serve Prometheus metrics on ADDR/metrics, and /healthz and /readyz (e.g. :9090)")
@@ -118,8 +118,9 @@ func (o *options) complete(cmd *cobra.Command) error {
 	if err := cli.CompleteReport(o.output, &o.failOn); err != nil {
 		return err
 	}
-	if o.interval <= 0 || o.duration < 0 {
-		return cli.Usagef("--interval must be positive and --duration not negative")
+	if o.interval < time.Second || o.duration < 0 {
+		// A shorter interval only spins a core: every interval asks every member afresh.
+		return cli.Usagef("--interval %s: want at least 1s, and --duration not negative", o.interval)
 	}
 	switch o.live {
 	case "auto", "always", "never":

@@ -24,6 +24,8 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{"fail-on", []string{"--fail-on", "loud"}, "--fail-on"},
 		{"interval", []string{"--interval", "0s"}, "--interval"},
+		{"interval below 1s", []string{"--interval", "999ms"}, "--interval 999ms: want at least 1s"},
+		{"interval 1ns", []string{"--interval", "1ns"}, "--interval 1ns: want at least 1s"},
 		{"duration", []string{"--duration", "-1s"}, "--duration"},
 		{"live", []string{"--live", "sometimes"}, "--live"},
 		{"listen", []string{"--listen", "nonsense"}, "--listen"},

@@ -9,6 +9,7 @@ package input
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -168,9 +169,17 @@ func stripComments(b []byte) []byte {
 }
 
 func (s *Set) addDoc(file string, doc []byte) error {
+	// A key given twice is ambiguous: YAML readers keep either value (this one the last), and
+	// kubectl apply refuses the file.
+	if _, err := yaml.YAMLToJSONStrict(doc); err != nil {
+		return fmt.Errorf("malformed YAML: %w", err)
+	}
 	var h header
 	if err := yaml.Unmarshal(doc, &h); err != nil {
 		return fmt.Errorf("malformed YAML: %w", err)
+	}
+	if strings.HasSuffix(h.Kind, "List") {
+		return s.addList(file, doc)
 	}
 	obj := Object{File: file, Kind: h.Kind, Name: h.Metadata.Name}
 	group, _, _ := strings.Cut(h.APIVersion, "/")
@@ -187,6 +196,30 @@ func (s *Set) addDoc(file string, doc []byte) error {
 	}
 	if err := parse(s, obj, h, doc); err != nil {
 		return fmt.Errorf("%s %s: %w", h.Kind, h.Metadata.Name, err)
+	}
+	return nil
+}
+
+// addList adds the items of a List, or of any *List kind (what `kubectl get ... -o yaml`
+// writes), as documents of their own. A List inside a List is refused: kubectl never writes one.
+func (s *Set) addList(file string, doc []byte) error {
+	var l struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := yaml.Unmarshal(doc, &l); err != nil {
+		return fmt.Errorf("malformed List: %w", err)
+	}
+	for i, item := range l.Items {
+		var h header
+		if err := yaml.Unmarshal(item, &h); err != nil {
+			return fmt.Errorf("List item %d: malformed: %w", i+1, err)
+		}
+		if strings.HasSuffix(h.Kind, "List") {
+			return fmt.Errorf("List item %d: a %s inside a List", i+1, h.Kind)
+		}
+		if err := s.addDoc(file, item); err != nil {
+			return fmt.Errorf("List item %d: %w", i+1, err)
+		}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ package input
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -33,5 +34,73 @@ func TestUnknownKindsIgnored(t *testing.T) {
 	}
 	if got := s.SortedIgnored(); len(got) != 1 || got[0].String() != "Deployment web in x.yaml" {
 		t.Errorf("ignored %v", got)
+	}
+}
+
+// TestList: a List, or any *List kind (kubectl get -o yaml), is read as its items; a List in a
+// List and a malformed item are refused.
+func TestList(t *testing.T) {
+	const kcp = `{apiVersion: controlplane.cluster.x-k8s.io/v1beta1, kind: KubeadmControlPlane, metadata: {name: cp, labels: {cluster.x-k8s.io/cluster-name: w1}}, spec: {replicas: 1, version: v1.30.4, kubeadmConfigSpec: {}}}`
+	const secret = `{apiVersion: v1, kind: Secret, metadata: {name: w1-sa}, data: {}}`
+	tests := []struct {
+		name    string
+		doc     string
+		kcps    int
+		ignored int
+		err     string
+	}{
+		{"List", "apiVersion: v1\nkind: List\nitems:\n- " + kcp + "\n- " + secret + "\n- {apiVersion: apps/v1, kind: Deployment, metadata: {name: web}}\n", 1, 1, ""},
+		{"typed list", "apiVersion: controlplane.cluster.x-k8s.io/v1beta1\nkind: KubeadmControlPlaneList\nitems:\n- " + kcp + "\n", 1, 0, ""},
+		{"empty", "apiVersion: v1\nkind: List\nitems: []\n", 0, 0, ""},
+		{"nested", "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: List, items: []}\n", 0, 0, "a List inside a List"},
+		{"item without kind", "apiVersion: v1\nkind: List\nitems:\n- {metadata: {name: x}}\n", 0, 0, "List item 1: no kind"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &Set{}
+			err := s.Add("current.yaml", []byte(tt.doc))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.KCPs) != tt.kcps || len(s.Ignored) != tt.ignored {
+				t.Errorf("%d KCPs, %d ignored (%v), want %d, %d", len(s.KCPs), len(s.Ignored), s.Ignored, tt.kcps, tt.ignored)
+			}
+		})
+	}
+}
+
+// TestKubeadmVersions: kubeadm configuration of v1beta2 to v1beta4 is read; v1beta1 and an
+// unknown version are refused, naming the version, never read as if they were known.
+func TestKubeadmVersions(t *testing.T) {
+	for _, tt := range []struct {
+		version string
+		ok      bool
+	}{
+		{"v1beta2", true}, {"v1beta3", true}, {"v1beta4", true}, {"v1beta1", false}, {"v1beta9", false}, {"v1", false},
+	} {
+		s := &Set{}
+		err := s.Add("kubeadm.yaml", []byte("apiVersion: kubeadm.k8s.io/"+tt.version+"\nkind: ClusterConfiguration\n"))
+		if (err == nil) != tt.ok || err != nil && !strings.Contains(err.Error(), `"kubeadm.k8s.io/`+tt.version+`"`) {
+			t.Errorf("%s: error %v, want accepted %v", tt.version, err, tt.ok)
+		}
+	}
+}
+
+// TestDuplicateKeys: a key given twice, at any depth, is malformed YAML, never one of its values.
+func TestDuplicateKeys(t *testing.T) {
+	for name, doc := range map[string]string{
+		"top":    "apiVersion: v1\nkind: Secret\nkind: Pod\nmetadata: {name: x}\n",
+		"nested": "apiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration\napiServer:\n  extraArgs:\n    service-account-issuer: https://a\n    service-account-issuer: https://b\n",
+	} {
+		s := &Set{}
+		if err := s.Add("x.yaml", []byte(doc)); err == nil || !strings.Contains(err.Error(), "malformed YAML") {
+			t.Errorf("%s: error %v, want malformed YAML", name, err)
+		}
 	}
 }

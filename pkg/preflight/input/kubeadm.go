@@ -6,7 +6,9 @@ package input
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/credwatch/credwatch/pkg/cmdline"
@@ -64,7 +66,16 @@ type KubeadmFile struct {
 	Cluster    *ClusterConfiguration // kind ClusterConfiguration
 }
 
+// kubeadmVersions are the kubeadm configuration API versions preflight reads; v1beta1 and older
+// are no longer read by any supported kubeadm.
+var kubeadmVersions = []string{"kubeadm.k8s.io/v1beta2", "kubeadm.k8s.io/v1beta3", "kubeadm.k8s.io/v1beta4"}
+
 func parseKubeadm(s *Set, obj Object, h header, doc []byte) error {
+	if !slices.Contains(kubeadmVersions, h.APIVersion) {
+		// Fields move between kubeadm API versions (extraArgs became a list in v1beta4): one
+		// preflight does not know could be read wrong without a word.
+		return fmt.Errorf("apiVersion %q: preflight reads %s", h.APIVersion, strings.Join(kubeadmVersions, ", "))
+	}
 	out := KubeadmFile{Object: obj, APIVersion: h.APIVersion}
 	if h.Kind == "ClusterConfiguration" {
 		out.Cluster = &ClusterConfiguration{}
