@@ -37,8 +37,14 @@ func (e *ExitError) Error() string {
 
 func (e *ExitError) Unwrap() error { return e.Err }
 
-// Usage marks err as bad input or usage (exit 2).
-func Usage(err error) error { return &ExitError{Code: ExitUsage, Err: err} }
+// Usage marks err as bad input or usage (exit 2). An input abandoned on a signal (err wraps
+// context.Canceled: a FIFO or pipe read through internal/userfile) stays an interruption, exit 130.
+func Usage(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	return &ExitError{Code: ExitUsage, Err: err}
+}
 
 // Usagef is Usage(fmt.Errorf(...)).
 func Usagef(format string, args ...any) error { return Usage(fmt.Errorf(format, args...)) }

@@ -86,12 +86,22 @@ func ReadFile(path string, max int64) ([]byte, error) {
 	if st.Mode().IsRegular() && st.Size() > max {
 		return nil, &TooLargeError{Name: path, Max: max}
 	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
+	data, err := ReadAll(path, f, max)
+	if err != nil && !errors.Is(err, ErrTooLarge) {
 		return nil, fmt.Errorf("%s: %w", path, pathErr(err))
 	}
+	return data, err
+}
+
+// ReadAll reads r, the file or stream name, failing with a *TooLargeError after max+1 bytes. A
+// read error is returned as r gave it.
+func ReadAll(name string, r io.Reader, max int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
 	if int64(len(data)) > max {
-		return nil, &TooLargeError{Name: path, Max: max}
+		return nil, &TooLargeError{Name: name, Max: max}
 	}
 	return data, nil
 }

@@ -141,7 +141,7 @@ func (o *options) complete(cmd *cobra.Command) error {
 		}
 		o.cfg.LogFiles = append(o.cfg.LogFiles, lf)
 	}
-	if err := o.members.Apply(&o.cfg.Check); err != nil {
+	if err := o.members.Apply(cmd.Context(), &o.cfg.Check); err != nil {
 		return err
 	}
 	rc, err := o.kube.RESTConfig()

@@ -9,6 +9,7 @@ package input
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,6 +20,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/credwatch/credwatch/internal/userfile"
 	"github.com/credwatch/credwatch/pkg/limits"
 )
 
@@ -83,8 +85,8 @@ func (e *InputError) Error() string { return e.File + ": " + e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
 
 // Load reads path, a file or a directory (its *.yaml, *.yml and *.json files, recursively, in
-// lexical order).
-func Load(path string) (*Set, error) {
+// lexical order). Cancelling ctx abandons a file that blocks (a FIFO).
+func Load(ctx context.Context, path string) (*Set, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, &InputError{File: path, Err: errors.Unwrap(err)}
@@ -113,7 +115,7 @@ func Load(path string) (*Set, error) {
 	}
 	s := &Set{}
 	for _, f := range files {
-		b, err := limits.ReadFile(f, limits.File)
+		b, err := userfile.ReadFile(ctx, f, limits.File)
 		if err != nil {
 			return nil, &InputError{File: f, Err: err}
 		}
