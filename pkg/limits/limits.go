@@ -22,6 +22,10 @@ const (
 	Kubeconfig = 16 << 20
 	// File bounds a small input file a flag names: a token, a CA bundle, a key.
 	File = 4 << 20
+	// Dir bounds the sum of the files read from a directory a flag names (preflight's
+	// --current and --planned): each is bounded by File, and a real control plane's
+	// objects are a few hundred KB.
+	Dir = 64 << 20
 )
 
 // ErrTooLarge is wrapped by every *TooLargeError (errors.Is).
