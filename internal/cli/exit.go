@@ -20,6 +20,7 @@ const (
 	ExitInternal    = 4   // any other failure: an I/O or lab error, a bug; never a verdict
 	ExitTimeout     = 124 // an unclassified deadline; reserved: no command produces it today
 	ExitInterrupted = 130 // interrupted (Ctrl-C)
+	ExitBrokenPipe  = 141 // watch: stdout is a pipe whose reader went away (128+SIGPIPE, as a shell reports kubectl killed by it)
 )
 
 // ExitError carries an exit code. A nil Err means the command already said all it had to say.

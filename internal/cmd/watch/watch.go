@@ -80,7 +80,8 @@ plain line per event; -o json, one JSON object per event (JSON Lines, docs/json.
 
 Exit codes (at the end of --duration, or on SIGINT/SIGTERM): 3 no member answered in any
 interval (the cluster was never reached); else 1 a finding or an event at or above --fail-on was
-seen; else 0. 2 usage; 130 when interrupted (unless 0).`),
+seen; else 0. 2 usage; 130 when interrupted (unless 0); 141 when stdout is a pipe whose reader
+went away (watch | head), as kubectl and stern are killed by SIGPIPE.`),
 		Example: `  # watch a roll from a terminal
   credwatch watch --create-probe-sa
 
@@ -221,6 +222,8 @@ func (o *options) run(ctx context.Context) (err error) {
 	if err != nil {
 		return cli.Usage(err)
 	}
+	ctx, release := readerGone(ctx, o.streams.Out)
+	defer release()
 	sum := w.Run(ctx)
 	var errs []error
 	if timeline != nil {
@@ -235,8 +238,14 @@ func (o *options) run(ctx context.Context) (err error) {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
+	if errors.Is(context.Cause(ctx), errReaderGone) {
+		return cli.Silent(cli.ExitBrokenPipe) // as a shell reports kubectl or stern killed by SIGPIPE
+	}
 	return ExitFor(sum, o.failOn.Severity)
 }
+
+// errReaderGone is the cause of a run stopped because stdout is a pipe nobody reads any more.
+var errReaderGone = errors.New("stdout is a pipe with no reader")
 
 // ExitFor maps what a watch saw to the documented exit code: 3 when no member answered in any
 // interval (the cluster was never reached, or every member stayed unreachable: the member-down
