@@ -10,6 +10,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -76,5 +77,31 @@ func TestStdoutReaderGone(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("watch kept running after its stdout lost its reader")
+	}
+}
+
+// While watch runs, the Go runtime's soft memory limit is heapLimit (GOMEMLIMIT unset): against
+// endless bodies the default pacing let RSS reach 401 MiB.
+func TestHeapLimitWhileRunning(t *testing.T) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOMEMLIMIT is set: watch keeps it")
+	}
+	var out, errOut bytes.Buffer
+	cmd := NewCommand(cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	cmd.SetArgs([]string{"--kubeconfig", kubeconfigFor(t), "--interval", "1s", "--duration", "2s"})
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	done := make(chan error, 1)
+	go func() { done <- cmd.ExecuteContext(context.Background()) }()
+	seen := false
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		case <-time.After(10 * time.Millisecond):
+			seen = seen || debug.SetMemoryLimit(-1) == heapLimit // -1 reads the limit
+		}
+	}
+	if !seen {
+		t.Errorf("the memory limit was never %d while watch ran", heapLimit)
 	}
 }
