@@ -4,12 +4,15 @@
 package cli
 
 import (
+	"os"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/credwatch/credwatch/pkg/limits"
 )
 
 // valuesAnnotation marks a flag whose values are a fixed list (-o's formats): Completions offers
@@ -64,11 +67,18 @@ func fixed(values []string) cobra.CompletionFunc {
 }
 
 // contexts lists the contexts of the kubeconfig that --kubeconfig (or $KUBECONFIG, or
-// ~/.kube/config) names; nothing when it cannot be read.
+// ~/.kube/config) names; nothing when it cannot be read, or when a file is larger than
+// limits.Kubeconfig (the bound every command's loading keeps; client-go reads any size whole,
+// at every TAB) or not a regular file (a FIFO would hang the shell).
 func contexts(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	if f := cmd.Flags().Lookup("kubeconfig"); f != nil && f.Value.String() != "" {
 		rules.ExplicitPath = f.Value.String()
+	}
+	for _, p := range rules.GetLoadingPrecedence() {
+		if st, err := os.Stat(p); err == nil && (!st.Mode().IsRegular() || st.Size() > limits.Kubeconfig) {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
 	}
 	raw, err := rules.Load()
 	if err != nil {

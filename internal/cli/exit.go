@@ -22,6 +22,7 @@ const (
 	ExitInternal    = 4   // any other failure: an I/O or lab error, a bug; never a verdict
 	ExitTimeout     = 124 // an unclassified deadline; reserved: no command produces it today
 	ExitInterrupted = 130 // interrupted (Ctrl-C)
+	ExitBrokenPipe  = 141 // watch: stdout is a pipe whose reader went away (128+SIGPIPE, as a shell reports kubectl killed by it)
 )
 
 // ExitError carries an exit code. A nil Err means the command already said all it had to say.
@@ -39,8 +40,14 @@ func (e *ExitError) Error() string {
 
 func (e *ExitError) Unwrap() error { return e.Err }
 
-// Usage marks err as bad input or usage (exit 2).
-func Usage(err error) error { return &ExitError{Code: ExitUsage, Err: err} }
+// Usage marks err as bad input or usage (exit 2). An input abandoned on a signal (err wraps
+// context.Canceled: a FIFO or pipe read through internal/userfile) stays an interruption, exit 130.
+func Usage(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	return &ExitError{Code: ExitUsage, Err: err}
+}
 
 // Usagef is Usage(fmt.Errorf(...)).
 func Usagef(format string, args ...any) error { return Usage(fmt.Errorf(format, args...)) }

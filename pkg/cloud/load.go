@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/credwatch/credwatch/internal/userfile"
 	"github.com/credwatch/credwatch/pkg/limits"
 )
 
@@ -65,9 +66,10 @@ func LoadPaths(paths []string) ([]*Config, []error) {
 }
 
 // LoadFile reads and parses one config file; the file's mtime becomes each inline credential's
-// Changed time. A secrets-directory it names is read when it exists here.
+// Changed time. A secrets-directory it names is read when it exists here. A path that is not a
+// regular file (a FIFO, which would block the open past a signal) is refused.
 func LoadFile(path string) (*Config, error) {
-	f, err := os.Open(path)
+	f, err := userfile.OpenRead(path)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}

@@ -5,6 +5,7 @@ package keys
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/rsa"
 	"encoding/json"
@@ -82,8 +83,8 @@ func ParseJWKS(data []byte, name string) ([]Key, error) {
 }
 
 // LoadJWKSFile reads path with ParseJWKS.
-func LoadJWKSFile(path string) ([]Key, error) {
-	data, err := readFile(path)
+func LoadJWKSFile(ctx context.Context, path string) ([]Key, error) {
+	data, err := readFile(ctx, path)
 	if err != nil {
 		return nil, err
 	}

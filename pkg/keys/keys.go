@@ -8,6 +8,7 @@
 package keys
 
 import (
+	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -19,7 +20,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/credwatch/credwatch/pkg/limits"
+	"github.com/credwatch/credwatch/internal/userfile"
 )
 
 // MaxFileSize bounds what LoadPEMFile and LoadJWKSFile read.
@@ -152,9 +153,9 @@ func parseBlock(der []byte) (crypto.PublicKey, crypto.Signer) {
 	return nil, nil
 }
 
-// LoadPEMFile reads path with ParsePEM.
-func LoadPEMFile(path string) ([]Key, error) {
-	data, err := readFile(path)
+// LoadPEMFile reads path with ParsePEM. Cancelling ctx abandons a path that blocks (a FIFO).
+func LoadPEMFile(ctx context.Context, path string) ([]Key, error) {
+	data, err := readFile(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -163,10 +164,10 @@ func LoadPEMFile(path string) ([]Key, error) {
 
 // LoadPEMFiles reads every path with LoadPEMFile and concatenates the keys in order, as
 // kube-apiserver merges repeated --service-account-key-file flags.
-func LoadPEMFiles(paths ...string) ([]Key, error) {
+func LoadPEMFiles(ctx context.Context, paths ...string) ([]Key, error) {
 	var all []Key
 	for _, p := range paths {
-		ks, err := LoadPEMFile(p)
+		ks, err := LoadPEMFile(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -175,8 +176,12 @@ func LoadPEMFiles(paths ...string) ([]Key, error) {
 	return all, nil
 }
 
-func readFile(path string) ([]byte, error) {
-	data, err := limits.ReadFile(path, MaxFileSize)
+// readFile reads a file the user named, bounded to MaxFileSize; cancelling ctx abandons it.
+func readFile(ctx context.Context, path string) ([]byte, error) {
+	data, err := userfile.ReadFile(ctx, path, MaxFileSize)
+	if err != nil && ctx.Err() != nil {
+		return nil, err // "open PATH: context canceled"
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read %w", err)
 	}

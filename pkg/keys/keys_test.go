@@ -40,7 +40,7 @@ func TestKeyIDMatchesKubeAPIServer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.file), func(t *testing.T) {
 			t.Parallel()
-			ks, err := keys.LoadPEMFile(tt.file)
+			ks, err := keys.LoadPEMFile(t.Context(), tt.file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,8 +64,8 @@ func TestKeyIDMatchesKubeAPIServer(t *testing.T) {
 func TestPublicAndPrivateHalvesShareKeyID(t *testing.T) {
 	t.Parallel()
 	for _, pair := range [][2]string{{"testdata/gen/ec384.key", "testdata/gen/ec384.pub"}, {"testdata/gen/rsa-drift.key", "testdata/gen/rsa-drift.pub"}} {
-		a, err1 := keys.LoadPEMFile(pair[0])
-		b, err2 := keys.LoadPEMFile(pair[1])
+		a, err1 := keys.LoadPEMFile(t.Context(), pair[0])
+		b, err2 := keys.LoadPEMFile(t.Context(), pair[1])
 		if err1 != nil || err2 != nil {
 			t.Fatal(err1, err2)
 		}
@@ -114,7 +114,7 @@ func TestPEMErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := keys.LoadPEMFile(tt.file)
+			_, err := keys.LoadPEMFile(t.Context(), tt.file)
 			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("err %v, want one line containing %q", err, tt.want)
 			}
@@ -127,11 +127,11 @@ func TestPEMErrors(t *testing.T) {
 
 func kubeKeys(t testing.TB) []keys.Key {
 	t.Helper()
-	a, err := keys.LoadPEMFile("testdata/kubernetes/rsa.pub")
+	a, err := keys.LoadPEMFile(t.Context(), "testdata/kubernetes/rsa.pub")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := keys.LoadPEMFile("testdata/kubernetes/ecdsa.pub")
+	b, err := keys.LoadPEMFile(t.Context(), "testdata/kubernetes/ecdsa.pub")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestParseJWKSRejects(t *testing.T) {
 func TestCompare(t *testing.T) {
 	t.Parallel()
 	shared := kubeKeys(t)
-	drift, err := keys.LoadPEMFile("testdata/gen/rsa-drift.pub")
+	drift, err := keys.LoadPEMFile(t.Context(), "testdata/gen/rsa-drift.pub")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func Load(ctx context.Context, spec string, o FetchOptions) (*Set, error) {
 	if strings.HasPrefix(spec, "https://") || strings.HasPrefix(spec, "http://") {
 		return loadURL(ctx, spec, o)
 	}
-	data, err := readFile(spec)
+	data, err := readFile(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func Load(ctx context.Context, spec string, o FetchOptions) (*Set, error) {
 	return &Set{Source: spec, Kind: KindPEM, Keys: ks}, nil
 }
 
-func (o FetchOptions) client() (*http.Client, error) {
+func (o FetchOptions) client(ctx context.Context) (*http.Client, error) {
 	if o.Client != nil {
 		return o.Client, nil
 	}
@@ -97,7 +97,7 @@ func (o FetchOptions) client() (*http.Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: o.Insecure} //nolint:gosec // opt-in flag
 	if o.CAFile != "" {
-		pem, err := readFile(o.CAFile)
+		pem, err := readFile(ctx, o.CAFile)
 		if err != nil {
 			return nil, fmt.Errorf("CA file: %w", err)
 		}
@@ -159,7 +159,7 @@ func loadURL(ctx context.Context, spec string, o FetchOptions) (*Set, error) {
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("%s: not a URL", spec)
 	}
-	c, err := o.client()
+	c, err := o.client(ctx)
 	if err != nil {
 		return nil, err
 	}

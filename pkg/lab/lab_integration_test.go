@@ -124,7 +124,7 @@ func TestIntegrationLabNewLine(t *testing.T) {
 	})
 
 	t.Run("kid of sa.pub equals the real apiserver's", func(t *testing.T) {
-		ks, err := keys.LoadPEMFile(l.SharedSAPubFile())
+		ks, err := keys.LoadPEMFile(t.Context(), l.SharedSAPubFile())
 		if err != nil || len(ks) != 1 {
 			t.Fatalf("keys.LoadPEMFile: %v (%d keys)", err, len(ks))
 		}

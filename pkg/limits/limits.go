@@ -22,6 +22,10 @@ const (
 	Kubeconfig = 16 << 20
 	// File bounds a small input file a flag names: a token, a CA bundle, a key.
 	File = 4 << 20
+	// Dir bounds the sum of the files read from a directory a flag names (preflight's
+	// --current and --planned): each is bounded by File, and a real control plane's
+	// objects are a few hundred KB.
+	Dir = 64 << 20
 )
 
 // ErrTooLarge is wrapped by every *TooLargeError (errors.Is).
@@ -86,12 +90,22 @@ func ReadFile(path string, max int64) ([]byte, error) {
 	if st.Mode().IsRegular() && st.Size() > max {
 		return nil, &TooLargeError{Name: path, Max: max}
 	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
+	data, err := ReadAll(path, f, max)
+	if err != nil && !errors.Is(err, ErrTooLarge) {
 		return nil, fmt.Errorf("%s: %w", path, pathErr(err))
 	}
+	return data, err
+}
+
+// ReadAll reads r, the file or stream name, failing with a *TooLargeError after max+1 bytes. A
+// read error is returned as r gave it.
+func ReadAll(name string, r io.Reader, max int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
 	if int64(len(data)) > max {
-		return nil, &TooLargeError{Name: path, Max: max}
+		return nil, &TooLargeError{Name: name, Max: max}
 	}
 	return data, nil
 }

@@ -26,11 +26,11 @@ const corpus = "../../../shared/reference/preflight-corpus"
 
 func run(t *testing.T, dir, capi string) *preflight.Report {
 	t.Helper()
-	cur, err := input.Load(filepath.Join(dir, "current.yaml"))
+	cur, err := input.Load(t.Context(), filepath.Join(dir, "current.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl, err := input.Load(filepath.Join(dir, "planned.yaml"))
+	pl, err := input.Load(t.Context(), filepath.Join(dir, "planned.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,13 +136,13 @@ func TestBadInput(t *testing.T) {
 		"malformed.yaml": "testdata/bad/malformed.yaml: document 1: malformed YAML: ",
 		"no-spec.yaml":   "testdata/bad/no-spec.yaml: document 1: KubeadmControlPlane lab-cp: no spec.kubeadmConfigSpec",
 	} {
-		_, err := input.Load(filepath.Join("testdata", "bad", file))
+		_, err := input.Load(t.Context(), filepath.Join("testdata", "bad", file))
 		if err == nil || len(err.Error()) < len(want) || err.Error()[:len(want)] != want {
 			t.Errorf("%s: error %v, want it to start %q", file, err, want)
 		}
 	}
-	cur, _ := input.Load("testdata/kcp-issuer-switch/current.yaml")
-	other, err := input.Load("testdata/bad/other-cluster.yaml")
+	cur, _ := input.Load(t.Context(), "testdata/kcp-issuer-switch/current.yaml")
+	other, err := input.Load(t.Context(), "testdata/bad/other-cluster.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,11 +155,11 @@ func TestBadInput(t *testing.T) {
 // TestTwoControlPlanes: two KubeadmControlPlanes on one side are refused, naming both, never
 // one of them compared silently.
 func TestTwoControlPlanes(t *testing.T) {
-	cur, err := input.Load("testdata/kcp-issuer-switch/current.yaml")
+	cur, err := input.Load(t.Context(), "testdata/kcp-issuer-switch/current.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl, err := input.Load("testdata/kcp-issuer-switch/planned.yaml")
+	pl, err := input.Load(t.Context(), "testdata/kcp-issuer-switch/planned.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,11 +45,11 @@ func TestBootCommandsRedacted(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "planned.yaml"), []byte(doc), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			cur, err := input.Load(filepath.Join("testdata", "kcp-placeholder", "current.yaml"))
+			cur, err := input.Load(t.Context(), filepath.Join("testdata", "kcp-placeholder", "current.yaml"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			pl, err := input.Load(filepath.Join(dir, "planned.yaml"))
+			pl, err := input.Load(t.Context(), filepath.Join(dir, "planned.yaml"))
 			if err != nil {
 				t.Fatal(err)
 			}

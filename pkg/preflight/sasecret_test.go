@@ -76,7 +76,7 @@ func TestSASecretAsStored(t *testing.T) {
 				if err := os.WriteFile(p, []byte(strings.Replace(doc, from, to, 1)), 0o600); err != nil {
 					t.Fatal(err)
 				}
-				s, err := input.Load(p)
+				s, err := input.Load(t.Context(), p)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}

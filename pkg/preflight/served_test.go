@@ -18,7 +18,7 @@ import (
 func TestLiveSide(t *testing.T) {
 	const dir = "testdata/kcp-rollout-after/"
 	secretKid := func(t *testing.T) string {
-		s, err := input.Load(dir + "current.yaml")
+		s, err := input.Load(t.Context(), dir+"current.yaml")
 		if err != nil || len(s.SASecrets) != 1 {
 			t.Fatalf("%v %+v", err, s)
 		}
@@ -53,7 +53,7 @@ func TestLiveSide(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			cur, err := input.Load(dir + "current.yaml")
+			cur, err := input.Load(t.Context(), dir+"current.yaml")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +64,7 @@ func TestLiveSide(t *testing.T) {
 			cur.Notes = []string{"from the reader"}
 			cfg := preflight.Config{Current: cur, CAPIVersion: "v1.8.4", Reroll: tc.planned == ""}
 			if tc.planned != "" {
-				if cfg.Planned, err = input.Load(tc.planned); err != nil {
+				if cfg.Planned, err = input.Load(t.Context(), tc.planned); err != nil {
 					t.Fatal(err)
 				}
 			}

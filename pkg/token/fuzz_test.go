@@ -22,7 +22,7 @@ const maxDecodeError = 200
 // as read, the signature re-encoded) with a "Bearer " prefix and white space around it, and
 // Verify reaches a verdict on it without error.
 func FuzzDecode(f *testing.F) {
-	k, err := keys.LoadPEMFile("../keys/testdata/kubernetes/rsa.pub")
+	k, err := keys.LoadPEMFile(f.Context(), "../keys/testdata/kubernetes/rsa.pub")
 	if err != nil {
 		f.Fatal(err)
 	}

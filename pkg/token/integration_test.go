@@ -38,7 +38,7 @@ func TestIntegrationLiveParity(t *testing.T) {
 			defer cancel()
 			m := l.Members()[0]
 			line := kubever.MustParse(version)
-			shared, err := keys.LoadPEMFile(l.SharedSAKeyFile())
+			shared, err := keys.LoadPEMFile(t.Context(), l.SharedSAKeyFile())
 			if err != nil {
 				t.Fatal(err)
 			}

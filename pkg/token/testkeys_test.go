@@ -20,7 +20,7 @@ type testKeys struct {
 
 func loadKey(t testing.TB, path string) keys.Key {
 	t.Helper()
-	ks, err := keys.LoadPEMFile(path)
+	ks, err := keys.LoadPEMFile(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/internal/cmd/check/memberflags"
+	"github.com/credwatch/credwatch/internal/userfile"
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/check"
 	"github.com/credwatch/credwatch/pkg/cloud"
@@ -127,12 +128,12 @@ func (o *options) complete(cmd *cobra.Command) error {
 	if o.cloudLoginTO <= 0 {
 		return cli.Usagef("--cloud-login-timeout must be positive")
 	}
-	if err := o.members.Apply(&o.cfg); err != nil {
+	if err := o.members.Apply(cmd.Context(), &o.cfg); err != nil {
 		return err
 	}
 	var ca []byte
 	if o.publicCAFile != "" {
-		b, err := limits.ReadFile(o.publicCAFile, limits.File)
+		b, err := userfile.ReadFile(cmd.Context(), o.publicCAFile, limits.File)
 		if err != nil {
 			return cli.Usagef("--public-issuer-ca %w", err)
 		}

@@ -66,7 +66,8 @@ spaced (--login-interval), and an account gets at most one rejected attempt per 
 services lock accounts after repeated failures. --no-login skips every live login.
 
 Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it; 2 a --config path could not
-be read or parsed (or other usage errors); 3 the cluster could not be read completely.`),
+be read or parsed (or other usage errors); 3 the cluster could not be read completely; 130
+interrupted (SIGINT/SIGTERM), even when the report printed before it has no finding.`),
 		Example: `  # on a control-plane node: kubespray's config and the cluster's Secrets
   credwatch cloud --config /etc/kubernetes/cloud_config
 
@@ -181,6 +182,11 @@ func (o *options) run(ctx context.Context) error {
 	}
 	if err := o.output.Print(o.streams.Out, r, outcome); err != nil {
 		return err
+	}
+	if ctx.Err() != nil {
+		// A login cut short by the signal reads as unreachable: the report is partial, and an
+		// interrupted run is never a pass (exit 130).
+		return fmt.Errorf("interrupted: the logins did not finish: %w", context.Cause(ctx))
 	}
 	return exit
 }

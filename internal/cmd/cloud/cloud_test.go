@@ -7,13 +7,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/credwatch/credwatch/internal/app"
 	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/internal/cmd/cloud"
 	"github.com/credwatch/credwatch/internal/cmdtest"
 	"github.com/credwatch/credwatch/pkg/cloud/cloudtest"
 )
@@ -154,4 +157,48 @@ func TestBadConfigLogs(t *testing.T) {
 			cmdtest.FailedRun(t, r.stdout, cli.ExitUsage, "cloud.conf")
 		})
 	}
+}
+
+// TestInterruptedLogin cancels the context, as the first SIGINT does, while a vCenter login waits
+// on a server that accepts and never answers: the run is not a pass, it exits 130.
+func TestInterruptedLogin(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn // held open, never answered
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	conf := filepath.Join(t.TempDir(), "vsphere.conf")
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf(`global:
+  port: %s
+  insecureFlag: true
+vcenter:
+  lab:
+    server: 127.0.0.1
+    user: u@vsphere.local
+    password: pw
+`, port)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmdtest.Interrupt(t, cloud.NewCommand, nil, "--no-cluster", "--no-host-processes", "--config", conf, "-o", "json")
 }

@@ -116,7 +116,7 @@ var capiVersion = regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(\.(0|[1
 func (o *options) execute(ctx context.Context) error {
 	err := o.complete()
 	if err == nil {
-		err = o.output.Failed(o.streams.Out, "credwatch preflight", o.validate())
+		err = o.output.Failed(o.streams.Out, "credwatch preflight", o.validate(ctx))
 	}
 	if err == nil {
 		err = o.run(ctx)
@@ -128,7 +128,7 @@ func (o *options) complete() error {
 	return cli.CompleteReport(o.output, &o.failOn)
 }
 
-func (o *options) validate() error {
+func (o *options) validate(ctx context.Context) error {
 	switch {
 	case o.cluster != "" && o.current != "":
 		return cli.Usagef("--current and --cluster both name the running control plane: give one")
@@ -148,12 +148,12 @@ func (o *options) validate() error {
 	}
 	var err error
 	if o.current != "" {
-		if o.cfg.Current, err = input.Load(o.current); err != nil {
+		if o.cfg.Current, err = input.Load(ctx, o.current); err != nil {
 			return cli.Usage(err)
 		}
 	}
 	if o.planned != "" {
-		if o.cfg.Planned, err = input.Load(o.planned); err != nil {
+		if o.cfg.Planned, err = input.Load(ctx, o.planned); err != nil {
 			return cli.Usage(err)
 		}
 	}

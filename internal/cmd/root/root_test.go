@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/pkg/limits"
 )
 
 // TestNoCobraFlagRules: cobra checks required flags and flag groups after every hook that could
@@ -124,6 +125,16 @@ current-context: lab
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// The same contexts past limits.Kubeconfig (a comment pads it): completion loads nothing.
+	large := filepath.Join(t.TempDir(), "large")
+	b, err := os.ReadFile(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(append(b, "# "...), bytes.Repeat([]byte{'x'}, limits.Kubeconfig)...)
+	if err := os.WriteFile(large, append(b, '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -134,6 +145,8 @@ current-context: lab
 		{"explain -o", []string{"explain", "-o", "y"}, []string{"yaml"}},
 		{"--fail-on", []string{"check", "--fail-on", "w"}, []string{"warning"}},
 		{"--context", []string{"check", "--kubeconfig", kubeconfig, "--context", "prod"}, []string{"prod-east", "prod-west"}},
+		{"--context, kubeconfig too large", []string{"check", "--kubeconfig", large, "--context", "prod"}, nil},
+		{"--context, kubeconfig a directory", []string{"check", "--kubeconfig", t.TempDir(), "--context", "prod"}, nil},
 		{"--contexts list", []string{"check", "--kubeconfig", kubeconfig, "--contexts", "lab,prod-w"}, []string{"lab,prod-west"}},
 		{"scenario names", []string{"lab", "scenario", "key-dr"}, []string{"key-drift"}},
 	}

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -80,7 +81,8 @@ plain line per event; -o json, one JSON object per event (JSON Lines, docs/json.
 
 Exit codes (at the end of --duration, or on SIGINT/SIGTERM): 3 no member answered in any
 interval (the cluster was never reached); else 1 a finding or an event at or above --fail-on was
-seen; else 0. 2 usage; 130 when interrupted (unless 0).`),
+seen; else 0. 2 usage; 130 when interrupted (unless 0); 141 when stdout is a pipe whose reader
+went away (watch | head), as kubectl and stern are killed by SIGPIPE.`),
 		Example: `  # watch a roll from a terminal
   credwatch watch --create-probe-sa
 
@@ -142,7 +144,7 @@ func (o *options) complete(cmd *cobra.Command) error {
 		}
 		o.cfg.LogFiles = append(o.cfg.LogFiles, lf)
 	}
-	if err := o.members.Apply(&o.cfg.Check); err != nil {
+	if err := o.members.Apply(cmd.Context(), &o.cfg.Check); err != nil {
 		return err
 	}
 	rc, err := o.kube.RESTConfig()
@@ -234,6 +236,11 @@ func (o *options) run(ctx context.Context) (err error) {
 	if err != nil {
 		return cli.Usage(err)
 	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(heapLimit))
+	}
+	ctx, release := readerGone(ctx, o.streams.Out)
+	defer release()
 	sum := w.Run(ctx)
 	var errs []error
 	if timeline != nil {
@@ -248,8 +255,20 @@ func (o *options) run(ctx context.Context) (err error) {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
+	if errors.Is(context.Cause(ctx), errReaderGone) {
+		return cli.Silent(cli.ExitBrokenPipe) // as a shell reports kubectl or stern killed by SIGPIPE
+	}
 	return ExitFor(sum, o.failOn.Severity)
 }
+
+// heapLimit is watch's soft memory limit (unless GOMEMLIMIT is set). Every body watch reads is
+// bounded (limits.Response, limits.Metrics per member), but several are read at once each
+// interval, and with the default GOGC the collector let a watch against endless bodies reach
+// 401 MiB of RSS; with this limit it stays at 231 MiB (the chart's memory limit is set from it).
+const heapLimit = 96 << 20
+
+// errReaderGone is the cause of a run stopped because stdout is a pipe nobody reads any more.
+var errReaderGone = errors.New("stdout is a pipe with no reader")
 
 // ExitFor maps what a watch saw to the documented exit code: 3 when no member answered in any
 // interval (the cluster was never reached, or every member stayed unreachable: the member-down

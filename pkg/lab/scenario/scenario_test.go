@@ -78,7 +78,7 @@ func TestRegistry(t *testing.T) {
 }
 
 func TestSignSkewed(t *testing.T) {
-	ks, err := keys.LoadPEMFile("testdata/sa.key")
+	ks, err := keys.LoadPEMFile(t.Context(), "testdata/sa.key")
 	if err != nil {
 		t.Fatal(err)
 	}

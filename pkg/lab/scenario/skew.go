@@ -4,6 +4,7 @@
 package scenario
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -42,7 +43,7 @@ func signSkewed(key keys.Key, issuer string, pod tenant.Pod, saUID string, s ske
 
 // sharedSigner loads the first private key of the lab's shared SA key file.
 func sharedSigner(file string) (keys.Key, error) {
-	ks, err := keys.LoadPEMFile(file)
+	ks, err := keys.LoadPEMFile(context.Background(), file)
 	if err != nil {
 		return keys.Key{}, err
 	}

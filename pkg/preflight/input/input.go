@@ -9,6 +9,7 @@ package input
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/credwatch/credwatch/internal/userfile"
 	"github.com/credwatch/credwatch/pkg/limits"
 )
 
@@ -84,8 +86,9 @@ func (e *InputError) Error() string { return e.File + ": " + e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
 
 // Load reads path, a file or a directory (its *.yaml, *.yml and *.json files, recursively, in
-// lexical order).
-func Load(path string) (*Set, error) {
+// lexical order; together at most limits.Dir bytes). Cancelling ctx abandons a file that
+// blocks (a FIFO).
+func Load(ctx context.Context, path string) (*Set, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, &InputError{File: path, Err: errors.Unwrap(err)}
@@ -93,14 +96,23 @@ func Load(path string) (*Set, error) {
 	files := []string{path}
 	if st.IsDir() {
 		files = nil
+		var total int64
+		errTotal := fmt.Errorf("its .yaml, .yml and .json files add up to more than %s", limits.Size(limits.Dir))
 		err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
 			switch strings.ToLower(filepath.Ext(p)) {
 			case ".yaml", ".yml", ".json":
-				if !d.IsDir() {
-					files = append(files, p)
+				if d.IsDir() {
+					return nil
+				}
+				files = append(files, p)
+				if fi, err := d.Info(); err == nil && fi.Mode().IsRegular() {
+					total += fi.Size()
+				}
+				if total > limits.Dir {
+					return errTotal // before reading any
 				}
 			}
 			return nil
@@ -114,7 +126,7 @@ func Load(path string) (*Set, error) {
 	}
 	s := &Set{}
 	for _, f := range files {
-		b, err := limits.ReadFile(f, limits.File)
+		b, err := userfile.ReadFile(ctx, f, limits.File)
 		if err != nil {
 			return nil, &InputError{File: f, Err: err}
 		}

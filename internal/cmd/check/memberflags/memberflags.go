@@ -6,13 +6,14 @@
 package memberflags
 
 import (
+	"context"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/internal/userfile"
 	"github.com/credwatch/credwatch/pkg/check"
-	"github.com/credwatch/credwatch/pkg/limits"
 	"github.com/credwatch/credwatch/pkg/redact"
 	"github.com/credwatch/credwatch/pkg/token"
 )
@@ -48,8 +49,9 @@ func (f *Flags) Inputs() []cli.Path {
 	return ps
 }
 
-// Apply validates the flags, reads the token files and fills the member fields of c.
-func (f *Flags) Apply(c *check.Config) error {
+// Apply validates the flags, reads the token files and fills the member fields of c. Cancelling
+// ctx abandons a token file that blocks (a FIFO).
+func (f *Flags) Apply(ctx context.Context, c *check.Config) error {
 	ns, name, ok := strings.Cut(f.probeSA, "/")
 	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
 		return cli.Usagef("--probe-serviceaccount %q: want NAMESPACE/NAME", f.probeSA)
@@ -61,7 +63,7 @@ func (f *Flags) Apply(c *check.Config) error {
 	}
 	var tokens []check.NamedToken
 	for _, file := range f.tokenFiles {
-		b, err := limits.ReadFile(file, token.MaxSize)
+		b, err := userfile.ReadFile(ctx, file, token.MaxSize)
 		if err != nil {
 			return cli.Usagef("--token-file %w", err)
 		}

@@ -90,7 +90,7 @@ func (o *options) run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	fo, err := o.fetch.Options()
+	fo, err := o.fetch.Options(ctx)
 	if err != nil {
 		return cli.Usage(err)
 	}

@@ -6,14 +6,15 @@
 package fetchflag
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/credwatch/credwatch/internal/userfile"
 	"github.com/credwatch/credwatch/pkg/keys"
-	"github.com/credwatch/credwatch/pkg/limits"
 	"github.com/credwatch/credwatch/pkg/token"
 )
 
@@ -39,7 +40,8 @@ func New(fs *pflag.FlagSet) *Flags {
 }
 
 // Options turns the flags into the library's FetchOptions.
-func (f *Flags) Options() (keys.FetchOptions, error) {
+// Cancelling ctx abandons a --bearer-token-file that blocks (a FIFO).
+func (f *Flags) Options(ctx context.Context) (keys.FetchOptions, error) {
 	o := keys.FetchOptions{Timeout: f.Timeout, CAFile: f.CAFile, Insecure: f.Insecure, TokenToJWKSHost: f.TokenToJWKSHost}
 	if f.Timeout <= 0 {
 		return o, fmt.Errorf("--fetch-timeout %s: must be positive", f.Timeout)
@@ -48,7 +50,7 @@ func (f *Flags) Options() (keys.FetchOptions, error) {
 		return o, fmt.Errorf("--send-token-to-jwks-host needs --bearer-token-file")
 	}
 	if f.TokenFile != "" {
-		b, err := limits.ReadFile(f.TokenFile, token.MaxSize)
+		b, err := userfile.ReadFile(ctx, f.TokenFile, token.MaxSize)
 		if err != nil {
 			return o, fmt.Errorf("--bearer-token-file %w", err)
 		}

@@ -6,6 +6,8 @@
 package pemargs
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/credwatch/credwatch/internal/cli"
@@ -26,8 +28,8 @@ type Options struct {
 func Register(cmd *cobra.Command, s cli.Streams, run func(*Options) error, formats ...report.Format) *Options {
 	o := &Options{Streams: s}
 	cmd.Args = cobra.MinimumNArgs(1)
-	cmd.RunE = func(_ *cobra.Command, args []string) error {
-		if err := o.Complete(args); err != nil {
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := o.Complete(cmd.Context(), args); err != nil {
 			return err
 		}
 		return run(o)
@@ -37,12 +39,12 @@ func Register(cmd *cobra.Command, s cli.Streams, run func(*Options) error, forma
 }
 
 // Complete parses -o, then loads the keys of files; a file that cannot be read or holds no key
-// is a usage error.
-func (o *Options) Complete(files []string) error {
+// is a usage error. Cancelling ctx abandons a file that blocks (a FIFO).
+func (o *Options) Complete(ctx context.Context, files []string) error {
 	if err := o.Output.Complete(); err != nil {
 		return err
 	}
-	all, err := keys.LoadPEMFiles(files...)
+	all, err := keys.LoadPEMFiles(ctx, files...)
 	if err != nil {
 		return cli.Usage(err)
 	}

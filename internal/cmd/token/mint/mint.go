@@ -7,6 +7,7 @@
 package mint
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -73,8 +74,8 @@ existing symbolic link or other non-regular file there is refused, never followe
   # the admission plugin's 3607-s request, extended to a year
   credwatch token mint --key sa.key --issuer https://kubernetes.default.svc --pod web-0:1b4e... --lifetime 3607s --extended --out -`,
 		Args: cobra.NoArgs,
-		RunE: func(_ *cobra.Command, _ []string) error {
-			if err := o.complete(); err != nil {
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.complete(cmd.Context()); err != nil {
 				return err
 			}
 			if err := o.validate(); err != nil {
@@ -138,7 +139,7 @@ func validNames(names map[string]string) error {
 	return nil
 }
 
-func (o *options) complete() error {
+func (o *options) complete(ctx context.Context) error {
 	if err := o.output.Complete(); err != nil {
 		return err
 	}
@@ -151,7 +152,7 @@ func (o *options) complete() error {
 	if err := cli.OutputNotInput(cli.Path{Flag: "--out", Path: o.out}, cli.Path{Flag: "--key", Path: o.keyFile}); err != nil {
 		return err
 	}
-	ks, err := keys.LoadPEMFile(o.keyFile)
+	ks, err := keys.LoadPEMFile(ctx, o.keyFile)
 	if err != nil {
 		return cli.Usagef("--key: %w", err)
 	}

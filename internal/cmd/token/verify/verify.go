@@ -103,11 +103,11 @@ func (o *options) complete(ctx context.Context, args []string) error {
 	if len(o.keyFiles) == 0 && len(o.jwks) == 0 {
 		return cli.Usagef("--key or --jwks is required (the keys of kube-apiserver's --service-account-key-file)")
 	}
-	ks, err := keys.LoadPEMFiles(o.keyFiles...)
+	ks, err := keys.LoadPEMFiles(ctx, o.keyFiles...)
 	if err != nil {
 		return cli.Usagef("--key: %w", err)
 	}
-	fo, err := o.fetch.Options()
+	fo, err := o.fetch.Options(ctx)
 	if err != nil {
 		return cli.Usage(err)
 	}

@@ -6,6 +6,7 @@
 package pki
 
 import (
+	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -228,7 +229,7 @@ func parsePrivateKey(data []byte) (crypto.Signer, error) {
 // KeyIDFromPublicKeyFile is the "kid" kube-apiserver puts in the tokens it signs with the key
 // whose public half is the first key in the PEM file (keys.KeyID).
 func KeyIDFromPublicKeyFile(pubFile string) (string, error) {
-	ks, err := keys.LoadPEMFile(pubFile)
+	ks, err := keys.LoadPEMFile(context.Background(), pubFile)
 	if err != nil {
 		return "", fmt.Errorf("public key: %w", err)
 	}
