@@ -52,11 +52,6 @@ func fetch(ctx context.Context, c Config, sc scope) (*Snapshot, error) {
 	}
 	cn := &conns{fresh: sc.fresh}
 	defer cn.close()
-	// Every client of this fetch, the members' included, stops calling a host that timed out.
-	br := &breaker{}
-	defer br.close()
-	c.REST = rest.CopyConfig(c.REST)
-	c.REST.Wrap(br.wrap)
 	base := rest.CopyConfig(c.REST)
 	base.Timeout = c.Timeout
 	base.Wrap(func(rt http.RoundTripper) http.RoundTripper { return retry401{rt} })
