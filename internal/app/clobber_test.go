@@ -25,7 +25,7 @@ func TestOutputNotInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	closed := kubeconfig(t, closedPort(t))
-	watch := []string{"watch", "--kubeconfig", closed, "--interval", "100ms", "--duration", "200ms", "--live", "never"}
+	watch := []string{"watch", "--kubeconfig", closed, "--interval", "1s", "--duration", "200ms", "--live", "never"}
 	tests := []struct {
 		name   string
 		args   []string
