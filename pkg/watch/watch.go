@@ -119,6 +119,11 @@ type Summary struct {
 	// Unreached says why, in the last interval in which no member answered: the fetch's error
 	// or the first member's.
 	Unreached string `json:"unreached,omitempty"`
+	// Trusted counts the intervals in which the trust matrix was built (every member's token
+	// put to every member); 0 means the trust checks never ran, whatever else was reported.
+	Trusted int `json:"trusted"`
+	// Untrusted says why the matrix was not built, in the last interval without it.
+	Untrusted string `json:"untrusted,omitempty"`
 }
 
 // AnyAtLeast reports whether a finding or an event at or above sev was seen.
@@ -129,6 +134,10 @@ func (s Summary) AnyAtLeast(sev catalogue.Severity) bool {
 // NeverReached reports whether no member answered in any interval: a watch that saw nothing
 // must not pass a gate.
 func (s Summary) NeverReached() bool { return s.Reached == 0 }
+
+// NeverTrusted reports whether the trust matrix was built in no interval: a gate that reviewed
+// no member's tokens must not pass either (check exits 3 for the same partial run).
+func (s Summary) NeverTrusted() bool { return s.Trusted == 0 }
 
 // Watcher runs the loop.
 type Watcher struct {
@@ -302,6 +311,14 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 		w.sum.Unreached = why
 	} else {
 		w.sum.Reached++
+	}
+	switch why := snap.Missing(check.SrcMatrix); {
+	case why != "":
+		w.sum.Untrusted = why
+	case snap.Matrix == nil:
+		w.sum.Untrusted = "the interval's fetch failed"
+	default:
+		w.sum.Trusted++
 	}
 	w.mu.Unlock()
 	for _, o := range w.c.Observers {

@@ -458,3 +458,51 @@ func TestSummaryReached(t *testing.T) {
 		})
 	}
 }
+
+// Summary.Trusted counts the intervals in which the trust matrix was built: a watch whose probe
+// service account is missing or forbidden reached the members and reviewed no token.
+func TestSummaryTrusted(t *testing.T) {
+	t.Parallel()
+	const forbidden = `serviceaccounts "credwatch-probe" is forbidden`
+	noMatrix := func(_ context.Context, cfg check.MembersConfig) (*check.Snapshot, error) {
+		s := fakeSnapshot(cfg, healthy)
+		s.Matrix, s.Sources[check.SrcMatrix] = nil, forbidden
+		return s, nil
+	}
+	mixed := 0
+	once := func(ctx context.Context, cfg check.MembersConfig) (*check.Snapshot, error) {
+		if mixed++; mixed == 2 {
+			return script(healthy)(ctx, cfg)
+		}
+		return noMatrix(ctx, cfg)
+	}
+	for _, tt := range []struct {
+		name      string
+		fetch     func(context.Context, check.MembersConfig) (*check.Snapshot, error)
+		trusted   int
+		untrusted string
+	}{
+		{"healthy", script(healthy), 3, ""},
+		{"probe forbidden", noMatrix, 0, forbidden},
+		{"built once", once, 1, forbidden},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			n := 0
+			stop := ObserverFunc(func(*State, []Event) {
+				if n++; n >= 3 {
+					cancel()
+				}
+			})
+			w, err := New(Config{Check: check.Config{Timeout: time.Second}, Interval: time.Millisecond, Fetch: tt.fetch, Observers: []Observer{stop}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := w.Run(ctx)
+			if sum.Trusted != tt.trusted || sum.NeverTrusted() != (tt.trusted == 0) || !strings.Contains(sum.Untrusted, tt.untrusted) {
+				t.Errorf("trusted %d, untrusted %q; want %d, %q", sum.Trusted, sum.Untrusted, tt.trusted, tt.untrusted)
+			}
+		})
+	}
+}

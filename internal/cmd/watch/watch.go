@@ -81,8 +81,9 @@ plain line per event; -o json, one JSON object per event (JSON Lines, docs/json.
 
 Exit codes (at the end of --duration, or on SIGINT/SIGTERM): 3 no member answered in any
 interval (the cluster was never reached); else 1 a finding or an event at or above --fail-on was
-seen; else 0. 2 usage; 130 when interrupted (unless 0); 141 when stdout is a pipe whose reader
-went away (watch | head), as kubectl and stern are killed by SIGPIPE.`),
+seen; else 3 the trust matrix was built in no interval (no token was reviewed); else 0.
+2 usage; 130 when interrupted (unless 0); 141 when stdout is a pipe whose reader went away
+(watch | head), as kubectl and stern are killed by SIGPIPE.`),
 		Example: `  # watch a roll from a terminal
   credwatch watch --create-probe-sa
 
@@ -273,7 +274,9 @@ var errReaderGone = errors.New("stdout is a pipe with no reader")
 // ExitFor maps what a watch saw to the documented exit code: 3 when no member answered in any
 // interval (the cluster was never reached, or every member stayed unreachable: the member-down
 // events say nothing about the roll); else 1 when a finding or an event at or above failOn was
-// seen in any interval; else 0.
+// seen in any interval; else 3 when the trust matrix was built in no interval (the probe service
+// account missing or forbidden, every call but /version hanging: the gate reviewed nothing, as
+// check's partial run); else 0.
 func ExitFor(sum watch.Summary, failOn catalogue.Severity) error {
 	switch {
 	case sum.NeverReached():
@@ -284,6 +287,12 @@ func ExitFor(sum watch.Summary, failOn catalogue.Severity) error {
 		return cli.Unreachable(fmt.Errorf("no API server member answered in %d intervals: %s", sum.Intervals, why))
 	case sum.AnyAtLeast(failOn):
 		return cli.Silent(cli.ExitFindings)
+	case sum.NeverTrusted():
+		why := sum.Untrusted
+		if why == "" {
+			why = "no interval finished"
+		}
+		return cli.Unreachable(fmt.Errorf("the trust matrix was built in none of %d intervals, so no member's tokens were reviewed: %s", sum.Intervals, why))
 	}
 	return nil
 }

@@ -50,18 +50,25 @@ func TestExitFor(t *testing.T) {
 		name          string
 		worst, failOn catalogue.Severity
 		reached       int
+		untrusted     bool // the trust matrix was built in no interval
 		want          int
 	}{
-		{"nothing seen", "", catalogue.Info, 3, cli.ExitOK},
-		{"below fail-on", catalogue.Warning, catalogue.Error, 3, cli.ExitOK},
-		{"at fail-on", catalogue.Error, catalogue.Error, 3, cli.ExitFindings},
-		{"above fail-on", catalogue.Critical, catalogue.Warning, 3, cli.ExitFindings},
-		{"info at info", catalogue.Info, catalogue.Info, 1, cli.ExitFindings},
-		{"never reached, member-down at error", catalogue.Error, catalogue.Error, 0, cli.ExitUnreachable},
-		{"never reached, nothing raised", "", catalogue.Error, 0, cli.ExitUnreachable},
+		{"nothing seen", "", catalogue.Info, 3, false, cli.ExitOK},
+		{"below fail-on", catalogue.Warning, catalogue.Error, 3, false, cli.ExitOK},
+		{"at fail-on", catalogue.Error, catalogue.Error, 3, false, cli.ExitFindings},
+		{"above fail-on", catalogue.Critical, catalogue.Warning, 3, false, cli.ExitFindings},
+		{"info at info", catalogue.Info, catalogue.Info, 1, false, cli.ExitFindings},
+		{"never reached, member-down at error", catalogue.Error, catalogue.Error, 0, false, cli.ExitUnreachable},
+		{"never reached, nothing raised", "", catalogue.Error, 0, false, cli.ExitUnreachable},
+		{"reached, matrix never built", "", catalogue.Warning, 3, true, cli.ExitUnreachable},
+		{"reached, matrix never built, info at info", catalogue.Info, catalogue.Warning, 3, true, cli.ExitUnreachable},
+		{"matrix never built, finding at fail-on", catalogue.Error, catalogue.Error, 3, true, cli.ExitFindings},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			sum := watch.Summary{Intervals: 3, Worst: tt.worst, Reached: tt.reached, Unreached: "apiserver-1: connection refused"}
+			sum := watch.Summary{Intervals: 3, Worst: tt.worst, Reached: tt.reached, Unreached: "apiserver-1: connection refused", Trusted: 3}
+			if tt.untrusted {
+				sum.Trusted, sum.Untrusted = 0, "serviceaccounts \"credwatch-probe\" not found: connection refused"
+			}
 			err := ExitFor(sum, tt.failOn)
 			if got := cli.Code(err); got != tt.want {
 				t.Fatalf("exit %d, want %d (%v)", got, tt.want, err)
