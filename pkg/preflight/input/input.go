@@ -224,13 +224,13 @@ func (s *Set) addList(file string, doc []byte) error {
 	for i, item := range l.Items {
 		var h header
 		if err := yaml.Unmarshal(item, &h); err != nil {
-			return fmt.Errorf("List item %d: malformed: %w", i+1, err)
+			return fmt.Errorf("item %d of the List: malformed: %w", i+1, err)
 		}
 		if strings.HasSuffix(h.Kind, "List") {
-			return fmt.Errorf("List item %d: a %s inside a List", i+1, h.Kind)
+			return fmt.Errorf("item %d of the List: a %s inside a List", i+1, h.Kind)
 		}
 		if err := s.addDoc(file, item); err != nil {
-			return fmt.Errorf("List item %d: %w", i+1, err)
+			return fmt.Errorf("item %d of the List: %w", i+1, err)
 		}
 	}
 	return nil

@@ -58,7 +58,7 @@ func TestList(t *testing.T) {
 		{"typed list", "apiVersion: controlplane.cluster.x-k8s.io/v1beta1\nkind: KubeadmControlPlaneList\nitems:\n- " + kcp + "\n", 1, 0, ""},
 		{"empty", "apiVersion: v1\nkind: List\nitems: []\n", 0, 0, ""},
 		{"nested", "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: List, items: []}\n", 0, 0, "a List inside a List"},
-		{"item without kind", "apiVersion: v1\nkind: List\nitems:\n- {metadata: {name: x}}\n", 0, 0, "List item 1: no kind"},
+		{"item without kind", "apiVersion: v1\nkind: List\nitems:\n- {metadata: {name: x}}\n", 0, 0, "item 1 of the List: no kind"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
