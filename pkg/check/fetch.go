@@ -52,6 +52,12 @@ func fetch(ctx context.Context, c Config, sc scope) (*Snapshot, error) {
 	}
 	cn := &conns{fresh: sc.fresh}
 	defer cn.close()
+	// Every client of this fetch, the members' included, disarms the stall bound with an answer.
+	st := &stall{after: stallAfter * c.Timeout}
+	ctx, release := st.arm(ctx)
+	defer release()
+	c.REST = rest.CopyConfig(c.REST)
+	c.REST.Wrap(st.wrap)
 	base := rest.CopyConfig(c.REST)
 	base.Timeout = c.Timeout
 	base.Wrap(func(rt http.RoundTripper) http.RoundTripper { return retry401{rt} })
@@ -81,6 +87,7 @@ func fetch(ctx context.Context, c Config, sc scope) (*Snapshot, error) {
 	wg.Go(func() { f.members(ctx) })
 	if sc.membersOnly {
 		wg.Wait()
+		f.snap.explain(st)
 		return f.snap, nil
 	}
 	wg.Go(func() {
@@ -115,7 +122,21 @@ func fetch(ctx context.Context, c Config, sc scope) (*Snapshot, error) {
 		}
 	})
 	wg.Wait()
+	f.snap.explain(st)
 	return f.snap, nil
+}
+
+// explain says, in every reason a stopped fetch left, that the stall bound stopped it.
+func (s *Snapshot) explain(st *stall) {
+	for k, v := range s.Sources {
+		s.Sources[k] = st.explain(v)
+	}
+	for i := range s.Members {
+		m := &s.Members[i]
+		for _, p := range []*string{&m.Error, &m.DiscoveryErr, &m.JWKSErr, &m.MintErr, &m.ReadyzErr, &m.MetricsErr} {
+			*p = st.explain(*p)
+		}
+	}
 }
 
 // collect runs one fetch and stores its result in dst, or records source as unavailable.
