@@ -31,7 +31,8 @@ type Finding struct {
 	Explanation string             `json:"explanation"`
 	Remedy      string             `json:"remedy"`
 	Evidence    []Evidence         `json:"evidence,omitempty"`
-	// Location is the line of a file the finding was read from (logs), or nil.
+	// Location is the line of a file the finding was read from (logs) or is about (preflight's
+	// input), or nil.
 	Location *Location `json:"location,omitempty"`
 }
 

@@ -77,6 +77,7 @@ func Run(cfg Config) (*Report, error) {
 		fs = append(fs, c(f)...)
 	}
 	fs = append(fs, noChange(f, fs)...)
+	locate(fs, cfg.Planned, cfg.Current)
 	finding.Sort(fs)
 	r := &Report{APIVersion: APIVersion, Kind: "PreflightReport", Cluster: cur.Cluster, Source: cur.Source,
 		Current: summary(cur, cfg.Current), Planned: summary(pl, cfg.Planned), CAPIVersion: f.capiVersion,

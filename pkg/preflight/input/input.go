@@ -47,12 +47,17 @@ type Set struct {
 	Notes []string
 }
 
-// Object names one document: its file, kind and name.
+// Object names one document: its file, kind and name, and the line of the file it begins on
+// (0 for an object read from a cluster).
 type Object struct {
 	File string `json:"file"`
+	Line int64  `json:"line,omitempty"`
 	Kind string `json:"kind"`
 	Name string `json:"name,omitempty"`
 }
+
+// Doc returns o itself, for the kinds that embed an Object: what document they were read from.
+func (o Object) Doc() Object { return o }
 
 func (o Object) String() string {
 	if o.Name == "" {
@@ -140,8 +145,8 @@ func Load(ctx context.Context, path string) (*Set, error) {
 // Add parses data, a multi-document YAML stream named file, into s.
 func (s *Set) Add(file string, data []byte) error {
 	s.Files = append(s.Files, file)
-	for i, doc := range Documents(data) {
-		if err := s.addDoc(file, doc); err != nil {
+	for i, doc := range documents(data) {
+		if err := s.addDocAt(file, doc.line, doc.data); err != nil {
 			return &InputError{File: file, Err: fmt.Errorf("document %d: %w", i+1, err)}
 		}
 	}
@@ -151,18 +156,38 @@ func (s *Set) Add(file string, data []byte) error {
 // Documents splits a YAML stream at its "---" lines, dropping empty documents.
 func Documents(data []byte) [][]byte {
 	var out [][]byte
+	for _, d := range documents(data) {
+		out = append(out, d.data)
+	}
+	return out
+}
+
+// document is one document of a YAML stream and the line (from 1) of its first line that is
+// neither blank nor a comment.
+type document struct {
+	line int64
+	data []byte
+}
+
+func documents(data []byte) []document {
+	var out []document
 	var cur []byte
+	var n, first int64
 	flush := func() {
-		if len(bytes.TrimSpace(stripComments(cur))) > 0 {
-			out = append(out, cur)
+		if first > 0 {
+			out = append(out, document{first, cur})
 		}
-		cur = nil
+		cur, first = nil, 0
 	}
 	for line := range bytes.Lines(data) {
+		n++
 		t := bytes.TrimRight(line, " \t\r\n")
 		if bytes.Equal(t, []byte("---")) || bytes.HasPrefix(t, []byte("--- ")) {
 			flush()
 			continue
+		}
+		if lt := bytes.TrimSpace(line); first == 0 && len(lt) > 0 && lt[0] != '#' {
+			first = n
 		}
 		cur = append(cur, line...)
 	}
@@ -170,17 +195,10 @@ func Documents(data []byte) [][]byte {
 	return out
 }
 
-func stripComments(b []byte) []byte {
-	var out []byte
-	for line := range bytes.Lines(b) {
-		if !bytes.HasPrefix(bytes.TrimSpace(line), []byte("#")) {
-			out = append(out, line...)
-		}
-	}
-	return out
-}
+func (s *Set) addDoc(file string, doc []byte) error { return s.addDocAt(file, 0, doc) }
 
-func (s *Set) addDoc(file string, doc []byte) error {
+// addDocAt adds doc, which begins on line of file (0: not read from a file).
+func (s *Set) addDocAt(file string, line int64, doc []byte) error {
 	// A key given twice is ambiguous: YAML readers keep either value (this one the last), and
 	// kubectl apply refuses the file.
 	if _, err := yaml.YAMLToJSONStrict(doc); err != nil {
@@ -191,9 +209,9 @@ func (s *Set) addDoc(file string, doc []byte) error {
 		return fmt.Errorf("malformed YAML: %w", err)
 	}
 	if strings.HasSuffix(h.Kind, "List") {
-		return s.addList(file, doc)
+		return s.addList(file, line, doc)
 	}
-	obj := Object{File: file, Kind: h.Kind, Name: h.Metadata.Name}
+	obj := Object{File: file, Line: line, Kind: h.Kind, Name: h.Metadata.Name}
 	group, _, _ := strings.Cut(h.APIVersion, "/")
 	parse, ok := parsers[kindKey{group, h.Kind}]
 	if !ok && strings.HasPrefix(group, "infrastructure.cluster.x-k8s.io") && strings.HasSuffix(h.Kind, "Cluster") {
@@ -214,7 +232,8 @@ func (s *Set) addDoc(file string, doc []byte) error {
 
 // addList adds the items of a List, or of any *List kind (what `kubectl get ... -o yaml`
 // writes), as documents of their own. A List inside a List is refused: kubectl never writes one.
-func (s *Set) addList(file string, doc []byte) error {
+// Its items are located at the List's own line: JSON items carry no line of their own.
+func (s *Set) addList(file string, line int64, doc []byte) error {
 	var l struct {
 		Items []json.RawMessage `json:"items"`
 	}
@@ -229,7 +248,7 @@ func (s *Set) addList(file string, doc []byte) error {
 		if strings.HasSuffix(h.Kind, "List") {
 			return fmt.Errorf("item %d of the List: a %s inside a List", i+1, h.Kind)
 		}
-		if err := s.addDoc(file, item); err != nil {
+		if err := s.addDocAt(file, line, item); err != nil {
 			return fmt.Errorf("item %d of the List: %w", i+1, err)
 		}
 	}
