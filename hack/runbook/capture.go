@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -37,9 +38,14 @@ const newIssuer = "https://issuer.credwatch.example"
 //	check-key-drift.json   the full `credwatch check` snapshot with that member in the lab
 //	check-issuer-change.json  the same with a member that accepts only a new issuer
 //	check-controllers.json the same after kube-controller-manager stopped (its lease stale)
+//	check-etcd-removed.json the same with a third member whose etcd member was removed while its
+//	                       apiserver runs on behind a load balancer that checks TCP only
 //	tokens/                a token minted through the drifted member, one through an original
 //	                       member, the shared public key, and when they were minted
-func capture(ctx context.Context, dir string) (err error) {
+//
+// only, when not empty, names the steps to take (keyDrift, issuerChange, controllers,
+// etcdRemoved); the others' files are left as they are.
+func capture(ctx context.Context, dir string, only ...string) (err error) {
 	if err := os.MkdirAll(filepath.Join(dir, "tokens"), 0o755); err != nil {
 		return err
 	}
@@ -58,12 +64,42 @@ func capture(ctx context.Context, dir string) (err error) {
 		err = errors.Join(err, l.Down(dctx))
 	}()
 	c := &capturer{l: l, dir: dir}
-	for _, step := range []func(context.Context) error{c.keyDrift, c.issuerChange, c.controllers} {
-		if err := step(ctx); err != nil {
+	steps := []struct {
+		name string
+		run  func(context.Context) error
+	}{{"keyDrift", c.keyDrift}, {"issuerChange", c.issuerChange}, {"controllers", c.controllers},
+		{"etcdRemoved", c.etcdRemoved}} // last: its member's apiserver is left running
+	for _, st := range steps {
+		if len(only) > 0 && !slices.Contains(only, st.name) {
+			continue
+		}
+		if err := st.run(ctx); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// etcdRemoved is the first field report's chain: a third member joins, its etcd member is
+// removed while its apiserver keeps running (Cluster API before v1.9 removed it before the
+// drain), and the load balancer checks TCP only, as CAPA's classic ELB did, so it keeps sending
+// new connections there.
+func (c *capturer) etcdRemoved(ctx context.Context) error {
+	m, err := c.l.AddMember(ctx, lab.MemberOptions{})
+	if err != nil {
+		return fmt.Errorf("etcd removed: add member: %w", err)
+	}
+	mode := c.l.LBMode()
+	c.l.SetLBMode(lab.LBAll)
+	defer c.l.SetLBMode(mode)
+	if err := c.l.RemoveMember(ctx, m.Name, lab.RemoveOptions{KeepAPIServer: true}); err != nil {
+		return fmt.Errorf("etcd removed: remove %s's etcd member: %w", m.Name, err)
+	}
+	// Long enough for its /readyz to report the etcd check failed.
+	if err := sleep(ctx, 3*watchInterval); err != nil {
+		return err
+	}
+	return c.snapshot(ctx, "check-etcd-removed.json")
 }
 
 type capturer struct {
@@ -86,7 +122,37 @@ func (c *capturer) snapshot(ctx context.Context, name string) error {
 	if err != nil {
 		return fmt.Errorf("%s: check: %w", name, err)
 	}
-	return writeJSON(filepath.Join(c.dir, name), snap)
+	return writeJSON(filepath.Join(c.dir, name), captured(snap))
+}
+
+// capturedSnapshot is a check snapshot as the runbook keeps it: with each member's serving
+// certificate fingerprint, which the snapshot's JSON leaves out and the load-balancer routing
+// check needs to tell members apart.
+type capturedSnapshot struct {
+	*check.Snapshot
+	ServingCerts map[string]string `json:"servingCerts,omitempty"` // member URL → SHA-256
+}
+
+func captured(s *check.Snapshot) capturedSnapshot {
+	cs := capturedSnapshot{Snapshot: s, ServingCerts: map[string]string{}}
+	for _, m := range s.Members {
+		if m.ServingCert != "" {
+			cs.ServingCerts[m.URL] = m.ServingCert
+		}
+	}
+	return cs
+}
+
+// restore is the snapshot with its members' serving certificates put back.
+func (cs capturedSnapshot) restore() *check.Snapshot {
+	s := cs.Snapshot
+	if s == nil {
+		s = &check.Snapshot{}
+	}
+	for i := range s.Members {
+		s.Members[i].ServingCert = cs.ServingCerts[s.Members[i].URL]
+	}
+	return s
 }
 
 // recorder is a watch.Config.Fetch that keeps every snapshot.

@@ -6,7 +6,7 @@
 // catalogue. A test (TestRunbookCurrent) keeps the committed page current.
 //
 //	go run ./hack/runbook render docs/runbook.md      (make docs; seconds, no lab)
-//	go run ./hack/runbook capture hack/runbook/testdata/lab   (make runbook-capture; a real lab, minutes)
+//	go run ./hack/runbook capture hack/runbook/testdata/lab [STEP...]   (make runbook-capture; a real lab, minutes)
 //
 // render re-renders committed inputs: the check and watch snapshots and tokens `capture` took
 // from a lab, the lab scenarios' apiserver logs (pkg/logs/testdata/lab), the field corpus
@@ -22,8 +22,8 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 3 || (os.Args[1] != "render" && os.Args[1] != "capture") {
-		fmt.Fprintln(os.Stderr, "usage: runbook render OUT.md | runbook capture DIR")
+	if len(os.Args) < 3 || (os.Args[1] != "render" || len(os.Args) != 3) && os.Args[1] != "capture" {
+		fmt.Fprintln(os.Stderr, "usage: runbook render OUT.md | runbook capture DIR [STEP...]")
 		os.Exit(2)
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -35,7 +35,7 @@ func main() {
 	case "capture":
 		ctx, cancelT := context.WithTimeout(ctx, 10*time.Minute)
 		defer cancelT()
-		err = capture(ctx, os.Args[2])
+		err = capture(ctx, os.Args[2], os.Args[3:]...)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "runbook %s: %v\n", os.Args[1], err)

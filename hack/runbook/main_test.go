@@ -150,11 +150,17 @@ func TestMessagesFindTheirSection(t *testing.T) {
 		{"the controller manager logs `Unauthorized`", 6},
 		{"failed to discover resources: Unauthorized", 6},
 		{"leaderelection lost", 6},
+		{"context deadline exceeded", 8},
+		{"the server was unable to return a response in the time allotted", 8},
+		{"INTERNAL_ERROR; received from peer", 8},
+		{"lb-sends-to-unready", 8},
+		{"member-not-ready", 8},
+		{"auth-failures-rising", 8},
 	}
-	// Section 0 is the upgrade checklist (preflight first), 1-6 the symptoms.
+	// Section 0 is the upgrade checklist (preflight first), 1-8 the symptoms.
 	heads := regexp.MustCompile(`(?m)^## (\d)\. `).FindAllStringSubmatchIndex(doc, -1)
-	if len(heads) != 8 {
-		t.Fatalf("%s has %d numbered sections, want 8", page, len(heads))
+	if len(heads) != 9 {
+		t.Fatalf("%s has %d numbered sections, want 9", page, len(heads))
 	}
 	sectionAt := func(off int) int {
 		n := 0
@@ -188,6 +194,42 @@ func TestMessagesFindTheirSection(t *testing.T) {
 		}
 		if !strings.Contains(doc[start:end], tt.message) {
 			t.Errorf("%q is not in section %d", tt.message, tt.section)
+		}
+	}
+}
+
+// TestChecklistNamesHaveSections: every event and finding the README's roll checklist tells the
+// reader to watch for is explained in a numbered section of the runbook, not only named.
+func TestChecklistNamesHaveSections(t *testing.T) {
+	t.Chdir("../..")
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(readme, []byte("**Watch for**"))
+	if i < 0 {
+		t.Fatal("README.md has no **Watch for** step")
+	}
+	step := readme[i:]
+	if j := bytes.Index(step, []byte("\n4.")); j > 0 {
+		step = step[:j]
+	}
+	names := regexp.MustCompile("`([a-z]+(?:-[a-z]+)+)`").FindAllSubmatch(step, -1)
+	if len(names) < 8 {
+		t.Fatalf("%d names in the README's Watch for step", len(names))
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := regexp.MustCompile(`(?m)^## 1\. `).FindIndex(b)
+	if first == nil {
+		t.Fatal("no section 1")
+	}
+	body := string(b[first[0]:])
+	for _, n := range names {
+		if !strings.Contains(body, "`"+string(n[1])+"`") {
+			t.Errorf("the README's checklist names %s; no numbered section of %s explains it", n[1], page)
 		}
 	}
 }

@@ -135,11 +135,12 @@ func block(cmdline, output string, replace []string) string {
 // check prints a committed check snapshot through check.Run and the table printer, as
 // `credwatch check` prints it.
 func (r *renderer) check(name, cmdline string) (string, error) {
-	var snap check.Snapshot
-	if err := readJSON(filepath.Join(labDir, name), &snap); err != nil {
+	var cs capturedSnapshot
+	if err := readJSON(filepath.Join(labDir, name), &cs); err != nil {
 		return "", err
 	}
-	rep := check.Run(&snap, check.Registry())
+	snap := cs.restore()
+	rep := check.Run(snap, check.Registry())
 	var b bytes.Buffer
 	if err := report.Print(&b, report.Table, rep); err != nil {
 		return "", err
