@@ -75,7 +75,7 @@ spec:
     several clusters at once (kubectl credwatch check --all-contexts).
   caveats: |
     credwatch check reads EndpointSlices, pods, nodes and leases and creates TokenRequests
-    and TokenReviews. Least-privilege RBAC: deploy/clusterrole.yaml in the repository.
+    and TokenReviews. Least-privilege RBAC: kubectl credwatch check --print-rbac | kubectl apply -f -
   platforms:
 {{- range .Platforms }}
   - selector:

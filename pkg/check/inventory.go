@@ -101,7 +101,7 @@ func listLegacySecrets(ctx context.Context, c *Config, mc metadata.Interface, rc
 				InvalidSince: s.Labels[labelInvalidSince], Created: s.CreationTimestamp.Time}
 		})
 	if apierrors.IsForbidden(err) {
-		return nil, "", fmt.Errorf("legacy-token inventory is opt-in (list secrets grants their data too): bind the credwatch-legacy-tokens ClusterRole of deploy/clusterrole.yaml to enable it: %w", err)
+		return nil, "", fmt.Errorf("legacy-token inventory is opt-in (list secrets grants their data too): bind the credwatch-legacy-tokens ClusterRole (credwatch check --print-rbac) to enable it: %w", err)
 	}
 	return out, how, err
 }

@@ -26,7 +26,7 @@ func (f *fetcher) ensureProbeSA(ctx context.Context) error {
 	case err == nil, apierrors.IsForbidden(err) && !f.c.CreateProbeSA:
 		return nil
 	case apierrors.IsNotFound(err) && !f.c.CreateProbeSA:
-		return fmt.Errorf("probe service account %s/%s not found: apply deploy/clusterrole.yaml, pass --create-probe-sa, or name one with --probe-serviceaccount", ns, name)
+		return fmt.Errorf("probe service account %s/%s not found: pass --create-probe-sa, apply the RBAC `credwatch check --print-rbac` prints, or name one with --probe-serviceaccount", ns, name)
 	case err != nil && !apierrors.IsNotFound(err):
 		return fmt.Errorf("get probe service account %s/%s: %w", ns, name, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
 
+	"github.com/credwatch/credwatch/deploy"
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/internal/cmd/check/memberflags"
 	"github.com/credwatch/credwatch/internal/userfile"
@@ -39,6 +40,7 @@ type options struct {
 	noCloud      bool
 	cloudLogin   bool
 	cloudLoginTO time.Duration
+	printRBAC    bool
 	// cluster is a Cluster API Cluster on the management cluster the kubeconfig reaches
 	// (--cluster, as preflight's; kubectl's hidden --cluster is not offered): its workload
 	// cluster is checked, its members related to its Machines.
@@ -98,6 +100,10 @@ reachable, or nothing at or above --fail-on but a core check was skipped (partia
   credwatch check --all-contexts --create-probe-sa`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.printRBAC {
+				_, err := o.streams.Out.Write(deploy.ClusterRole())
+				return err
+			}
 			if err := o.complete(cmd); err != nil {
 				return o.output.Failed(o.streams.Out, "credwatch check", err)
 			}
@@ -109,6 +115,7 @@ reachable, or nothing at or above --fail-on but a core check was skipped (partia
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF, report.JUnit)
 	o.members = memberflags.New(fs, o.streams.Known)
 	o.failOn.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical")
+	fs.BoolVar(&o.printRBAC, "print-rbac", false, "print the least-privilege RBAC check needs (a Namespace, the probe ServiceAccount, Roles and ClusterRoles; pipe to kubectl apply -f -) and exit; contacts no cluster")
 	fs.StringVar(&o.publicCAFile, "public-issuer-ca", "", "PEM bundle trusted (with the system roots) when fetching a public issuer")
 	fs.BoolVar(&o.noCloud, "no-cloud", false, "leave out the cloud-provider credentials (the cloud-credentials check is skipped)")
 	fs.BoolVar(&o.cloudLogin, "cloud-login", false, "log in to vCenter/Keystone with each cloud credential found (off: repeated failed logins can lock accounts)")

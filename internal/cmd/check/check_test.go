@@ -6,6 +6,7 @@ package check
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/credwatch/credwatch/internal/cli"
@@ -116,4 +117,25 @@ current-context: a
 		t.Fatal(err)
 	}
 	return kubeconfig
+}
+
+// TestPrintRBAC: --print-rbac prints deploy/clusterrole.yaml whole without any kubeconfig, so a
+// binary from an archive carries the RBAC its skip reasons point to.
+func TestPrintRBAC(t *testing.T) {
+	r := cmdtest.Run(t, NewCommand, nil, "--print-rbac", "--kubeconfig", "/nonexistent/kubeconfig")
+	if r.Code != 0 || r.Stderr != "" {
+		t.Fatalf("exit %d, stderr %q", r.Code, r.Stderr)
+	}
+	want, err := os.ReadFile("../../../deploy/clusterrole.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Stdout != string(want) {
+		t.Error("--print-rbac does not print deploy/clusterrole.yaml")
+	}
+	for _, kind := range []string{"kind: Namespace", "kind: ServiceAccount", "kind: ClusterRole", "kind: Role"} {
+		if !strings.Contains(r.Stdout, kind) {
+			t.Errorf("no %s in the printed RBAC", kind)
+		}
+	}
 }
