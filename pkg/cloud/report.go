@@ -134,5 +134,25 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 				Remedy: "fix the file or leave it out of --config"})
 		}
 	}
-	return finding.WriteJUnit(w, "credwatch cloud", order, cases, nil, failOn)
+	return finding.WriteJUnit(w, "credwatch cloud", order, cases, r.untested(cases, failOn), failOn)
+}
+
+// untested maps each credential's case that no login tested (--no-login, nothing to test with)
+// and that fails on nothing else to why: JUnit's <skipped/>, so that a pipeline does not count
+// a credential never tried as a passing test.
+func (r *Report) untested(cases map[string][]finding.Finding, failOn catalogue.Severity) map[string]string {
+	out := map[string]string{}
+	for i := range r.Items {
+		it := &r.Items[i]
+		name := caseName(it)
+		if it.Test.Verdict != NotTested || finding.AnyAtLeast(cases[name], failOn) {
+			continue
+		}
+		why := "not tested"
+		if it.Test.Detail != "" {
+			why += ": " + it.Test.Detail
+		}
+		out[name] = why
+	}
+	return out
 }
