@@ -39,7 +39,28 @@ func render(t *testing.T, namespace string, vals map[string]any) []*unstructured
 	return objs
 }
 
+// testImage is the image repository the tests install from: the chart has no default (no
+// public image exists), and installing without one fails by design (TestNoDefaultImage).
+const testImage = "registry.test/credwatch"
+
+// withImage is vals with image.repository set to testImage unless vals sets an image.
+func withImage(vals map[string]any) map[string]any {
+	if _, ok := vals["image"]; ok {
+		return vals
+	}
+	out := map[string]any{"image": map[string]any{"repository": testImage}}
+	for k, v := range vals {
+		out[k] = v
+	}
+	return out
+}
+
 func renderErr(namespace string, vals map[string]any) ([]*unstructured.Unstructured, error) {
+	return renderRaw(namespace, withImage(vals))
+}
+
+// renderRaw renders with vals as given, without the test image.
+func renderRaw(namespace string, vals map[string]any) ([]*unstructured.Unstructured, error) {
 	ch, err := loader.Load(chartDir)
 	if err != nil {
 		return nil, err
@@ -89,7 +110,7 @@ func find(objs []*unstructured.Unstructured, kind string) []*unstructured.Unstru
 // TestLint is `helm lint --strict` with the defaults and with every optional object on.
 func TestLint(t *testing.T) {
 	for _, vals := range []map[string]any{nil, {"serviceMonitor": map[string]any{"enabled": true}, "prometheusRule": map[string]any{"enabled": true}}} {
-		l := lint.All(chartDir, vals, "credwatch", true)
+		l := lint.All(chartDir, withImage(vals), "credwatch", true)
 		for _, m := range l.Messages {
 			if m.Severity > support.InfoSev {
 				t.Errorf("helm lint (%v): %s", vals, m)
@@ -104,13 +125,24 @@ func TestSchema(t *testing.T) {
 		"unknown key":       {"intervall": "5s"},
 		"bad interval":      {"watch": map[string]any{"interval": "5 seconds"}},
 		"bad port":          {"watch": map[string]any{"port": 0}},
-		"empty image":       {"image": map[string]any{"repository": ""}},
 		"bad probe account": {"probeServiceAccount": map[string]any{"name": "Probe_SA"}},
 		"two replicas":      {"replicaCount": 2},
 		"bad nameOverride":  {"nameOverride": "Cred_Watch"},
 	} {
 		if _, err := renderErr("credwatch", vals); err == nil || !strings.Contains(err.Error(), "schema") {
 			t.Errorf("%s: rendered (err %v), want a schema error", name, err)
+		}
+	}
+}
+
+// TestNoDefaultImage: installed with the chart's defaults, or with an empty repository, the
+// chart refuses with a message that says what to set, instead of a Deployment whose image no
+// registry has (ImagePullBackOff).
+func TestNoDefaultImage(t *testing.T) {
+	for name, vals := range map[string]map[string]any{"defaults": nil, "empty": {"image": map[string]any{"repository": ""}}} {
+		_, err := renderRaw("credwatch", vals)
+		if err == nil || !strings.Contains(err.Error(), "set image.repository to where `make image-push REGISTRY=host:port` pushed the image") {
+			t.Errorf("%s: rendered (err %v), want the required image.repository message", name, err)
 		}
 	}
 }
@@ -262,7 +294,7 @@ func TestRBACScope(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rv, err := chartutil.ToRenderValues(ch, vals, chartutil.ReleaseOptions{Name: "credwatch", Namespace: "credwatch", IsInstall: true}, chartutil.DefaultCapabilities)
+		rv, err := chartutil.ToRenderValues(ch, withImage(vals), chartutil.ReleaseOptions{Name: "credwatch", Namespace: "credwatch", IsInstall: true}, chartutil.DefaultCapabilities)
 		if err != nil {
 			t.Fatal(err)
 		}
