@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/finding"
 	"github.com/credwatch/credwatch/pkg/report"
 )
@@ -83,4 +84,26 @@ func writeFindings(w io.Writer, fs []finding.Finding) error {
 // SARIF renders the findings as SARIF 2.1.0.
 func (r *Report) SARIF() any {
 	return finding.SARIF(finding.Tool{Name: "credwatch preflight", Version: r.ToolVersion}, r.Findings)
+}
+
+// predictions are the catalogue IDs preflight reports, one JUnit test case each, in the order of
+// checks() (TestPredictionIDs keeps the list and checks.go together).
+func predictions() []string {
+	return []string{"rollout-planned", "issuer-change-drops-old", "issuer-switch-before-all-accept", "issuer-placeholder",
+		"issuer-join-differs", "sa-key-unread", "sa-key-change", "audience-change-drops-old", "etcd-removed-before-drain",
+		"lb-check-not-ready-aware", "legacy-token-secrets", "no-change"}
+}
+
+// WriteJUnit renders the prediction as JUnit XML: one test case per prediction, failed by a
+// finding at or above FailOn (default error, as --fail-on).
+func (r *Report) WriteJUnit(w io.Writer) error {
+	failOn := r.FailOn
+	if failOn == "" {
+		failOn = catalogue.Error
+	}
+	byID := map[string][]finding.Finding{}
+	for _, f := range r.Findings {
+		byID[f.ID] = append(byID[f.ID], f)
+	}
+	return finding.WriteJUnit(w, "credwatch preflight", predictions(), byID, nil, failOn)
 }
