@@ -87,7 +87,11 @@ func NewOutputFlag(fs *pflag.FlagSet, allowed ...report.Format) *OutputFlag {
 	o := &OutputFlag{Allowed: allowed, Raw: string(report.Table)}
 	names := report.Names(allowed)
 	fs.StringVarP(&o.Raw, "output", "o", o.Raw, "output format: "+strings.Join(names, "|"))
-	FlagValues(fs, "output", names...)
+	completions := make([]string, len(names))
+	for i, n := range names {
+		completions[i] = strings.TrimSuffix(n, "TEMPLATE") // "jsonpath=": the template is the user's
+	}
+	FlagValues(fs, "output", completions...)
 	return o
 }
 

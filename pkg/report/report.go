@@ -35,15 +35,27 @@ const (
 	YAML  Format = "yaml"
 	SARIF Format = "sarif"
 	JUnit Format = "junit"
+	// JSONPath is offered by a command that lists it; the value given is "jsonpath=TEMPLATE"
+	// (kubectl's -o jsonpath), and that whole value is the Format.
+	JSONPath Format = "jsonpath"
 )
+
+// jsonPathPrefix starts a -o jsonpath value.
+const jsonPathPrefix = string(JSONPath) + "="
 
 // Common is the set of formats every command offers.
 var Common = []Format{Table, JSON, YAML}
 
 // ParseFormat checks s against the formats a command offers.
 func ParseFormat(s string, allowed []Format) (Format, error) {
+	if tmpl, ok := strings.CutPrefix(s, jsonPathPrefix); ok && slices.Contains(allowed, JSONPath) {
+		if _, err := parseJSONPath(tmpl); err != nil {
+			return "", fmt.Errorf("output format %q: %w", s, err)
+		}
+		return Format(s), nil
+	}
 	f := Format(strings.ToLower(s))
-	if slices.Contains(allowed, f) || f == Wide && slices.Contains(allowed, Table) {
+	if slices.Contains(allowed, f) && f != JSONPath || f == Wide && slices.Contains(allowed, Table) {
 		return f, nil
 	}
 	return "", fmt.Errorf("output format %q: want one of %s", s, strings.Join(Names(allowed), "|"))
@@ -53,6 +65,10 @@ func ParseFormat(s string, allowed []Format) (Format, error) {
 func Names(allowed []Format) []string {
 	var names []string
 	for _, a := range allowed {
+		if a == JSONPath {
+			names = append(names, jsonPathPrefix+"TEMPLATE")
+			continue
+		}
 		names = append(names, string(a))
 		if a == Table {
 			names = append(names, string(Wide))
@@ -90,6 +106,9 @@ func Print(w io.Writer, f Format, v any) error {
 }
 
 func render(w *bytes.Buffer, f Format, v any) error {
+	if tmpl, ok := strings.CutPrefix(string(f), jsonPathPrefix); ok {
+		return renderJSONPath(w, tmpl, v)
+	}
 	switch f {
 	case JSON:
 		if m, ok := v.(Membered); ok {

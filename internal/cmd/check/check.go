@@ -112,7 +112,7 @@ reachable, or nothing at or above --fail-on but a core check was skipped (partia
 	}
 	fs := cmd.Flags()
 	o.kube = cli.NewKubeFlagsExcept(fs, o.streams.Known, "cluster")
-	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF, report.JUnit)
+	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF, report.JUnit, report.JSONPath)
 	o.members = memberflags.New(fs, o.streams.Known)
 	o.failOn.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical")
 	fs.BoolVar(&o.printRBAC, "print-rbac", false, "print the least-privilege RBAC check needs (a Namespace, the probe ServiceAccount, Roles and ClusterRoles; pipe to kubectl apply -f -) and exit; contacts no cluster")

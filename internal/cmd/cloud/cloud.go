@@ -87,7 +87,7 @@ interrupted (SIGINT/SIGTERM), even when the report printed before it has no find
 	fs := cmd.Flags()
 	// kubectl's --insecure-skip-tls-verify means the API server; here it means the cloud provider.
 	o.kube = cli.NewKubeFlagsExcept(fs, o.streams.Known, "insecure-skip-tls-verify")
-	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF, report.JUnit)
+	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF, report.JUnit, report.JSONPath)
 	fs.StringArrayVar(&o.configs, "config", nil, "a cloud config file or a folder of them (repeatable): cloud_config, vsphere.conf, vSphere CPI YAML/INI, cloud.conf, clouds.yaml")
 	fs.BoolVar(&o.noLogin, "no-login", false, "do not log in to any provider (find and judge only)")
 	fs.BoolVar(&o.noCluster, "no-cluster", false, "do not read the cluster; only the --config files")

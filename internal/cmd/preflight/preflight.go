@@ -98,7 +98,7 @@ KubeadmControlPlane); 3 the management cluster could not be read.`),
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.execute(cmd.Context()) },
 	}
 	fs := cmd.Flags()
-	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF, report.JUnit)
+	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF, report.JUnit, report.JSONPath)
 	fs.StringVar(&o.current, "current", "", "the running control plane: a YAML file or a directory of them")
 	fs.StringVar(&o.planned, "planned", "", "the control plane about to be applied: a YAML file or a directory of them")
 	fs.StringVar(&o.cluster, "cluster", "", "live mode: read the running control plane of the Cluster API Cluster `[NAMESPACE/]NAME` from the management cluster")

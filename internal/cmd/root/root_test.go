@@ -141,7 +141,7 @@ current-context: lab
 		want []string // the candidates, in order
 	}{
 		{"explain IDs", []string{"explain", "signing-key-u"}, []string{"signing-key-unknown"}},
-		{"check -o", []string{"check", "-o", ""}, []string{"table", "wide", "json", "yaml", "sarif", "junit"}},
+		{"check -o", []string{"check", "-o", ""}, []string{"table", "wide", "json", "yaml", "sarif", "junit", "jsonpath="}},
 		{"explain -o", []string{"explain", "-o", "y"}, []string{"yaml"}},
 		{"--fail-on", []string{"check", "--fail-on", "w"}, []string{"warning"}},
 		{"--context", []string{"check", "--kubeconfig", kubeconfig, "--context", "prod"}, []string{"prod-east", "prod-west"}},
