@@ -120,11 +120,11 @@ func (r *Report) WriteTable(w io.Writer, o report.TableOptions) error {
 			where = fmt.Sprintf(" (%d)", g.Count)
 		}
 		fmt.Fprintf(w, "  %-8s %s%s\n", strings.ToUpper(string(g.Severity)), g.ID, where)
-		if err := report.Wrap(w, "           ", report.Cut(g.Message, maxMessage)); err != nil {
+		if err := o.Wrap(w, "           ", report.Cut(g.Message, maxMessage)); err != nil {
 			return err
 		}
 		if g.Severity.Rank() >= 2 {
-			if err := report.Wrap(w, "           ", "remedy: "+strings.TrimSpace(g.Remedy)); err != nil {
+			if err := o.Wrap(w, "           ", "remedy: "+strings.TrimSpace(g.Remedy)); err != nil {
 				return err
 			}
 		}

@@ -46,23 +46,23 @@ func (r *Report) WriteTable(w io.Writer, o report.TableOptions) error {
 			return err
 		}
 	}
-	if err := writeFindings(w, r.Findings); err != nil {
+	if err := writeFindings(w, o, r.Findings); err != nil {
 		return err
 	}
 	for _, n := range r.Notes {
-		if err := report.Hang(w, "note: ", "    ", n); err != nil {
+		if err := o.Hang(w, "note: ", "    ", n); err != nil {
 			return err
 		}
 	}
 	for _, ig := range r.Ignored {
-		if err := report.Hang(w, "ignored: ", "    ", ig.String()); err != nil {
+		if err := o.Hang(w, "ignored: ", "    ", ig.String()); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func writeFindings(w io.Writer, fs []finding.Finding) error {
+func writeFindings(w io.Writer, o report.TableOptions, fs []finding.Finding) error {
 	if len(fs) == 0 {
 		fmt.Fprintln(w, "\nNo findings.")
 		return nil
@@ -70,10 +70,10 @@ func writeFindings(w io.Writer, fs []finding.Finding) error {
 	fmt.Fprintln(w, "\nFindings:")
 	for _, f := range fs {
 		fmt.Fprintf(w, "  %-8s %s\n", strings.ToUpper(string(f.Severity)), f.ID)
-		if err := report.Wrap(w, "           ", f.Message); err != nil {
+		if err := o.Wrap(w, "           ", f.Message); err != nil {
 			return err
 		}
-		if err := report.Wrap(w, "           ", "remedy: "+f.Remedy); err != nil {
+		if err := o.Wrap(w, "           ", "remedy: "+f.Remedy); err != nil {
 			return err
 		}
 	}

@@ -50,7 +50,7 @@ func (r Report) WriteTable(w io.Writer, o report.TableOptions) error {
 				if i == 0 {
 					first = fmt.Sprintf("%2d. ", h.Rank)
 				}
-				if err := report.Hang(w, first, "      ", l); err != nil {
+				if err := o.Hang(w, first, "      ", l); err != nil {
 					return err
 				}
 			}
@@ -106,7 +106,7 @@ func (r Report) WriteTable(w io.Writer, o report.TableOptions) error {
 	if len(problems) > 0 {
 		fmt.Fprintln(w, "\nINPUT PROBLEMS")
 		for _, p := range problems {
-			if err := report.Hang(w, "  ", "      ", p); err != nil {
+			if err := o.Hang(w, "  ", "      ", p); err != nil {
 				return err
 			}
 		}
