@@ -6,13 +6,11 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/credwatch/credwatch/pkg/redact"
 	"github.com/credwatch/credwatch/pkg/report"
@@ -42,19 +40,6 @@ func (s Streams) Secret() io.Writer {
 		_ = f.Flush()
 	}
 	return s.SecretOut
-}
-
-// Terminal is the file under w (through redact.Writers) when it is a terminal.
-func Terminal(w io.Writer) (*os.File, bool) {
-	for {
-		u, ok := w.(interface{ Unwrap() io.Writer })
-		if !ok {
-			break
-		}
-		w = u.Unwrap()
-	}
-	f, ok := w.(*os.File)
-	return f, ok && term.IsTerminal(int(f.Fd()))
 }
 
 // Infof writes a diagnostic line to ErrOut.

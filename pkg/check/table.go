@@ -108,7 +108,7 @@ func (r *Report) WriteTable(w io.Writer, o report.TableOptions) error {
 		fmt.Fprintln(w, "  none")
 	}
 	// Findings that say the same about several members or checks are one line (-o json keeps
-	// each); a long message is cut, with a pointer to the whole.
+	// each); a long message wraps, whole.
 	for _, g := range finding.Collapse(r.Findings) {
 		where := ""
 		switch {
@@ -120,11 +120,11 @@ func (r *Report) WriteTable(w io.Writer, o report.TableOptions) error {
 			where = fmt.Sprintf(" (%d)", g.Count)
 		}
 		fmt.Fprintf(w, "  %-8s %s%s\n", strings.ToUpper(string(g.Severity)), g.ID, where)
-		if err := report.Wrap(w, "           ", report.Cut(g.Message, maxMessage)); err != nil {
+		if err := o.Wrap(w, "           ", g.Message); err != nil {
 			return err
 		}
 		if g.Severity.Rank() >= 2 {
-			if err := report.Wrap(w, "           ", "remedy: "+strings.TrimSpace(g.Remedy)); err != nil {
+			if err := o.Wrap(w, "           ", "remedy: "+strings.TrimSpace(g.Remedy)); err != nil {
 				return err
 			}
 		}
@@ -134,10 +134,6 @@ func (r *Report) WriteTable(w io.Writer, o report.TableOptions) error {
 	}
 	return nil
 }
-
-// maxMessage bounds a finding's message in the table (an unreachable cloud source can explain
-// itself in 2 KB); -o json carries it whole.
-const maxMessage = 400
 
 func secs(n int64) time.Duration { return time.Duration(n) * time.Second }
 

@@ -35,7 +35,7 @@ func writeCloud(w io.Writer, c *Cloud, o report.TableOptions) error {
 		lines = append(lines, "partial: "+e)
 	}
 	for _, l := range lines {
-		if err := report.Hang(w, "  ", "      ", l); err != nil {
+		if err := o.Hang(w, "  ", "      ", l); err != nil {
 			return err
 		}
 	}

@@ -27,10 +27,10 @@ func (r *Report) WriteTable(w io.Writer, o report.TableOptions) error {
 		fmt.Fprintln(w, "\nFindings:")
 		for _, f := range r.Findings {
 			fmt.Fprintf(w, "  %-8s %s\n", strings.ToUpper(string(f.Severity)), f.ID)
-			if err := report.Wrap(w, "           ", f.Message); err != nil {
+			if err := o.Wrap(w, "           ", f.Message); err != nil {
 				return err
 			}
-			if err := report.Wrap(w, "           ", "remedy: "+f.Remedy); err != nil {
+			if err := o.Wrap(w, "           ", "remedy: "+f.Remedy); err != nil {
 				return err
 			}
 		}
@@ -53,7 +53,7 @@ func (r *Report) WriteTable(w io.Writer, o report.TableOptions) error {
 		notes = append(notes, "partial: "+e)
 	}
 	for _, n := range notes {
-		if err := report.Hang(w, "", "    ", n); err != nil {
+		if err := o.Hang(w, "", "    ", n); err != nil {
 			return err
 		}
 	}

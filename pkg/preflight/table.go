@@ -16,26 +16,37 @@ import (
 // WriteTable prints what was compared, the steps with their trust matrix, then the findings
 // with their remedy and the notes.
 func (r *Report) WriteTable(w io.Writer, o report.TableOptions) error {
-	fmt.Fprintf(w, "Preflight of %s (%s): current %s, planned %s.\n", report.OrDash(r.Cluster), r.Source,
-		strings.Join(r.Current.Files, ", "), strings.Join(r.Planned.Files, ", "))
+	// What was compared is prose: it wraps at the width, its words whole.
+	if err := o.Hang(w, "", "    ", fmt.Sprintf("Preflight of %s (%s): current %s, planned %s.", report.OrDash(r.Cluster), r.Source,
+		strings.Join(r.Current.Files, ", "), strings.Join(r.Planned.Files, ", "))); err != nil {
+		return err
+	}
+	const rest = "             "
 	for _, s := range []struct {
 		name string
 		side Side
 	}{{"current", r.Current}, {"planned", r.Planned}} {
 		c := s.side.Creds
-		fmt.Fprintf(w, "  %-8s issuers %s; audiences %s; signs with %s\n", s.name, strings.Join(c.Issuers, ", "),
-			strings.Join(c.Audiences, ", "), c.Signing)
+		if err := o.Hang(w, fmt.Sprintf("  %-8s ", s.name), rest, fmt.Sprintf("issuers %s; audiences %s; signs with %s",
+			strings.Join(c.Issuers, ", "), strings.Join(c.Audiences, ", "), c.Signing)); err != nil {
+			return err
+		}
 		if jc := s.side.JoinCreds; jc != nil {
-			fmt.Fprintf(w, "  %-8s joined machines: issuers %s; signs with %s\n", "", strings.Join(jc.Issuers, ", "), jc.Signing)
+			if err := o.Hang(w, rest[:11], rest, fmt.Sprintf("joined machines: issuers %s; signs with %s",
+				strings.Join(jc.Issuers, ", "), jc.Signing)); err != nil {
+				return err
+			}
 		}
 	}
 	if len(r.Steps) == 0 {
 		fmt.Fprintln(w, "\nNo machine rolls.")
 	} else {
 		fmt.Fprintln(w)
+		// The trust after each step is the verdict: it wraps on a terminal and is never cut. An
+		// issuer that every step shares is the one the lines above name: -o wide's.
 		g := report.NewGrid("", report.Col{Name: "STEP"}, report.Col{Name: "ACTION"}, report.Col{Name: "MACHINE"},
-			report.Col{Name: "CONFIG", Wide: true}, report.Col{Name: "ISSUER", Flex: true}, report.Col{Name: "KEY", Wide: true},
-			report.Col{Name: "AUDIENCES", Wide: true}, report.Col{Name: "MEMBERS"}, report.Col{Name: "TRUST AFTER THE STEP", Flex: true})
+			report.Col{Name: "CONFIG", Wide: true}, report.Col{Name: "ISSUER", Flex: true, Repeats: true}, report.Col{Name: "KEY", Wide: true},
+			report.Col{Name: "AUDIENCES", Wide: true}, report.Col{Name: "MEMBERS"}, report.Col{Name: "TRUST AFTER THE STEP", Wrap: true})
 		for _, s := range r.Steps {
 			iss, key, aud := "-", "-", "-"
 			if s.Creds != nil {
@@ -47,23 +58,23 @@ func (r *Report) WriteTable(w io.Writer, o report.TableOptions) error {
 			return err
 		}
 	}
-	if err := writeFindings(w, r.Findings); err != nil {
+	if err := writeFindings(w, o, r.Findings); err != nil {
 		return err
 	}
 	for _, n := range r.Notes {
-		if err := report.Hang(w, "note: ", "    ", n); err != nil {
+		if err := o.Hang(w, "note: ", "    ", n); err != nil {
 			return err
 		}
 	}
 	for _, ig := range r.Ignored {
-		if err := report.Hang(w, "ignored: ", "    ", ig.String()); err != nil {
+		if err := o.Hang(w, "ignored: ", "    ", ig.String()); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func writeFindings(w io.Writer, fs []finding.Finding) error {
+func writeFindings(w io.Writer, o report.TableOptions, fs []finding.Finding) error {
 	if len(fs) == 0 {
 		fmt.Fprintln(w, "\nNo findings.")
 		return nil
@@ -71,10 +82,10 @@ func writeFindings(w io.Writer, fs []finding.Finding) error {
 	fmt.Fprintln(w, "\nFindings:")
 	for _, f := range fs {
 		fmt.Fprintf(w, "  %-8s %s\n", strings.ToUpper(string(f.Severity)), f.ID)
-		if err := report.Wrap(w, "           ", f.Message); err != nil {
+		if err := o.Wrap(w, "           ", f.Message); err != nil {
 			return err
 		}
-		if err := report.Wrap(w, "           ", "remedy: "+f.Remedy); err != nil {
+		if err := o.Wrap(w, "           ", "remedy: "+f.Remedy); err != nil {
 			return err
 		}
 	}

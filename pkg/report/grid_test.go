@@ -15,7 +15,7 @@ func TestGridFitsAndWide(t *testing.T) {
 	g.Row("apiserver-1", "https://apiserver-1:6443", long, "ok")
 	g.Row("apiserver-2", "https://apiserver-2:6443", "short", "unreachable")
 	var narrow, wide strings.Builder
-	if err := g.Write(&narrow, TableOptions{}); err != nil {
+	if err := g.Write(&narrow, TableOptions{Width: Width}); err != nil {
 		t.Fatal(err)
 	}
 	if err := g.Write(&wide, TableOptions{Wide: true}); err != nil {
@@ -60,7 +60,7 @@ func TestGridCutRedactsFirst(t *testing.T) {
 	g := NewGrid("", Col{Name: "CELL", Flex: true})
 	g.Row(cell)
 	var b strings.Builder
-	_ = g.Write(&b, TableOptions{})
+	_ = g.Write(&b, TableOptions{Width: Width})
 	if strings.Contains(b.String(), "p4ssp4ss") {
 		t.Errorf("the cut cell shows the password:\n%s", b.String())
 	}
@@ -70,7 +70,7 @@ func TestWrap(t *testing.T) {
 	word := strings.Repeat("w", 150)
 	text := strings.Repeat("several words of prose ", 12) + word + " end"
 	var b strings.Builder
-	if err := Wrap(&b, "    ", text); err != nil {
+	if err := (TableOptions{}).Wrap(&b, "    ", text); err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
@@ -93,7 +93,7 @@ func TestWrap(t *testing.T) {
 func TestWrapRedactsFirst(t *testing.T) {
 	text := strings.Repeat("prose ", 18) + "Authorization: Bearer abcdefghijklmnopqrstuvwxyz0123456789ABCD rest"
 	var b strings.Builder
-	_ = Wrap(&b, "  ", text)
+	_ = TableOptions{Width: 80}.Wrap(&b, "  ", text)
 	if strings.Contains(b.String(), "abcdefghijklmnopqrstuvwxyz0123456789ABCD") {
 		t.Errorf("wrapped text shows the bearer value:\n%s", b.String())
 	}

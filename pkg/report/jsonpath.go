@@ -28,7 +28,7 @@ func renderJSONPath(w *bytes.Buffer, tmpl string, v any) error {
 		return err
 	}
 	var doc bytes.Buffer
-	if err := render(&doc, JSON, v); err != nil {
+	if err := render(&doc, JSON, v, 0); err != nil {
 		return err
 	}
 	var data any

@@ -77,7 +77,7 @@ func Names(allowed []Format) []string {
 	return names
 }
 
-// Tabular is a result that can render itself for people: its tables fit Width unless o.Wide.
+// Tabular is a result that can render itself for people, as o says (TableOptions).
 type Tabular interface {
 	WriteTable(w io.Writer, o TableOptions) error
 }
@@ -93,9 +93,11 @@ type (
 // Print writes v in format f. Whatever a result carries, no token signature, private key or
 // credential value reaches w: the rendered document passes through a redact.Writer — w itself
 // when it is one (app.Main's stdout), so nothing is redacted twice.
+//
+// A table fits the terminal w is (TerminalWidth); into a file or a pipe every cell is whole.
 func Print(w io.Writer, f Format, v any) error {
 	var b bytes.Buffer
-	if err := render(&b, f, v); err != nil {
+	if err := render(&b, f, v, TerminalWidth(w)); err != nil {
 		return err
 	}
 	rw := redact.Through(w)
@@ -105,7 +107,7 @@ func Print(w io.Writer, f Format, v any) error {
 	return rw.Flush()
 }
 
-func render(w *bytes.Buffer, f Format, v any) error {
+func render(w *bytes.Buffer, f Format, v any, width int) error {
 	if tmpl, ok := strings.CutPrefix(string(f), jsonPathPrefix); ok {
 		return renderJSONPath(w, tmpl, v)
 	}
@@ -138,7 +140,7 @@ func render(w *bytes.Buffer, f Format, v any) error {
 		if !ok {
 			return fmt.Errorf("output format sarif: not available for %T", v)
 		}
-		return render(w, JSON, s.SARIF())
+		return render(w, JSON, s.SARIF(), width)
 	case JUnit:
 		j, ok := v.(JUnitter)
 		if !ok {
@@ -148,9 +150,9 @@ func render(w *bytes.Buffer, f Format, v any) error {
 	default:
 		t, ok := v.(Tabular)
 		if !ok {
-			return render(w, YAML, v)
+			return render(w, YAML, v, width)
 		}
-		return writeTable(w, t, TableOptions{Wide: f == Wide})
+		return writeTable(w, t, TableOptions{Wide: f == Wide, Width: width})
 	}
 }
 

@@ -5,9 +5,40 @@ package report
 
 import (
 	"bytes"
+	"io"
+	"os"
+
+	"golang.org/x/term"
 
 	"github.com/credwatch/credwatch/pkg/redact"
 )
+
+// Terminal is the file under w (through writers that Unwrap, as redact.Writers do) when it is a
+// terminal.
+func Terminal(w io.Writer) (*os.File, bool) {
+	for {
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			break
+		}
+		w = u.Unwrap()
+	}
+	f, ok := w.(*os.File)
+	return f, ok && term.IsTerminal(int(f.Fd()))
+}
+
+// TerminalWidth is the width in columns of the terminal under w, Width when its size cannot
+// be read, or 0 when w is not a terminal: the one place where a table's width is decided.
+func TerminalWidth(w io.Writer) int {
+	f, ok := Terminal(w)
+	if !ok {
+		return 0
+	}
+	if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+		return cols
+	}
+	return Width
+}
 
 // writeTable renders t for a terminal. Tables carry untrusted text (log lines, cloud configs,
 // token claims), and a raw escape sequence in a cell would reach the terminal: it could move

@@ -12,9 +12,9 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/pkg/logs"
 	"github.com/credwatch/credwatch/pkg/redact"
+	"github.com/credwatch/credwatch/pkg/report"
 )
 
 // progressThreshold is the input size from which --progress=auto shows a bar.
@@ -30,7 +30,7 @@ func (o *options) startProgress(cfg *logs.Config, inputs []logs.Input) func() {
 	}
 	show := o.progress == "always"
 	if o.progress == "auto" && !o.quiet {
-		_, tty := cli.Terminal(o.streams.ErrOut)
+		_, tty := report.Terminal(o.streams.ErrOut)
 		show = tty && total >= progressThreshold
 	}
 	if !show {

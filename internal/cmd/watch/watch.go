@@ -371,7 +371,7 @@ func writeReport(f *os.File, path string, t *watch.Timeline, sum watch.Summary, 
 }
 
 func isTerminal(w io.Writer) bool {
-	_, ok := cli.Terminal(w)
+	_, ok := report.Terminal(w)
 	return ok
 }
 

@@ -37,11 +37,3 @@ func clock(t time.Time, oneDay bool) string {
 	}
 	return t.UTC().Format(layout)
 }
-
-// clip cuts s to n bytes, marking the cut.
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
-}

@@ -118,3 +118,11 @@ func fileLines(t *testing.T, path string) []string {
 	}
 	return out
 }
+
+// clip cuts s to n bytes, marking the cut.
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

@@ -39,18 +39,20 @@ func (r Report) WriteTable(w io.Writer, o report.TableOptions) error {
 		fmt.Fprintln(w, "VERDICT")
 		for _, h := range r.Verdict {
 			lines := []string{fmt.Sprintf("[%s] %s", h.Severity, h.Statement), "remedy: " + h.Remedy}
+			// An evidence line is whole (pkg/logs bounds it): its end is often the one message
+			// that names the cause (square/go-jose's). It wraps, as the other lines do.
 			for i, ev := range h.Evidence {
 				if i == 2 {
 					break
 				}
-				lines = append(lines, fmt.Sprintf("evidence: %s:%d: %s", ev.Input, ev.LineNumber, clip(ev.Line, 200)))
+				lines = append(lines, fmt.Sprintf("evidence: %s:%d: %s", ev.Input, ev.LineNumber, ev.Line))
 			}
 			for i, l := range lines {
 				first := "    "
 				if i == 0 {
 					first = fmt.Sprintf("%2d. ", h.Rank)
 				}
-				if err := report.Hang(w, first, "      ", l); err != nil {
+				if err := o.Hang(w, first, "      ", l); err != nil {
 					return err
 				}
 			}
@@ -81,14 +83,15 @@ func (r Report) WriteTable(w io.Writer, o report.TableOptions) error {
 	}
 	if len(r.Unknown) > 0 {
 		fmt.Fprintln(w, "\nUNKNOWN CREDENTIAL ERRORS (no catalogue spelling matched; NEAREST is the family its WORDS put it in)")
+		// The text is all there is to read of an unknown error: it wraps on a terminal, never cut.
 		g := report.NewGrid("", report.Col{Name: "HOST", Flex: true}, report.Col{Name: "COMPONENT"}, report.Col{Name: "COUNT"},
-			report.Col{Name: "NEAREST"}, report.Col{Name: "WORDS"}, report.Col{Name: "TEXT", Flex: true})
+			report.Col{Name: "NEAREST"}, report.Col{Name: "WORDS"}, report.Col{Name: "TEXT", Wrap: true})
 		for i, u := range r.Unknown {
 			if i == 20 {
 				g.Row("…", "", "", "", "", fmt.Sprintf("%d more", len(r.Unknown)-20))
 				break
 			}
-			g.Row(u.Host, u.Component, report.Thousands(u.Count), u.Family, strings.Join(u.Words, ","), clip(u.Text, 160))
+			g.Row(u.Host, u.Component, report.Thousands(u.Count), u.Family, strings.Join(u.Words, ","), u.Text)
 		}
 		if err := g.Write(w, o); err != nil {
 			return err
@@ -106,7 +109,7 @@ func (r Report) WriteTable(w io.Writer, o report.TableOptions) error {
 	if len(problems) > 0 {
 		fmt.Fprintln(w, "\nINPUT PROBLEMS")
 		for _, p := range problems {
-			if err := report.Hang(w, "  ", "      ", p); err != nil {
+			if err := o.Hang(w, "  ", "      ", p); err != nil {
 				return err
 			}
 		}

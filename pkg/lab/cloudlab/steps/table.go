@@ -40,7 +40,7 @@ func (e *Evidence) WriteTable(w io.Writer) error {
 	}
 	for _, s := range e.Steps {
 		fmt.Fprintln(w)
-		if err := report.Hang(w, "== "+s.Name+": ", "   ", s.Action); err != nil {
+		if err := (report.TableOptions{}).Hang(w, "== "+s.Name+": ", "   ", s.Action); err != nil {
 			return err
 		}
 		for _, r := range restarted(s.Restarted) {
