@@ -24,6 +24,10 @@ func FlagValues(fs *pflag.FlagSet, name string, values ...string) {
 	_ = fs.SetAnnotation(name, valuesAnnotation, values)
 }
 
+// Values are the values FlagValues recorded for f (-o: the formats its command accepts); nil when
+// the flag takes any value.
+func Values(f *pflag.Flag) []string { return f.Annotations[valuesAnnotation] }
+
 // Completions registers the dynamic shell completion of every flag in the tree under root that
 // takes one of a known set of values: -o (the command's formats), --fail-on (the severities, FailOn) and
 // --context (the kubeconfig's contexts). Arguments complete through each command's own

@@ -3,7 +3,10 @@
 
 package cli
 
-import "runtime/debug"
+import (
+	"fmt"
+	"runtime/debug"
+)
 
 // Build information, set with -ldflags "-X github.com/credwatch/credwatch/internal/cli.version=...".
 var (
@@ -39,4 +42,9 @@ func Build() BuildInfo {
 		b.Commit = "unknown"
 	}
 	return b
+}
+
+// String is the one line `credwatch version` and `credwatch --version` print.
+func (b BuildInfo) String() string {
+	return fmt.Sprintf("credwatch %s (commit %s, %s)", b.Version, b.Commit, b.GoVersion)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
+	"time"
 
 	"github.com/credwatch/credwatch/pkg/redact"
 )
@@ -66,7 +67,9 @@ func (l *Lines) Observe(_ *State, events []Event) {
 	}
 }
 
-// FormatEvent renders an event on one line: time, severity, kind, member, catalogue ID, message.
+// FormatEvent renders an event on one line: time (RFC 3339 in UTC, with the date and the zone, as
+// the JSON Lines have it: a line read the next day, or next to logs of another zone, stays
+// unambiguous), severity, kind, member, catalogue ID, message.
 func FormatEvent(e Event) string {
 	id := e.ID
 	if id == "" {
@@ -76,7 +79,7 @@ func FormatEvent(e Event) string {
 	if member == "" {
 		member = "-"
 	}
-	return fmt.Sprintf("%s  %-8s %-20s %-14s %-22s %s", e.Time.Format("15:04:05"), e.Severity, e.Kind, member, id, oneLine(e.Message))
+	return fmt.Sprintf("%s  %-8s %-20s %-14s %-22s %s", e.Time.UTC().Format(time.RFC3339), e.Severity, e.Kind, member, id, oneLine(e.Message))
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

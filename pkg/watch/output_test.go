@@ -70,3 +70,27 @@ func TestIssuerChangedLookalike(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatEventTime: an event line starts with its time in RFC 3339, in UTC with the date and
+// the zone, whatever zone the event's time is in: the line stays unambiguous next to logs.
+func TestFormatEventTime(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 30, 9, 31, 19, 500e6, time.UTC)
+	for _, tt := range []struct {
+		name string
+		time time.Time
+		want string
+	}{
+		{"UTC", at, "2026-11-30T09:31:19Z  "},
+		{"east of UTC, next day", at.Add(16 * time.Hour).In(time.FixedZone("JST", 9*3600)), "2026-12-01T01:31:19Z  "},
+		{"west of UTC", at.In(time.FixedZone("PST", -8*3600)), "2026-11-30T09:31:19Z  "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			line := FormatEvent(Event{Time: tt.time, Severity: "error", Kind: TrustBroken, Member: "apiserver-2", ID: "signing-key-unknown", Message: "m"})
+			if !strings.HasPrefix(line, tt.want) {
+				t.Errorf("line %q, want it to start with %q", line, tt.want)
+			}
+		})
+	}
+}

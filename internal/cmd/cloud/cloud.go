@@ -105,19 +105,9 @@ func (o *options) complete(cmd *cobra.Command) error {
 	if err := cli.CompleteReport(o.output, &o.failOn); err != nil {
 		return err
 	}
-	o.insecureSet = map[cloud.Provider]bool{}
-	for _, p := range o.insecure {
-		switch strings.ToLower(strings.TrimSpace(p)) {
-		case "vsphere":
-			o.insecureSet[cloud.VSphere] = true
-		case "openstack":
-			o.insecureSet[cloud.OpenStack] = true
-		case "all", "true":
-			o.insecureSet[cloud.VSphere], o.insecureSet[cloud.OpenStack] = true, true
-		case "false":
-		default:
-			return cli.Usagef("--insecure-skip-tls-verify %q: want vsphere, openstack or both", p)
-		}
+	var err error
+	if o.insecureSet, err = insecureProviders(o.insecure); err != nil {
+		return err
 	}
 	if o.loginTO <= 0 || o.interval < 0 || o.loopWait < 0 {
 		return cli.Usagef("--login-timeout must be positive, --login-interval and --kubelet-wait not negative")
@@ -127,6 +117,26 @@ func (o *options) complete(cmd *cobra.Command) error {
 		return cli.Usagef("--no-cluster needs at least one --config")
 	}
 	return nil
+}
+
+// insecureProviders reads --insecure-skip-tls-verify: the providers whose TLS certificate is not
+// verified. "both" (what the usage error suggests), "all" and "true" are both providers.
+func insecureProviders(values []string) (map[cloud.Provider]bool, error) {
+	set := map[cloud.Provider]bool{}
+	for _, p := range values {
+		switch strings.ToLower(strings.TrimSpace(p)) {
+		case "vsphere":
+			set[cloud.VSphere] = true
+		case "openstack":
+			set[cloud.OpenStack] = true
+		case "both", "all", "true":
+			set[cloud.VSphere], set[cloud.OpenStack] = true, true
+		case "false":
+		default:
+			return nil, cli.Usagef("--insecure-skip-tls-verify %q: want vsphere, openstack or both", p)
+		}
+	}
+	return set, nil
 }
 
 // client returns the cluster client, or nil when the cluster is skipped; partial says the cluster

@@ -23,20 +23,26 @@ import (
 	"github.com/credwatch/credwatch/internal/cmd/watch"
 )
 
-// commands is the one list of top-level commands.
-func commands(s cli.Streams) []*cobra.Command {
-	return []*cobra.Command{
+// The help groups of the top-level commands: what users run, and the test lab, which needs root
+// (and Linux) and is listed apart so that nobody mistakes it for a step of a diagnosis.
+const (
+	groupUser = "user"
+	groupLab  = "lab"
+)
+
+// commands is the one list of top-level commands, by help group.
+func commands(s cli.Streams) map[string][]*cobra.Command {
+	return map[string][]*cobra.Command{groupLab: {lab.NewCommand(s)}, groupUser: {
 		check.NewCommand(s),
 		cloud.NewCommand(s),
 		explain.NewCommand(s),
-		lab.NewCommand(s),
 		keys.NewCommand(s),
 		token.NewCommand(s),
 		logs.NewCommand(s),
 		preflight.NewCommand(s),
 		version.NewCommand(s),
 		watch.NewCommand(s),
-	}
+	}}
 }
 
 // NewCommand returns the root command; name is "credwatch" or "kubectl credwatch".
@@ -59,9 +65,22 @@ Exit codes: 0 ok, 1 findings at or above --fail-on (or a rejected token), 2 bad 
 		SilenceErrors: true,
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: name},
 	}
-	for _, c := range commands(s) {
-		cmd.AddCommand(c)
+	cmd.AddGroup(&cobra.Group{ID: groupUser, Title: "Commands:"},
+		&cobra.Group{ID: groupLab, Title: "Test lab (needs root and Linux; docs/lab.md):"})
+	byGroup := commands(s)
+	for _, group := range []string{groupUser, groupLab} {
+		for _, c := range byGroup[group] {
+			c.GroupID = group
+			cmd.AddCommand(c) // cobra sorts them by name
+		}
 	}
+	cmd.SetHelpCommandGroupID(groupUser)
+	cmd.SetCompletionCommandGroupID(groupUser)
+	// --version prints what `credwatch version` prints; no -v, which kubectl users read as verbosity.
+	build := cli.Build()
+	cmd.Version = build.String()
+	cmd.SetVersionTemplate("{{.Version}}\n")
+	cmd.Flags().Bool("version", false, "print credwatch's version, commit and Go version (as credwatch version)")
 	cli.Completions(cmd)
 	// cobra adds its completion command only when it executes, after UsageErrors would have
 	// typed its argument errors: add it now, so that `completion bash extra` is usage (exit 2).

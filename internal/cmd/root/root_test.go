@@ -172,3 +172,74 @@ current-context: lab
 		})
 	}
 }
+
+// run executes the root command named name with args and returns its stdout, stderr and exit code.
+func run(t *testing.T, name string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := NewCommand(name, cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	code := cli.Code(cmd.Execute())
+	return out.String(), errOut.String(), code
+}
+
+// TestVersionFlag: --version prints what `credwatch version` prints, also as a kubectl plugin,
+// and -v is not taken for it.
+func TestVersionFlag(t *testing.T) {
+	want, _, code := run(t, "credwatch", "version")
+	if code != cli.ExitOK || !strings.HasPrefix(want, "credwatch ") {
+		t.Fatalf("version: exit %d, %q", code, want)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+		code int
+	}{
+		{"credwatch", []string{"--version"}, want, cli.ExitOK},
+		{"kubectl credwatch", []string{"--version"}, want, cli.ExitOK},
+		{"credwatch", []string{"-v"}, "", cli.ExitUsage},
+	} {
+		t.Run(tt.name+" "+strings.Join(tt.args, " "), func(t *testing.T) {
+			out, errOut, code := run(t, tt.name, tt.args...)
+			if code != tt.code || out != tt.want {
+				t.Errorf("exit %d, stdout %q (stderr %q); want exit %d, stdout %q", code, out, errOut, tt.code, tt.want)
+			}
+		})
+	}
+}
+
+// TestHelpGroups: the root's help lists the user commands under one heading and the lab, which
+// needs root, under its own, after them.
+func TestHelpGroups(t *testing.T) {
+	out, _, code := run(t, "credwatch", "--help")
+	if code != cli.ExitOK {
+		t.Fatalf("--help: exit %d", code)
+	}
+	user, labGroup, ok := strings.Cut(out, "\nTest lab (needs root and Linux; docs/lab.md):\n")
+	if !ok {
+		t.Fatalf("no lab heading in:\n%s", out)
+	}
+	_, user, _ = strings.Cut(user, "\nCommands:\n")
+	for _, tt := range []struct {
+		section, text, name string
+		want                bool
+	}{
+		{"commands", user, "check", true},
+		{"commands", user, "watch", true},
+		{"commands", user, "completion", true},
+		{"commands", user, "help", true},
+		{"commands", user, "lab", false},
+		{"lab", labGroup, "lab", true},
+		{"lab", labGroup, "check", false},
+	} {
+		if got := strings.Contains(tt.text, "\n  "+tt.name+" ") || strings.HasPrefix(tt.text, "  "+tt.name+" "); got != tt.want {
+			t.Errorf("%s section lists %s: %v, want %v\n%s", tt.section, tt.name, got, tt.want, out)
+		}
+	}
+	if strings.Contains(out, "Additional Commands:") {
+		t.Errorf("a command is in no group:\n%s", out)
+	}
+}

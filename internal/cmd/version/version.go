@@ -40,6 +40,6 @@ func NewCommand(s cli.Streams) *cobra.Command {
 type info cli.BuildInfo
 
 func (i info) WriteTable(w io.Writer, _ report.TableOptions) error {
-	_, err := fmt.Fprintf(w, "credwatch %s (commit %s, %s)\n", i.Version, i.Commit, i.GoVersion)
+	_, err := fmt.Fprintln(w, cli.BuildInfo(i).String())
 	return err
 }

@@ -53,8 +53,17 @@ type options struct {
 	reportNew  bool
 }
 
+// defaultInterval is --interval's default, and so --timeout's.
+const defaultInterval = 5 * time.Second
+
 // NewCommand returns `credwatch watch`.
 func NewCommand(s cli.Streams) *cobra.Command {
+	cmd, _ := newCommand(s)
+	return cmd
+}
+
+// newCommand returns `credwatch watch` and the options its flags set.
+func newCommand(s cli.Streams) (*cobra.Command, *options) {
 	o := &options{streams: s}
 	cmd := &cobra.Command{
 		Use:   "watch",
@@ -104,7 +113,12 @@ seen; else 3 the trust matrix was built in no interval (no token was reviewed); 
 	o.kube = cli.NewKubeFlags(fs, o.streams.Known)
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON)
 	o.members = memberflags.New(fs, o.streams.Known)
-	fs.DurationVar(&o.interval, "interval", 5*time.Second, "time between the starts of two intervals (at least 1s)")
+	fs.DurationVar(&o.interval, "interval", defaultInterval, "time between the starts of two intervals (at least 1s)")
+	// --timeout not set is the interval, at most the kube flags' default (complete): the help says
+	// so, with the default that gives, not the kube flags' own.
+	timeout := fs.Lookup("timeout")
+	timeout.Usage = fmt.Sprintf("timeout of each API call; not set: the --interval, at most %s", timeout.DefValue)
+	timeout.DefValue = min(defaultInterval, o.kube.Timeout).String()
 	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (0: until interrupted)")
 	o.failOn.Register(fs, "exit 1 when a finding at or above this severity was seen: info|warning|error|critical")
 	fs.StringVar(&o.listen, "listen", "", "serve Prometheus metrics on ADDR/metrics, and /healthz and /readyz (e.g. :9090)")
@@ -114,7 +128,7 @@ seen; else 3 the trust matrix was built in no interval (no token was reviewed); 
 	fs.StringArrayVar(&o.logFiles, "log-file", nil, "follow a member's log file, HOST=PATH (repeatable; HOST is the member's name; a regular file that exists at the start): the causes its new lines name are events; survives rotation and truncation")
 	fs.BoolVar(&o.podLogs, "pod-logs", true, "follow the kube-apiserver static pods' logs through the API (needs get on pods/log in kube-system): the causes their new lines name are events")
 	fs.StringVar(&o.live, "live", "auto", "redraw a live view: auto (when stdout is a terminal)|always|never (one line per event)")
-	return cmd
+	return cmd, o
 }
 
 func (o *options) complete(cmd *cobra.Command) error {

@@ -4,6 +4,7 @@
 package watch
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,6 +76,41 @@ func TestExitFor(t *testing.T) {
 			}
 			if tt.want == cli.ExitUnreachable && !strings.Contains(cli.Message(err), "connection refused") {
 				t.Errorf("message %q does not say why", cli.Message(err))
+			}
+		})
+	}
+}
+
+// TestTimeoutDefault: the default --help gives --timeout is the timeout watch uses when the flag is
+// not set, and the flag and --interval still set it.
+func TestTimeoutDefault(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string // "": the default --help states
+	}{
+		{"default", nil, ""},
+		{"short interval", []string{"--interval", "2s"}, "2s"},
+		{"long interval", []string{"--interval", "1m"}, "10s"},
+		{"set", []string{"--timeout", "3s"}, "3s"},
+		{"set above the interval", []string{"--timeout", "20s"}, "20s"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cmd, o := newCommand(cli.Streams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard})
+			if err := cmd.ParseFlags(append([]string{"--kubeconfig", kubeconfigFor(t)}, tt.args...)); err != nil {
+				t.Fatal(err)
+			}
+			if err := o.complete(cmd); err != nil {
+				t.Fatal(err)
+			}
+			want := tt.want
+			if want == "" {
+				want = cmd.Flags().Lookup("timeout").DefValue
+			}
+			if got := o.cfg.Check.Timeout.String(); got != want {
+				t.Errorf("timeout %s, want %s", got, want)
 			}
 		})
 	}

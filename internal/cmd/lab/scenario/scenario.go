@@ -64,7 +64,7 @@ tenant pods call it. Their evidence is the roll's phases as Cluster API went thr
 each machine's apiserver answered and logged. They need ` + "`make capi-binaries`" + `.
 
 With --list, or without NAME, it lists the scenarios with what each one does.`),
-		Example: `  # the seed incident: a new control-plane member with its own service-account key
+		Example: `  # a roll in which a new control-plane member brings its own service-account key
   credwatch lab scenario key-drift
 
   # the same on the old line, as JSON
