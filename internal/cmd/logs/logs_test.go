@@ -249,3 +249,64 @@ func TestFailedRunSARIF(t *testing.T) {
 		})
 	}
 }
+
+// TestHosts reads the layouts of collected logs, each member its own host, and --host.
+func TestHosts(t *testing.T) {
+	t.Parallel()
+	const klog = `E1129 09:00:00.000000       1 authentication.go:75] "Unable to authenticate the request" err="[invalid bearer token, service account token has expired]"` + "\n"
+	dir := t.TempDir()
+	for _, name := range []string{"dump/kube-system/kube-apiserver-cp-1/logs.txt", "dump/kube-system/kube-apiserver-cp-2/logs.txt",
+		"nodes/node-a/kube-apiserver.log", "nodes/node-b/kube-apiserver.log", "same/cp-9/kube-apiserver.log", "same/cp-9/apiserver.txt"} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(klog), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := func(name string) string { return filepath.Join(dir, filepath.FromSlash(name)) }
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		hosts  string // summary.hosts of -o json
+		stderr string // "" for none
+	}{
+		{name: "cluster-info dump", args: []string{in("dump")}, hosts: "cp-1 cp-2"},
+		{name: "a directory per node", args: []string{in("nodes")}, hosts: "node-a node-b"},
+		{name: "two logs of one host warn", args: []string{in("same")}, hosts: "cp-9",
+			stderr: `logs: warning: 2 inputs read as one host "cp-9" (` + in("same/cp-9/apiserver.txt") + ", " + in("same/cp-9/kube-apiserver.log") + `): their lines name no host and their paths do not tell them apart; name each with --host FILE=HOST` + "\n"},
+		{name: "--host FILE=HOST tells them apart", args: []string{"--host", in("same/cp-9/apiserver.txt") + "=cp-8", in("same")}, hosts: "cp-8 cp-9"},
+		{name: "--host DIR=HOST", args: []string{"--host", in("nodes/node-a") + "=ip-10-0-0-1", in("nodes")}, hosts: "ip-10-0-0-1 node-b"},
+		{name: "--host HOST for all, then FILE=HOST", args: []string{"--host", "x", "--host", in("dump/kube-system/kube-apiserver-cp-2/logs.txt") + "=y", in("dump")}, hosts: "x y"},
+		{name: "--host of a file not read", args: []string{"--host", in("elsewhere.log") + "=cp-1", in("dump")}, code: cli.ExitUsage,
+			stderr: "logs --host " + in("elsewhere.log") + "=cp-1: " + in("elsewhere.log") + " is none of the inputs and not a directory above one\n"},
+		{name: "--host without a host", args: []string{"--host", "a.log=", in("dump")}, code: cli.ExitUsage, stderr: "logs --host a.log=: want FILE=HOST, both not empty\n"},
+		{name: "--host with a slash in the host", args: []string{"--host", "a.log=x/y", in("dump")}, code: cli.ExitUsage, stderr: "logs --host a.log=x/y: a host name has no slash or space\n"},
+		{name: "--host FILE twice", args: []string{"--host", "a.log=x", "--host", "./a.log=y", in("dump")}, code: cli.ExitUsage, stderr: "logs --host ./a.log=y: ./a.log is given a host twice\n"},
+		{name: "--host HOST twice", args: []string{"--host", "x", "--host", "y", in("dump")}, code: cli.ExitUsage, stderr: "logs --host y: a host for every input is already given (x); name the files: --host FILE=HOST\n"},
+		{name: "--host FILE=HOST with --cluster", args: []string{"--cluster", "--host", "a.log=x"}, code: cli.ExitUsage, stderr: "logs --host a.log=x: --cluster reads no files; its hosts are the pods' nodes\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			stdout, stderr, code := run(t, "", append([]string{"--year", "2026", "-o", "json"}, tt.args...)...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstderr:\n%s", code, tt.code, stderr)
+			}
+			if tt.code == 0 {
+				var doc struct{ Summary struct{ Hosts []string } }
+				if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+					t.Fatal(err)
+				}
+				if got := strings.Join(doc.Summary.Hosts, " "); got != tt.hosts {
+					t.Errorf("hosts %q, want %q", got, tt.hosts)
+				}
+			}
+			if tt.code == 0 && stderr != tt.stderr || tt.code != 0 && !strings.HasSuffix(stderr, tt.stderr) {
+				t.Errorf("stderr:\n%s\nwant:\n%s", stderr, tt.stderr)
+			}
+		})
+	}
+}
