@@ -106,7 +106,7 @@ seen; else 3 the trust matrix was built in no interval (no token was reviewed); 
 	o.members = memberflags.New(fs, o.streams.Known)
 	fs.DurationVar(&o.interval, "interval", 5*time.Second, "time between the starts of two intervals (at least 1s)")
 	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (0: until interrupted)")
-	o.failOn.Register(fs, "exit 1 when a finding at or above this severity was seen: info|warning|error|critical")
+	o.failOn.Register(fs, "exit 1 when a finding at or above this severity was seen: info|warning|error|critical; none: report, never exit 1 on findings")
 	fs.StringVar(&o.listen, "listen", "", "serve Prometheus metrics on ADDR/metrics, and /healthz and /readyz (e.g. :9090)")
 	fs.BoolVar(&o.events, "events", false, "record Kubernetes Events when a finding appears and clears (on the member's static Pod, else default/kubernetes)")
 	fs.StringVar(&o.report, "report", "", "write a self-contained HTML timeline to FILE on exit (opened at the start: a FILE that cannot be written is exit 2)")
