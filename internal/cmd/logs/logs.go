@@ -36,6 +36,7 @@ const gcPercent = -1
 type options struct {
 	streams cli.Streams
 	output  *cli.OutputFlag
+	failOn  cli.FailOn
 	kube    *cli.KubeFlags
 
 	paths       []string
@@ -92,7 +93,9 @@ year or zone, so their lines are kept and counted rather than dropped on a guess
 
 With --cluster, read the kube-apiserver logs of every member through the API instead.
 
-Exit codes: 0 read (whatever was found), 2 no input could be read or bad flags, 3 cluster unreachable.`),
+Exit codes: 0 read, and no cause in the verdict at or above --fail-on (default error; none: never
+exit 1 on causes); 1 a cause at or above it; 2 no input could be read or bad flags; 3 cluster
+unreachable.`),
 		Example: `  # the logs of every member, collected with kubectl
   credwatch logs apiserver-*.log.gz kubelet-journal.txt
 
@@ -102,8 +105,12 @@ Exit codes: 0 read (whatever was found), 2 no input could be read or bad flags, 
   # a support bundle: the kubelet's and the apiserver's logs, not the old ones
   credwatch logs --include 'kubelet*' --include 'kube-apiserver*' --exclude old bundle/
 
-  # for code scanning: one result per evidence line, with its file and line
-  credwatch logs -o sarif /var/log/pods/ > logs.sarif
+  # for code scanning: one result per evidence line, with its file and line; fail the job on
+  # a cause at warning or above
+  credwatch logs -o sarif --fail-on warning /var/log/pods/ > logs.sarif
+
+  # a kubectl cluster-info dump, one host per member; report, never fail the job
+  credwatch logs --fail-on none dump/kube-system/
 
   # a stern capture on stdin
   stern -n kube-system kube-apiserver --since 1h | credwatch logs -`,
@@ -120,6 +127,7 @@ Exit codes: 0 read (whatever was found), 2 no input could be read or bad flags, 
 	}
 	fs := cmd.Flags()
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF)
+	o.failOn.Register(fs, "exit 1 when a cause in the verdict is at or above this severity: info|warning|error|critical; none: report, never exit 1 on causes")
 	fs.BoolVar(&o.cluster, "cluster", false, "read the kube-apiserver logs of every member through the API")
 	fs.BoolVar(&o.controllers, "controllers", false, "with --cluster: also read kube-controller-manager and cloud-controller-manager")
 	fs.BoolVar(&o.previous, "previous", false, "with --cluster: read the previous container instance's log")
@@ -156,7 +164,7 @@ func (o *options) complete(args []string) error {
 	if o.allHost, o.hostPaths, err = parseHosts(o.hosts); err != nil {
 		return err
 	}
-	return o.output.Complete()
+	return cli.CompleteReport(o.output, &o.failOn)
 }
 
 // parseHosts reads the --host values: FILE=HOST for the inputs at or below FILE, or one HOST
@@ -259,7 +267,14 @@ func (o *options) run(ctx context.Context) error {
 			return o.output.Failed(o.streams.Out, "credwatch logs", err)
 		}
 	}
-	return o.output.Print(o.streams.Out, render.New(rep), nil)
+	var exit error
+	if rep.AnyAtLeast(o.failOn.Severity) {
+		exit = cli.Silent(cli.ExitFindings)
+	}
+	if err := o.output.Print(o.streams.Out, render.New(rep), exit); err != nil {
+		return err
+	}
+	return exit
 }
 
 // analyze reads the inputs and analyses them, saying on stderr what could not be read.

@@ -25,6 +25,7 @@ func run(t *testing.T, stdin string, args ...string) (string, string, int) {
 	var out, errOut bytes.Buffer
 	cmd := NewCommand(cli.Streams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut})
 	cmd.SetArgs(args)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true // as the root command is: main prints the error once
 	cmd.SetOut(&out)
 	cmd.SetErr(&errOut)
 	err := cmd.ExecuteContext(context.Background())
@@ -64,28 +65,36 @@ func TestCommand(t *testing.T) {
 		wantFile       string
 		notStdout      string
 	}{
-		{name: "file", args: []string{"--year", "2022", seedLog}, stdout: "host ip-10-0-252-80: token signed with a key"},
-		{name: "stdin", stdin: string(seed), args: []string{"--year", "2022", "-"}, stdout: "signing-key-unknown"},
-		{name: "json", args: []string{"--year", "2022", "-o", "json", seedLog}, stdout: `"kind": "LogReport"`},
-		{name: "sarif", args: []string{"--year", "2022", "-o", "sarif", seedLog}, stdout: `"physicalLocation": {`},
-		{name: "yaml", args: []string{"--year", "2022", "-o", "yaml", seedLog}, stdout: "kind: LogReport"},
-		{name: "html", args: []string{"--year", "2022", "--html", html, seedLog}, wantFile: html, stdout: "VERDICT"},
-		{name: "one bad input of two", args: []string{seedLog, filepath.Join(dir, "missing.log")}, stderr: "missing.log: cannot read: no such file or directory", stdout: "signing-key-unknown"},
+		{name: "file", code: cli.ExitFindings, args: []string{"--year", "2022", seedLog}, stdout: "host ip-10-0-252-80: token signed with a key"},
+		{name: "stdin", code: cli.ExitFindings, stdin: string(seed), args: []string{"--year", "2022", "-"}, stdout: "signing-key-unknown"},
+		{name: "json", code: cli.ExitFindings, args: []string{"--year", "2022", "-o", "json", seedLog}, stdout: `"kind": "LogReport"`},
+		{name: "sarif", code: cli.ExitFindings, args: []string{"--year", "2022", "-o", "sarif", seedLog}, stdout: `"physicalLocation": {`},
+		{name: "yaml", code: cli.ExitFindings, args: []string{"--year", "2022", "-o", "yaml", seedLog}, stdout: "kind: LogReport"},
+		{name: "html", code: cli.ExitFindings, args: []string{"--year", "2022", "--html", html, seedLog}, wantFile: html, stdout: "VERDICT"},
+		{name: "one bad input of two", code: cli.ExitFindings, args: []string{seedLog, filepath.Join(dir, "missing.log")}, stderr: "missing.log: cannot read: no such file or directory", stdout: "signing-key-unknown"},
 		{name: "no readable input", args: []string{filepath.Join(dir, "missing.log")}, code: cli.ExitUsage, stderr: "no input could be read"},
-		{name: "quiet", args: []string{"-q", seedLog, filepath.Join(dir, "missing.log")}, stdout: "INPUT PROBLEMS"},
+		{name: "quiet", code: cli.ExitFindings, args: []string{"-q", seedLog, filepath.Join(dir, "missing.log")}, stdout: "INPUT PROBLEMS"},
 		{name: "controllers without cluster", args: []string{"--controllers", seedLog}, code: cli.ExitUsage, stderr: "need --cluster"},
 		{name: "cluster and files", args: []string{"--cluster", seedLog}, code: cli.ExitUsage, stderr: "do not name files"},
 		{name: "bad output", args: []string{"-o", "xml", seedLog}, code: cli.ExitUsage, stderr: "output format"},
 		{name: "bad progress", args: []string{"--progress", "sometimes", seedLog}, code: cli.ExitUsage, stderr: "--progress"},
 		// seed-000 is stern and journal lines: no year, no zone. --since keeps them and says so.
-		{name: "since keeps lines it cannot date", args: []string{"--since", "1h", seedLog}, stdout: "lines had no usable time (no year or zone) and were not filtered by --since",
+		{name: "since keeps lines it cannot date", code: cli.ExitFindings, args: []string{"--since", "1h", seedLog}, stdout: "lines had no usable time (no year or zone) and were not filtered by --since",
 			stderr: "lines had no usable time and were not filtered"},
-		{name: "own outputs in a folder", args: []string{"--year", "2022", "-o", "json", capture}, stdout: `"reason": "credwatch's own output (a JSON document of kind ScenarioEvidence), not a log"`,
+		{name: "own outputs in a folder", code: cli.ExitFindings, args: []string{"--year", "2022", "-o", "json", capture}, stdout: `"reason": "credwatch's own output (a JSON document of kind ScenarioEvidence), not a log"`,
 			stderr: "1 file in directories not read: " + filepath.Join(capture, "evidence.json") + ": credwatch's own output", notStdout: `"host": "evidence"`},
 		{name: "include", args: []string{"--include", "*.json", capture}, code: cli.ExitUsage, stderr: "no log files (2 files not read"},
 		{name: "bad glob", args: []string{"--exclude", "[", capture}, code: cli.ExitUsage, stderr: `logs --exclude: glob "[": syntax error in pattern`},
 		{name: "globs and cluster", args: []string{"--cluster", "--include", "*.log"}, code: cli.ExitUsage, stderr: "--cluster reads none"},
 		{name: "since drops old lines", args: []string{"--since", "1h", criLog}, stdout: "no authentication failures found"},
+		// --fail-on: seed-000's causes are all at error.
+		{name: "fail-on none", args: []string{"--year", "2022", "--fail-on", "none", seedLog}, stdout: "signing-key-unknown"},
+		{name: "fail-on above every cause", args: []string{"--year", "2022", "--fail-on", "critical", seedLog}, stdout: "signing-key-unknown"},
+		{name: "fail-on warning", args: []string{"--year", "2022", "--fail-on", "warning", seedLog}, code: cli.ExitFindings, stdout: "signing-key-unknown"},
+		{name: "fail-on in the SARIF invocation", args: []string{"--year", "2022", "-o", "sarif", seedLog}, code: cli.ExitFindings, stdout: `"exitCode": 1`},
+		{name: "fail-on none in the SARIF invocation", args: []string{"--year", "2022", "-o", "sarif", "--fail-on", "none", seedLog}, stdout: `"exitCode": 0`},
+		{name: "bad fail-on", args: []string{"--fail-on", "loud", seedLog}, code: cli.ExitUsage, stderr: `--fail-on: severity "loud": want one of info, warning, error, critical, none`},
+		{name: "nothing found passes at any fail-on", args: []string{"--fail-on", "info", "--since", "1h", criLog}, stdout: "no authentication failures found"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,7 +129,7 @@ func TestCommand(t *testing.T) {
 func TestJSONContract(t *testing.T) {
 	t.Parallel()
 	stdout, _, code := run(t, "", "--year", "2022", "-o", "json", seedLog)
-	if code != 0 {
+	if code != cli.ExitFindings {
 		t.Fatalf("exit %d", code)
 	}
 	var doc struct {
@@ -183,7 +192,7 @@ func TestFieldMixed(t *testing.T) {
 		{"gcp", "cloud-credentials-missing"}, {"digitalocean", "cloud-login-failed"},
 		{"kubelet", "cert-expired"}, {"harbor-core", "token-expired"}, {"apiserver", "token-expired"},
 	}
-	table, _, code := run(t, "", "--year", "2026", mixed)
+	table, _, code := run(t, "", "--year", "2026", "--fail-on", "none", mixed)
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -210,7 +219,7 @@ func TestFieldMixed(t *testing.T) {
 		}
 	}
 	html := filepath.Join(t.TempDir(), "field.html")
-	if _, _, code := run(t, "", "--year", "2026", "--html", html, mixed); code != 0 {
+	if _, _, code := run(t, "", "--year", "2026", "--fail-on", "none", "--html", html, mixed); code != 0 {
 		t.Fatalf("--html exit %d", code)
 	}
 	page, err := os.ReadFile(html)
@@ -291,7 +300,7 @@ func TestHosts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			stdout, stderr, code := run(t, "", append([]string{"--year", "2026", "-o", "json"}, tt.args...)...)
+			stdout, stderr, code := run(t, "", append([]string{"--year", "2026", "--fail-on", "none", "-o", "json"}, tt.args...)...)
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d\nstderr:\n%s", code, tt.code, stderr)
 			}
