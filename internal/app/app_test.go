@@ -53,7 +53,7 @@ func TestExitCodes(t *testing.T) {
 		{"usage/suggestion", []string{"lab", "stauts"}, cli.ExitUsage, "did you mean status?"},
 		{"usage/extra argument", []string{"version", "extra"}, cli.ExitUsage, `unknown command "extra" for "credwatch version"`},
 		{"usage/too few arguments", []string{"keys", "diff", keyDir + "/kubernetes/rsa.pub"}, cli.ExitUsage, "accepts 2 arg(s), received 1"},
-		{"usage/validation", []string{"check", "--fail-on", "loud"}, cli.ExitUsage, "--fail-on"},
+		{"usage/validation", []string{"check", "--fail-on", "loud"}, cli.ExitUsage, `--fail-on: severity "loud": want one of info, warning, error, critical, none`},
 		{"usage/required flag", []string{"lab", "partition", "apiserver-1"}, cli.ExitUsage, "--from is required"},
 		{"usage/unreadable input", []string{"token", "inspect", filepath.Join(t.TempDir(), "missing.jwt")}, cli.ExitUsage, "no such file"},
 		{"unreachable/closed port", []string{"check", "--kubeconfig", closed, "--no-cloud", "--timeout", "5s"}, cli.ExitUnreachable, "cluster not reachable: GET https://"},

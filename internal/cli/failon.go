@@ -9,8 +9,9 @@ import (
 	"github.com/credwatch/credwatch/pkg/catalogue"
 )
 
-// FailOn is the --fail-on flag of check, cloud, watch and preflight: the severity at or above
-// which a finding makes the command exit 1 (default error). Its completion offers the severities.
+// FailOn is the --fail-on flag of check, cloud, watch, preflight and logs: the severity at or
+// above which a finding makes the command exit 1 (default error), or none (report, never exit 1
+// on findings: catalogue.None, which nothing is at least). Its completion offers the values.
 type FailOn struct {
 	raw string
 	// Severity is the parsed flag, set by Complete.
@@ -23,9 +24,10 @@ func (f *FailOn) Register(fs *pflag.FlagSet, usage string) {
 	FlagValues(fs, "fail-on", severities()...)
 }
 
-// Complete parses the flag into Severity; a value that is not a severity is a usage error.
+// Complete parses the flag into Severity; a value that is neither a severity nor none is a usage
+// error.
 func (f *FailOn) Complete() error {
-	sev, err := catalogue.ParseSeverity(f.raw)
+	sev, err := catalogue.ParseThreshold(f.raw)
 	if err != nil {
 		return Usagef("--fail-on: %w", err)
 	}
@@ -43,5 +45,5 @@ func CompleteReport(output *OutputFlag, failOn *FailOn) error {
 }
 
 func severities() []string {
-	return []string{string(catalogue.Info), string(catalogue.Warning), string(catalogue.Error), string(catalogue.Critical)}
+	return []string{string(catalogue.Info), string(catalogue.Warning), string(catalogue.Error), string(catalogue.Critical), string(catalogue.None)}
 }

@@ -51,8 +51,24 @@ func ParseSeverity(s string) (Severity, error) {
 	return sev, nil
 }
 
-// AtLeast reports whether s is as severe as t or more.
-func (s Severity) AtLeast(t Severity) bool { return severityRank[s] >= severityRank[t] }
+// None is the threshold no severity reaches (--fail-on none: report, never fail on findings).
+// It is never a finding's severity: ParseSeverity refuses it, ParseThreshold reads it.
+const None Severity = "none"
+
+// ParseThreshold reads a --fail-on value: a severity, or none.
+func ParseThreshold(s string) (Severity, error) {
+	if t := Severity(strings.ToLower(strings.TrimSpace(s))); t == None {
+		return None, nil
+	}
+	sev, err := ParseSeverity(s)
+	if err != nil {
+		return "", fmt.Errorf("severity %q: want one of info, warning, error, critical, none", s)
+	}
+	return sev, nil
+}
+
+// AtLeast reports whether s is as severe as t or more; nothing is at least None.
+func (s Severity) AtLeast(t Severity) bool { return t != None && severityRank[s] >= severityRank[t] }
 
 // Rank is 1 (info) to 4 (critical), 0 for an unknown severity.
 func (s Severity) Rank() int { return severityRank[s] }

@@ -192,6 +192,7 @@ func Analyze(ctx context.Context, cfg Config, inputs []Input) (*Report, error) {
 			return true
 		})
 		sort.Strings(statuses[i].Formats)
+		statuses[i].component, statuses[i].hostGiven, statuses[i].ownHost = st.Component, st.HostGiven, st.ownHosts.Load()
 		if statuses[i].Read && !st.ownHosts.Load() {
 			total.SeeHost(st.Host, st.Component)
 		}

@@ -22,6 +22,7 @@ import (
 type Input struct {
 	Name      string // shown in messages and evidence: the path, "-" for stdin, or pod/container
 	Host      string // host of lines that do not name one
+	HostGiven bool   // Host was given (SetHosts), not derived from the name
 	Component string // component of lines that do not name one
 	Size      int64  // bytes, for progress; 0 when unknown
 	ModTime   time.Time
@@ -42,6 +43,10 @@ type InputStatus struct {
 	UnfilteredLines int64    `json:"unfilteredLines,omitempty"`
 	Read            bool     `json:"read"`
 	Problems        []string `json:"problems,omitempty"`
+
+	component string // the input's component (Input.Component)
+	hostGiven bool   // Host was given (Input.HostGiven)
+	ownHost   bool   // some line named its own host, so Host was only a fallback
 }
 
 // FileInputs expands paths into inputs: files (plain or gzip, detected by content), directories
@@ -172,36 +177,4 @@ func fileInput(ctx context.Context, path string, st os.FileInfo) Input {
 		open = func() (io.ReadCloser, error) { return userfile.Open(ctx, path) }
 	}
 	return Input{Name: path, Host: host, Component: comp, Size: st.Size(), ModTime: st.ModTime(), Open: open}
-}
-
-// hostFromPath guesses the host and component of a log file from its path:
-// /var/log/pods/<ns>_<pod>_<uid>/<container>/0.log, /var/log/containers/<pod>_<ns>_<container>-<id>.log,
-// and otherwise the file's base name without extensions (lab captures are <member>.log).
-func hostFromPath(path string) (host, component string) {
-	clean := filepath.ToSlash(path)
-	parts := strings.Split(clean, "/")
-	for i, p := range parts {
-		if p == "pods" && i+2 < len(parts) {
-			f := strings.Split(parts[i+1], "_")
-			if len(f) == 3 {
-				c := parts[i+2]
-				return hostFromPod(f[1], c), normalizeComponent(c)
-			}
-		}
-		if p == "containers" && i+1 < len(parts) {
-			f := strings.Split(strings.TrimSuffix(parts[i+1], ".log"), "_")
-			if len(f) == 3 {
-				c := f[2]
-				if j := strings.LastIndexByte(c, '-'); j > 0 && len(c)-j > 32 {
-					c = c[:j]
-				}
-				return hostFromPod(f[0], c), normalizeComponent(c)
-			}
-		}
-	}
-	base := filepath.Base(path)
-	for _, ext := range []string{".gz", ".log", ".txt", ".json"} {
-		base = strings.TrimSuffix(base, ext)
-	}
-	return base, ""
 }

@@ -34,6 +34,17 @@ type Hypothesis struct {
 	score float64
 }
 
+// AnyAtLeast reports whether a cause of the verdict is at or above sev (logs --fail-on): never
+// for catalogue.None.
+func (r *Report) AnyAtLeast(sev catalogue.Severity) bool {
+	for _, h := range r.Verdict {
+		if h.Severity.AtLeast(sev) {
+			return true
+		}
+	}
+	return false
+}
+
 // concentration is the share of a cause's lines one host must have for the cause to be called
 // that host's problem.
 const concentration = 0.8

@@ -114,7 +114,7 @@ reachable, or nothing at or above --fail-on but a core check was skipped (partia
 	o.kube = cli.NewKubeFlagsExcept(fs, o.streams.Known, "cluster")
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF, report.JUnit, report.JSONPath)
 	o.members = memberflags.New(fs, o.streams.Known)
-	o.failOn.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical")
+	o.failOn.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical; none: report, never exit 1 on findings")
 	fs.BoolVar(&o.printRBAC, "print-rbac", false, "print the least-privilege RBAC check needs (a Namespace, the probe ServiceAccount, Roles and ClusterRoles; pipe to kubectl apply -f -) and exit; contacts no cluster")
 	fs.StringVar(&o.publicCAFile, "public-issuer-ca", "", "PEM bundle trusted (with the system roots) when fetching a public issuer")
 	fs.BoolVar(&o.noCloud, "no-cloud", false, "leave out the cloud-provider credentials (the cloud-credentials check is skipped)")

@@ -67,6 +67,8 @@ func TestExitFor(t *testing.T) {
 		{"partial, nothing found", check.Report{Partial: true}, catalogue.Error, cli.ExitUnreachable},
 		{"partial with findings", check.Report{Partial: true, Findings: []finding.Finding{errF}}, catalogue.Error, cli.ExitFindings},
 		{"unreachable", check.Report{Unreachable: true, Partial: true, Findings: []finding.Finding{errF}}, catalogue.Error, cli.ExitUnreachable},
+		{"error with fail-on none", check.Report{Findings: []finding.Finding{errF}}, catalogue.None, cli.ExitOK},
+		{"partial with fail-on none", check.Report{Partial: true, Findings: []finding.Finding{errF}}, catalogue.None, cli.ExitUnreachable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -93,7 +93,7 @@ interrupted (SIGINT/SIGTERM), even when the report printed before it has no find
 	fs.BoolVar(&o.noCluster, "no-cluster", false, "do not read the cluster; only the --config files")
 	fs.StringSliceVar(&o.insecure, "insecure-skip-tls-verify", nil, "do not verify the TLS certificate of these providers: vsphere,openstack (no value: both)")
 	fs.Lookup("insecure-skip-tls-verify").NoOptDefVal = "vsphere,openstack"
-	o.failOn.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical")
+	o.failOn.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical; none: report, never exit 1 on findings")
 	fs.DurationVar(&o.loginTO, "login-timeout", 15*time.Second, "bound of each login attempt (connect, TLS, login, logout)")
 	fs.DurationVar(&o.interval, "login-interval", time.Second, "minimum time between two login attempts against the same server")
 	fs.DurationVar(&o.loopWait, "kubelet-wait", 12*time.Second, "how long to wait for a crash-looping kubelet to start again, to see which --config it reads (kubelet.service restarts it every 10 s; 0: do not wait)")

@@ -18,7 +18,10 @@ import (
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/internal/cmd/cloud"
 	"github.com/credwatch/credwatch/internal/cmdtest"
+	"github.com/credwatch/credwatch/pkg/catalogue"
+	pkgcloud "github.com/credwatch/credwatch/pkg/cloud"
 	"github.com/credwatch/credwatch/pkg/cloud/cloudtest"
+	"github.com/credwatch/credwatch/pkg/finding"
 )
 
 type result struct {
@@ -201,4 +204,29 @@ vcenter:
 		t.Fatal(err)
 	}
 	cmdtest.Interrupt(t, cloud.NewCommand, nil, "--no-cluster", "--no-host-processes", "--config", conf, "-o", "json")
+}
+
+func TestExitFor(t *testing.T) {
+	t.Parallel()
+	errF := finding.New("member-key-drift", "x")
+	tests := []struct {
+		name   string
+		r      pkgcloud.Report
+		failOn catalogue.Severity
+		want   int
+	}{
+		{"clean", pkgcloud.Report{}, catalogue.Error, cli.ExitOK},
+		{"error at error", pkgcloud.Report{Findings: []finding.Finding{errF}}, catalogue.Error, cli.ExitFindings},
+		{"error with fail-on none", pkgcloud.Report{Findings: []finding.Finding{errF}}, catalogue.None, cli.ExitOK},
+		{"bad --config with fail-on none", pkgcloud.Report{Findings: []finding.Finding{errF}, BadInput: true}, catalogue.None, cli.ExitUsage},
+		{"partial with fail-on none", pkgcloud.Report{Findings: []finding.Finding{errF}, Inventory: pkgcloud.Inventory{Partial: true}}, catalogue.None, cli.ExitUnreachable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := cli.Code(cloud.ExitFor(&tt.r, tt.failOn)); got != tt.want {
+				t.Errorf("exit %d, want %d", got, tt.want)
+			}
+		})
+	}
 }

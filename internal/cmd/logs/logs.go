@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -35,6 +36,7 @@ const gcPercent = -1
 type options struct {
 	streams cli.Streams
 	output  *cli.OutputFlag
+	failOn  cli.FailOn
 	kube    *cli.KubeFlags
 
 	paths       []string
@@ -42,7 +44,7 @@ type options struct {
 	controllers bool
 	previous    bool
 	since       time.Duration
-	host        string
+	hosts       []string // --host: FILE=HOST, or HOST for every input
 	year        int
 	html        string
 	evidence    int
@@ -52,7 +54,9 @@ type options struct {
 	include     []string
 	exclude     []string
 
-	sel logs.FileSelect // --include and --exclude, parsed by complete
+	sel       logs.FileSelect     // --include and --exclude, parsed by complete
+	allHost   string              // --host HOST, parsed by complete
+	hostPaths []logs.HostOverride // --host FILE=HOST, parsed by complete
 
 	now   func() time.Time
 	procs int // GOMAXPROCS, which bounds --workers
@@ -89,7 +93,9 @@ year or zone, so their lines are kept and counted rather than dropped on a guess
 
 With --cluster, read the kube-apiserver logs of every member through the API instead.
 
-Exit codes: 0 read (whatever was found), 2 no input could be read or bad flags, 3 cluster unreachable.`),
+Exit codes: 0 read, and no cause in the verdict at or above --fail-on (default error; none: never
+exit 1 on causes); 1 a cause at or above it; 2 no input could be read or bad flags; 3 cluster
+unreachable.`),
 		Example: `  # the logs of every member, collected with kubectl
   credwatch logs apiserver-*.log.gz kubelet-journal.txt
 
@@ -99,8 +105,12 @@ Exit codes: 0 read (whatever was found), 2 no input could be read or bad flags, 
   # a support bundle: the kubelet's and the apiserver's logs, not the old ones
   credwatch logs --include 'kubelet*' --include 'kube-apiserver*' --exclude old bundle/
 
-  # for code scanning: one result per evidence line, with its file and line
-  credwatch logs -o sarif /var/log/pods/ > logs.sarif
+  # for code scanning: one result per evidence line, with its file and line; fail the job on
+  # a cause at warning or above
+  credwatch logs -o sarif --fail-on warning /var/log/pods/ > logs.sarif
+
+  # a kubectl cluster-info dump, one host per member; report, never fail the job
+  credwatch logs --fail-on none dump/kube-system/
 
   # a stern capture on stdin
   stern -n kube-system kube-apiserver --since 1h | credwatch logs -`,
@@ -117,11 +127,12 @@ Exit codes: 0 read (whatever was found), 2 no input could be read or bad flags, 
 	}
 	fs := cmd.Flags()
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF)
+	o.failOn.Register(fs, "exit 1 when a cause in the verdict is at or above this severity: info|warning|error|critical; none: report, never exit 1 on causes")
 	fs.BoolVar(&o.cluster, "cluster", false, "read the kube-apiserver logs of every member through the API")
 	fs.BoolVar(&o.controllers, "controllers", false, "with --cluster: also read kube-controller-manager and cloud-controller-manager")
 	fs.BoolVar(&o.previous, "previous", false, "with --cluster: read the previous container instance's log")
 	fs.DurationVar(&o.since, "since", 0, "only lines newer than this (e.g. 2h); lines whose time has no year or zone (klog, syslog), or none, are kept and counted; with --cluster the kubelet applies it")
-	fs.StringVar(&o.host, "host", "", "host of lines that do not name one (default: from the file name)")
+	fs.StringArrayVar(&o.hosts, "host", nil, "host of the lines of FILE, or of every file below the directory FILE, that do not name one (`FILE=HOST`, repeatable; HOST alone: of every input; default: from the path, e.g. kube-system/kube-apiserver-cp-1/logs.txt or cp-1/kube-apiserver.log is cp-1)")
 	fs.IntVar(&o.year, "year", 0, "year of year-less timestamps (klog, syslog); default: from the file's modification time")
 	fs.StringVar(&o.html, "html", "", "also write a self-contained HTML page with a timeline per member and cause to this file")
 	fs.IntVar(&o.evidence, "evidence", 6, "evidence lines kept per host, component and cause")
@@ -150,7 +161,40 @@ func (o *options) complete(args []string) error {
 	if o.sel.Exclude, err = parseGlobs("--exclude", o.exclude); err != nil {
 		return err
 	}
-	return o.output.Complete()
+	if o.allHost, o.hostPaths, err = parseHosts(o.hosts); err != nil {
+		return err
+	}
+	return cli.CompleteReport(o.output, &o.failOn)
+}
+
+// parseHosts reads the --host values: FILE=HOST for the inputs at or below FILE, or one HOST
+// alone for every input.
+func parseHosts(values []string) (all string, paths []logs.HostOverride, err error) {
+	seen := map[string]bool{}
+	for _, v := range values {
+		i := strings.LastIndexByte(v, '=')
+		if i < 0 {
+			if all != "" {
+				return "", nil, cli.Usagef("logs --host %s: a host for every input is already given (%s); name the files: --host FILE=HOST", v, all)
+			}
+			if all = strings.TrimSpace(v); all == "" {
+				return "", nil, cli.Usagef("logs --host %q: want FILE=HOST or HOST", v)
+			}
+			continue
+		}
+		file, host := strings.TrimSpace(v[:i]), strings.TrimSpace(v[i+1:])
+		switch {
+		case file == "" || host == "":
+			return "", nil, cli.Usagef("logs --host %s: want FILE=HOST, both not empty", v)
+		case strings.ContainsAny(host, "/ \t"):
+			return "", nil, cli.Usagef("logs --host %s: a host name has no slash or space", v)
+		case seen[filepath.Clean(file)]:
+			return "", nil, cli.Usagef("logs --host %s: %s is given a host twice", v, file)
+		}
+		seen[filepath.Clean(file)] = true
+		paths = append(paths, logs.HostOverride{Path: file, Host: host})
+	}
+	return all, paths, nil
 }
 
 // parseGlobs checks the patterns of a glob flag.
@@ -174,6 +218,8 @@ func (o *options) validate() error {
 		return cli.Usagef("logs: --controllers and --previous need --cluster")
 	case o.cluster && (len(o.include) > 0 || len(o.exclude) > 0):
 		return cli.Usagef("logs: --include and --exclude choose files in directories; --cluster reads none")
+	case o.cluster && len(o.hostPaths) > 0:
+		return cli.Usagef("logs --host %s=%s: --cluster reads no files; its hosts are the pods' nodes", o.hostPaths[0].Path, o.hostPaths[0].Host)
 	case o.since < 0:
 		return cli.Usagef("logs: --since %s: must not be negative", o.since)
 	case o.evidence < 1 || o.evidence > 1000:
@@ -221,7 +267,14 @@ func (o *options) run(ctx context.Context) error {
 			return o.output.Failed(o.streams.Out, "credwatch logs", err)
 		}
 	}
-	return o.output.Print(o.streams.Out, render.New(rep), nil)
+	var exit error
+	if rep.AnyAtLeast(o.failOn.Severity) {
+		exit = cli.Silent(cli.ExitFindings)
+	}
+	if err := o.output.Print(o.streams.Out, render.New(rep), exit); err != nil {
+		return err
+	}
+	return exit
 }
 
 // analyze reads the inputs and analyses them, saying on stderr what could not be read.
@@ -251,10 +304,8 @@ func (o *options) analyze(ctx context.Context) (*logs.Report, error) {
 		files := logs.FileInputs(ctx, o.paths, o.streams.In, now, o.sel)
 		inputs, bad, skipped = files.Inputs, files.Bad, files.Skipped
 	}
-	if o.host != "" {
-		for i := range inputs {
-			inputs[i].Host = o.host
-		}
+	if err := o.setHosts(inputs, bad); err != nil {
+		return nil, err
 	}
 	// The analysis needs little heap whatever the input size; a soft limit keeps the garbage
 	// collector from letting it grow towards the 100 MB RSS budget.
@@ -289,6 +340,9 @@ func (o *options) analyze(ctx context.Context) (*logs.Report, error) {
 			}
 			o.streams.Infof("logs: %d %s in directories not read: %s (all in -o json's skippedFiles)", n, files, logs.SkippedSummary(rep.Skipped, 3))
 		}
+		if c := rep.CollapsedHosts(); len(c) > 0 {
+			o.streams.Infof("logs: warning: %s: their lines name no host and their paths do not tell them apart; name each with --host FILE=HOST", logs.CollapseSummary(c))
+		}
 		if rep.Summary.SkippedLines > 0 {
 			o.streams.Infof("logs: %d lines skipped (binary or too long)", rep.Summary.SkippedLines)
 		}
@@ -300,6 +354,25 @@ func (o *options) analyze(ctx context.Context) (*logs.Report, error) {
 		return nil, cli.Usage(noInput(rep.Inputs))
 	}
 	return rep, nil
+}
+
+// setHosts gives the inputs the hosts of --host: HOST alone to every input, then FILE=HOST to the
+// inputs at or below FILE. A FILE that is none of the inputs (nor below a directory read) is a
+// usage error, as a typo would leave the host it meant to fix collapsed.
+func (o *options) setHosts(inputs []logs.Input, bad []logs.InputStatus) error {
+	if o.allHost != "" {
+		for i := range inputs {
+			inputs[i].Host, inputs[i].HostGiven = o.allHost, true
+		}
+	}
+	names := make([]string, len(bad))
+	for i, b := range bad {
+		names[i] = b.Name
+	}
+	if unused := logs.SetHosts(inputs, o.hostPaths, names...); len(unused) > 0 {
+		return cli.Usagef("logs --host %s=%s: %s is none of the inputs and not a directory above one", unused[0].Path, unused[0].Host, unused[0].Path)
+	}
+	return nil
 }
 
 // noInput says why nothing could be read, naming the first input and its first problem (a

@@ -25,6 +25,7 @@ func run(t *testing.T, stdin string, args ...string) (string, string, int) {
 	var out, errOut bytes.Buffer
 	cmd := NewCommand(cli.Streams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut})
 	cmd.SetArgs(args)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true // as the root command is: main prints the error once
 	cmd.SetOut(&out)
 	cmd.SetErr(&errOut)
 	err := cmd.ExecuteContext(context.Background())
@@ -64,28 +65,36 @@ func TestCommand(t *testing.T) {
 		wantFile       string
 		notStdout      string
 	}{
-		{name: "file", args: []string{"--year", "2022", seedLog}, stdout: "host ip-10-0-252-80: token signed with a key"},
-		{name: "stdin", stdin: string(seed), args: []string{"--year", "2022", "-"}, stdout: "signing-key-unknown"},
-		{name: "json", args: []string{"--year", "2022", "-o", "json", seedLog}, stdout: `"kind": "LogReport"`},
-		{name: "sarif", args: []string{"--year", "2022", "-o", "sarif", seedLog}, stdout: `"physicalLocation": {`},
-		{name: "yaml", args: []string{"--year", "2022", "-o", "yaml", seedLog}, stdout: "kind: LogReport"},
-		{name: "html", args: []string{"--year", "2022", "--html", html, seedLog}, wantFile: html, stdout: "VERDICT"},
-		{name: "one bad input of two", args: []string{seedLog, filepath.Join(dir, "missing.log")}, stderr: "missing.log: cannot read: no such file or directory", stdout: "signing-key-unknown"},
+		{name: "file", code: cli.ExitFindings, args: []string{"--year", "2022", seedLog}, stdout: "host ip-10-0-252-80: token signed with a key"},
+		{name: "stdin", code: cli.ExitFindings, stdin: string(seed), args: []string{"--year", "2022", "-"}, stdout: "signing-key-unknown"},
+		{name: "json", code: cli.ExitFindings, args: []string{"--year", "2022", "-o", "json", seedLog}, stdout: `"kind": "LogReport"`},
+		{name: "sarif", code: cli.ExitFindings, args: []string{"--year", "2022", "-o", "sarif", seedLog}, stdout: `"physicalLocation": {`},
+		{name: "yaml", code: cli.ExitFindings, args: []string{"--year", "2022", "-o", "yaml", seedLog}, stdout: "kind: LogReport"},
+		{name: "html", code: cli.ExitFindings, args: []string{"--year", "2022", "--html", html, seedLog}, wantFile: html, stdout: "VERDICT"},
+		{name: "one bad input of two", code: cli.ExitFindings, args: []string{seedLog, filepath.Join(dir, "missing.log")}, stderr: "missing.log: cannot read: no such file or directory", stdout: "signing-key-unknown"},
 		{name: "no readable input", args: []string{filepath.Join(dir, "missing.log")}, code: cli.ExitUsage, stderr: "no input could be read"},
-		{name: "quiet", args: []string{"-q", seedLog, filepath.Join(dir, "missing.log")}, stdout: "INPUT PROBLEMS"},
+		{name: "quiet", code: cli.ExitFindings, args: []string{"-q", seedLog, filepath.Join(dir, "missing.log")}, stdout: "INPUT PROBLEMS"},
 		{name: "controllers without cluster", args: []string{"--controllers", seedLog}, code: cli.ExitUsage, stderr: "need --cluster"},
 		{name: "cluster and files", args: []string{"--cluster", seedLog}, code: cli.ExitUsage, stderr: "do not name files"},
 		{name: "bad output", args: []string{"-o", "xml", seedLog}, code: cli.ExitUsage, stderr: "output format"},
 		{name: "bad progress", args: []string{"--progress", "sometimes", seedLog}, code: cli.ExitUsage, stderr: "--progress"},
 		// seed-000 is stern and journal lines: no year, no zone. --since keeps them and says so.
-		{name: "since keeps lines it cannot date", args: []string{"--since", "1h", seedLog}, stdout: "lines had no usable time (no year or zone) and were not filtered by --since",
+		{name: "since keeps lines it cannot date", code: cli.ExitFindings, args: []string{"--since", "1h", seedLog}, stdout: "lines had no usable time (no year or zone) and were not filtered by --since",
 			stderr: "lines had no usable time and were not filtered"},
-		{name: "own outputs in a folder", args: []string{"--year", "2022", "-o", "json", capture}, stdout: `"reason": "credwatch's own output (a JSON document of kind ScenarioEvidence), not a log"`,
+		{name: "own outputs in a folder", code: cli.ExitFindings, args: []string{"--year", "2022", "-o", "json", capture}, stdout: `"reason": "credwatch's own output (a JSON document of kind ScenarioEvidence), not a log"`,
 			stderr: "1 file in directories not read: " + filepath.Join(capture, "evidence.json") + ": credwatch's own output", notStdout: `"host": "evidence"`},
 		{name: "include", args: []string{"--include", "*.json", capture}, code: cli.ExitUsage, stderr: "no log files (2 files not read"},
 		{name: "bad glob", args: []string{"--exclude", "[", capture}, code: cli.ExitUsage, stderr: `logs --exclude: glob "[": syntax error in pattern`},
 		{name: "globs and cluster", args: []string{"--cluster", "--include", "*.log"}, code: cli.ExitUsage, stderr: "--cluster reads none"},
 		{name: "since drops old lines", args: []string{"--since", "1h", criLog}, stdout: "no authentication failures found"},
+		// --fail-on: seed-000's causes are all at error.
+		{name: "fail-on none", args: []string{"--year", "2022", "--fail-on", "none", seedLog}, stdout: "signing-key-unknown"},
+		{name: "fail-on above every cause", args: []string{"--year", "2022", "--fail-on", "critical", seedLog}, stdout: "signing-key-unknown"},
+		{name: "fail-on warning", args: []string{"--year", "2022", "--fail-on", "warning", seedLog}, code: cli.ExitFindings, stdout: "signing-key-unknown"},
+		{name: "fail-on in the SARIF invocation", args: []string{"--year", "2022", "-o", "sarif", seedLog}, code: cli.ExitFindings, stdout: `"exitCode": 1`},
+		{name: "fail-on none in the SARIF invocation", args: []string{"--year", "2022", "-o", "sarif", "--fail-on", "none", seedLog}, stdout: `"exitCode": 0`},
+		{name: "bad fail-on", args: []string{"--fail-on", "loud", seedLog}, code: cli.ExitUsage, stderr: `--fail-on: severity "loud": want one of info, warning, error, critical, none`},
+		{name: "nothing found passes at any fail-on", args: []string{"--fail-on", "info", "--since", "1h", criLog}, stdout: "no authentication failures found"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,7 +129,7 @@ func TestCommand(t *testing.T) {
 func TestJSONContract(t *testing.T) {
 	t.Parallel()
 	stdout, _, code := run(t, "", "--year", "2022", "-o", "json", seedLog)
-	if code != 0 {
+	if code != cli.ExitFindings {
 		t.Fatalf("exit %d", code)
 	}
 	var doc struct {
@@ -183,7 +192,7 @@ func TestFieldMixed(t *testing.T) {
 		{"gcp", "cloud-credentials-missing"}, {"digitalocean", "cloud-login-failed"},
 		{"kubelet", "cert-expired"}, {"harbor-core", "token-expired"}, {"apiserver", "token-expired"},
 	}
-	table, _, code := run(t, "", "--year", "2026", mixed)
+	table, _, code := run(t, "", "--year", "2026", "--fail-on", "none", mixed)
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -210,7 +219,7 @@ func TestFieldMixed(t *testing.T) {
 		}
 	}
 	html := filepath.Join(t.TempDir(), "field.html")
-	if _, _, code := run(t, "", "--year", "2026", "--html", html, mixed); code != 0 {
+	if _, _, code := run(t, "", "--year", "2026", "--fail-on", "none", "--html", html, mixed); code != 0 {
 		t.Fatalf("--html exit %d", code)
 	}
 	page, err := os.ReadFile(html)
@@ -246,6 +255,67 @@ func TestFailedRunSARIF(t *testing.T) {
 				t.Fatalf("exit %d, want %d; stderr %q", r.Code, cli.ExitUsage, r.Stderr)
 			}
 			cmdtest.FailedRun(t, r.Stdout, cli.ExitUsage, tt.want)
+		})
+	}
+}
+
+// TestHosts reads the layouts of collected logs, each member its own host, and --host.
+func TestHosts(t *testing.T) {
+	t.Parallel()
+	const klog = `E1129 09:00:00.000000       1 authentication.go:75] "Unable to authenticate the request" err="[invalid bearer token, service account token has expired]"` + "\n"
+	dir := t.TempDir()
+	for _, name := range []string{"dump/kube-system/kube-apiserver-cp-1/logs.txt", "dump/kube-system/kube-apiserver-cp-2/logs.txt",
+		"nodes/node-a/kube-apiserver.log", "nodes/node-b/kube-apiserver.log", "same/cp-9/kube-apiserver.log", "same/cp-9/apiserver.txt"} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(klog), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := func(name string) string { return filepath.Join(dir, filepath.FromSlash(name)) }
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		hosts  string // summary.hosts of -o json
+		stderr string // "" for none
+	}{
+		{name: "cluster-info dump", args: []string{in("dump")}, hosts: "cp-1 cp-2"},
+		{name: "a directory per node", args: []string{in("nodes")}, hosts: "node-a node-b"},
+		{name: "two logs of one host warn", args: []string{in("same")}, hosts: "cp-9",
+			stderr: `logs: warning: 2 inputs read as one host "cp-9" (` + in("same/cp-9/apiserver.txt") + ", " + in("same/cp-9/kube-apiserver.log") + `): their lines name no host and their paths do not tell them apart; name each with --host FILE=HOST` + "\n"},
+		{name: "--host FILE=HOST tells them apart", args: []string{"--host", in("same/cp-9/apiserver.txt") + "=cp-8", in("same")}, hosts: "cp-8 cp-9"},
+		{name: "--host DIR=HOST", args: []string{"--host", in("nodes/node-a") + "=ip-10-0-0-1", in("nodes")}, hosts: "ip-10-0-0-1 node-b"},
+		{name: "--host HOST for all, then FILE=HOST", args: []string{"--host", "x", "--host", in("dump/kube-system/kube-apiserver-cp-2/logs.txt") + "=y", in("dump")}, hosts: "x y"},
+		{name: "--host of a file not read", args: []string{"--host", in("elsewhere.log") + "=cp-1", in("dump")}, code: cli.ExitUsage,
+			stderr: "logs --host " + in("elsewhere.log") + "=cp-1: " + in("elsewhere.log") + " is none of the inputs and not a directory above one\n"},
+		{name: "--host without a host", args: []string{"--host", "a.log=", in("dump")}, code: cli.ExitUsage, stderr: "logs --host a.log=: want FILE=HOST, both not empty\n"},
+		{name: "--host with a slash in the host", args: []string{"--host", "a.log=x/y", in("dump")}, code: cli.ExitUsage, stderr: "logs --host a.log=x/y: a host name has no slash or space\n"},
+		{name: "--host FILE twice", args: []string{"--host", "a.log=x", "--host", "./a.log=y", in("dump")}, code: cli.ExitUsage, stderr: "logs --host ./a.log=y: ./a.log is given a host twice\n"},
+		{name: "--host HOST twice", args: []string{"--host", "x", "--host", "y", in("dump")}, code: cli.ExitUsage, stderr: "logs --host y: a host for every input is already given (x); name the files: --host FILE=HOST\n"},
+		{name: "--host FILE=HOST with --cluster", args: []string{"--cluster", "--host", "a.log=x"}, code: cli.ExitUsage, stderr: "logs --host a.log=x: --cluster reads no files; its hosts are the pods' nodes\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			stdout, stderr, code := run(t, "", append([]string{"--year", "2026", "--fail-on", "none", "-o", "json"}, tt.args...)...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstderr:\n%s", code, tt.code, stderr)
+			}
+			if tt.code == 0 {
+				var doc struct{ Summary struct{ Hosts []string } }
+				if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+					t.Fatal(err)
+				}
+				if got := strings.Join(doc.Summary.Hosts, " "); got != tt.hosts {
+					t.Errorf("hosts %q, want %q", got, tt.hosts)
+				}
+			}
+			if tt.code == 0 && stderr != tt.stderr || tt.code != 0 && !strings.HasSuffix(stderr, tt.stderr) {
+				t.Errorf("stderr:\n%s\nwant:\n%s", stderr, tt.stderr)
+			}
 		})
 	}
 }

@@ -103,7 +103,7 @@ KubeadmControlPlane); 3 the management cluster could not be read.`),
 	fs.StringVar(&o.planned, "planned", "", "the control plane about to be applied: a YAML file or a directory of them")
 	fs.StringVar(&o.cluster, "cluster", "", "live mode: read the running control plane of the Cluster API Cluster `[NAMESPACE/]NAME` from the management cluster")
 	fs.StringVar(&o.capiVersion, "capi-version", "", "Cluster API version that will run the roll (vX.Y.Z); overrides clusterctl Provider objects")
-	o.failOn.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical")
+	o.failOn.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical; none: report, never exit 1 on findings")
 	// kubectl's hidden --cluster (kubeconfig cluster name) would clash with ours: leave it out.
 	o.kube = cli.NewKubeFlagsExcept(fs, o.streams.Known, "cluster")
 	return cmd

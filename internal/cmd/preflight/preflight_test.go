@@ -119,6 +119,8 @@ func TestLive(t *testing.T) {
 				"Secret default/lab-kubeconfig not found"}},
 		{name: "live against planned files", args: []string{"--cluster", "default/lab", "--planned", planned, "--capi-version", "v1.8.1", "--fail-on", "warning"},
 			code: cli.ExitFindings, want: []string{"rollout-planned", "etcd-removed-before-drain"}},
+		{name: "fail-on none reports and passes", args: []string{"--cluster", "default/lab", "--planned", planned, "--capi-version", "v1.8.1", "--fail-on", "none", "-o", "json"},
+			code: cli.ExitOK, want: []string{"etcd-removed-before-drain", `"failOn": "none"`}},
 		{name: "unknown cluster", args: []string{"--cluster", "w9"}, code: cli.ExitUsage,
 			want: []string{"credwatch: error: cluster default/w9 not found on the management cluster\n"}},
 		{name: "management cluster not reached", args: []string{"--cluster", "lab"}, real: true, code: cli.ExitUnreachable,

@@ -144,6 +144,8 @@ current-context: lab
 		{"check -o", []string{"check", "-o", ""}, []string{"table", "wide", "json", "yaml", "sarif", "junit", "jsonpath="}},
 		{"explain -o", []string{"explain", "-o", "y"}, []string{"yaml"}},
 		{"--fail-on", []string{"check", "--fail-on", "w"}, []string{"warning"}},
+		{"--fail-on none", []string{"preflight", "--fail-on", "n"}, []string{"none"}},
+		{"logs --fail-on", []string{"logs", "--fail-on", "c"}, []string{"critical"}},
 		{"--context", []string{"check", "--kubeconfig", kubeconfig, "--context", "prod"}, []string{"prod-east", "prod-west"}},
 		{"--context, kubeconfig too large", []string{"check", "--kubeconfig", large, "--context", "prod"}, nil},
 		{"--context, kubeconfig a directory", []string{"check", "--kubeconfig", t.TempDir(), "--context", "prod"}, nil},

@@ -120,7 +120,7 @@ seen; else 3 the trust matrix was built in no interval (no token was reviewed); 
 	timeout.Usage = fmt.Sprintf("timeout of each API call; not set: the --interval, at most %s", timeout.DefValue)
 	timeout.DefValue = min(defaultInterval, o.kube.Timeout).String()
 	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (0: until interrupted)")
-	o.failOn.Register(fs, "exit 1 when a finding at or above this severity was seen: info|warning|error|critical")
+	o.failOn.Register(fs, "exit 1 when a finding at or above this severity was seen: info|warning|error|critical; none: report, never exit 1 on findings")
 	fs.StringVar(&o.listen, "listen", "", "serve Prometheus metrics on ADDR/metrics, and /healthz and /readyz (e.g. :9090)")
 	fs.BoolVar(&o.events, "events", false, "record Kubernetes Events when a finding appears and clears (on the member's static Pod, else default/kubernetes)")
 	fs.StringVar(&o.report, "report", "", "write a self-contained HTML timeline to FILE on exit (opened at the start: a FILE that cannot be written is exit 2)")

@@ -64,6 +64,9 @@ func TestExitFor(t *testing.T) {
 		{"reached, matrix never built", "", catalogue.Warning, 3, true, cli.ExitUnreachable},
 		{"reached, matrix never built, info at info", catalogue.Info, catalogue.Warning, 3, true, cli.ExitUnreachable},
 		{"matrix never built, finding at fail-on", catalogue.Error, catalogue.Error, 3, true, cli.ExitFindings},
+		{"critical with fail-on none", catalogue.Critical, catalogue.None, 3, false, cli.ExitOK},
+		{"fail-on none, never reached", catalogue.Critical, catalogue.None, 0, false, cli.ExitUnreachable},
+		{"fail-on none, matrix never built", catalogue.Critical, catalogue.None, 3, true, cli.ExitUnreachable},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			sum := watch.Summary{Intervals: 3, Worst: tt.worst, Reached: tt.reached, Unreached: "apiserver-1: connection refused", Trusted: 3}
