@@ -31,6 +31,9 @@ func usageArgs(c *cobra.Command) {
 		// only for the root, untyped, and shows help (exit 0) below it, hiding the mistake.
 		c.Args = unknownSubcommand
 		c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	case c.HasSubCommands() && !c.HasParent() && c.Args == nil:
+		// A root that runs (for --version) takes no argument but a subcommand's name either.
+		c.Args = unknownSubcommand
 	case c.Args != nil:
 		validate := c.Args
 		c.Args = func(c *cobra.Command, args []string) error {

@@ -5,6 +5,7 @@
 package root
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -77,10 +78,16 @@ Exit codes: 0 ok, 1 findings at or above --fail-on (or a rejected token), 2 bad 
 	cmd.SetHelpCommandGroupID(groupUser)
 	cmd.SetCompletionCommandGroupID(groupUser)
 	// --version prints what `credwatch version` prints; no -v, which kubectl users read as verbosity.
-	build := cli.Build()
-	cmd.Version = build.String()
-	cmd.SetVersionTemplate("{{.Version}}\n")
-	cmd.Flags().Bool("version", false, "print credwatch's version, commit and Go version (as credwatch version)")
+	// Not cobra's Version field: its version template would link text/template's executor, which
+	// keeps ~6 MB of unused methods in the binary (hack/binsize.sh).
+	version := cmd.Flags().Bool("version", false, "print credwatch's version, commit and Go version (as credwatch version)")
+	cmd.RunE = func(c *cobra.Command, _ []string) error {
+		if !*version {
+			return c.Help() // as cobra does for a root without a run function
+		}
+		_, err := fmt.Fprintln(s.Out, cli.Build().String())
+		return err
+	}
 	cli.Completions(cmd)
 	// cobra adds its completion command only when it executes, after UsageErrors would have
 	// typed its argument errors: add it now, so that `completion bash extra` is usage (exit 2).
