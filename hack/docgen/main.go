@@ -63,7 +63,7 @@ func generate(dir string) error {
 const formatsPage = "formats.md"
 
 // allFormats are the table's columns, in the order the commands' help lists them.
-var allFormats = []report.Format{report.Table, report.Wide, report.JSON, report.YAML, report.SARIF, report.JUnit}
+var allFormats = []report.Format{report.Table, report.Wide, report.JSON, report.YAML, report.SARIF, report.JUnit, report.JSONPath}
 
 // formats renders formatsPage: one row per command with -o, the formats it accepts (its flag's
 // values, as shell completion offers them) and its default; then the commands without -o (a
@@ -74,7 +74,8 @@ func formats(root *cobra.Command) string {
 	b.WriteString("# Output formats per command\n\n")
 	b.WriteString("The `-o` values each command accepts, read from the commands themselves. `wide` is the table with\n" +
 		"every column whole; `json` and `yaml` are the documents of [json.md](../json.md) (`watch -o json`\n" +
-		"writes JSON Lines, one event per line); `sarif` and `junit` are for code scanning and CI.\n\n")
+		"writes JSON Lines, one event per line); `sarif` and `junit` are for code scanning and CI;\n" +
+		"`jsonpath` is `-o jsonpath=TEMPLATE`, kubectl's, over the `json` document.\n\n")
 	b.WriteString("| command |")
 	for _, f := range allFormats {
 		fmt.Fprintf(&b, " %s |", f)
@@ -89,7 +90,8 @@ func formats(root *cobra.Command) string {
 				fmt.Fprintf(&b, "| [`%s`](%s) |", c.CommandPath(), strings.ReplaceAll(c.CommandPath(), " ", "_")+".md")
 				for _, format := range allFormats {
 					mark := ""
-					if slices.Contains(accepts, string(format)) {
+					// -o jsonpath=TEMPLATE completes as "jsonpath=".
+					if slices.Contains(accepts, string(format)) || slices.Contains(accepts, string(format)+"=") {
 						mark = "✓"
 					}
 					fmt.Fprintf(&b, " %s |", mark)

@@ -54,10 +54,10 @@ func TestFormats(t *testing.T) {
 	for _, tt := range []struct {
 		command, row string
 	}{
-		{"check", "| [`credwatch check`](credwatch_check.md) | ✓ | ✓ | ✓ | ✓ | ✓ | ✓ | table |"},
-		{"watch", "| [`credwatch watch`](credwatch_watch.md) | ✓ | ✓ | ✓ |  |  |  | table |"},
-		{"logs", "| [`credwatch logs`](credwatch_logs.md) | ✓ | ✓ | ✓ | ✓ | ✓ |  | table |"},
-		{"keys jwks", "| [`credwatch keys jwks`](credwatch_keys_jwks.md) | ✓ | ✓ | ✓ | ✓ |  |  | json |"},
+		{"check", "| [`credwatch check`](credwatch_check.md) | ✓ | ✓ | ✓ | ✓ | ✓ | ✓ | ✓ | table |"},
+		{"watch", "| [`credwatch watch`](credwatch_watch.md) | ✓ | ✓ | ✓ |  |  |  |  | table |"},
+		{"logs", "| [`credwatch logs`](credwatch_logs.md) | ✓ | ✓ | ✓ | ✓ | ✓ | ✓ |  | table |"},
+		{"keys jwks", "| [`credwatch keys jwks`](credwatch_keys_jwks.md) | ✓ | ✓ | ✓ | ✓ |  |  |  | json |"},
 	} {
 		if !strings.Contains(page, "\n"+tt.row+"\n") {
 			t.Errorf("%s: no row %q in:\n%s", tt.command, tt.row, page)

@@ -34,6 +34,8 @@ type Report struct {
 
 	// ToolVersion is credwatch's version, for SARIF's tool.driver.version (set by the command).
 	ToolVersion string `json:"-"`
+	// FailOn is --fail-on, for JUnit's failed cases (set by the command; "" is error).
+	FailOn catalogue.Severity `json:"-"`
 
 	hostComponents map[string]map[string]bool
 	catalogue      *catalogue.Catalogue // the causes' titles, meanings and remedies, for SARIF

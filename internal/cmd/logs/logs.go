@@ -126,7 +126,7 @@ unreachable.`),
 		},
 	}
 	fs := cmd.Flags()
-	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF)
+	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF, report.JUnit)
 	o.failOn.Register(fs, "exit 1 when a cause in the verdict is at or above this severity: info|warning|error|critical; none: report, never exit 1 on causes")
 	fs.BoolVar(&o.cluster, "cluster", false, "read the kube-apiserver logs of every member through the API")
 	fs.BoolVar(&o.controllers, "controllers", false, "with --cluster: also read kube-controller-manager and cloud-controller-manager")
@@ -267,6 +267,7 @@ func (o *options) run(ctx context.Context) error {
 			return o.output.Failed(o.streams.Out, "credwatch logs", err)
 		}
 	}
+	rep.FailOn = o.failOn.Severity
 	var exit error
 	if rep.AnyAtLeast(o.failOn.Severity) {
 		exit = cli.Silent(cli.ExitFindings)

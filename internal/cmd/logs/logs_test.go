@@ -95,6 +95,12 @@ func TestCommand(t *testing.T) {
 		{name: "fail-on none in the SARIF invocation", args: []string{"--year", "2022", "-o", "sarif", "--fail-on", "none", seedLog}, stdout: `"exitCode": 0`},
 		{name: "bad fail-on", args: []string{"--fail-on", "loud", seedLog}, code: cli.ExitUsage, stderr: `--fail-on: severity "loud": want one of info, warning, error, critical, none`},
 		{name: "nothing found passes at any fail-on", args: []string{"--fail-on", "info", "--since", "1h", criLog}, stdout: "no authentication failures found"},
+		// JUnit: one case per cause of the verdict, failed as the exit code says.
+		{name: "junit fails a cause at fail-on", args: []string{"--year", "2022", "-o", "junit", seedLog}, code: cli.ExitFindings,
+			stdout: `<testcase name="signing-key-unknown on ip-10-0-252-80" classname="credwatch logs">` + "\n" + `    <failure message="host ip-10-0-252-80`},
+		{name: "junit with fail-on none fails nothing", args: []string{"--year", "2022", "-o", "junit", "--fail-on", "none", seedLog}, stdout: `failures="0"`},
+		{name: "junit with nothing found", args: []string{"-o", "junit", "--since", "1h", criLog}, stdout: `<testcase name="verdict" classname="credwatch logs"></testcase>`},
+		{name: "junit for bad input", args: []string{"-o", "junit", "/nonexistent/kube-apiserver.log"}, code: cli.ExitUsage, stdout: `<testcase name="run"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
