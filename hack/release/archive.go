@@ -85,7 +85,8 @@ func (r release) run(plats []platform) ([]string, error) {
 	return append(names, "checksums.txt"), nil
 }
 
-// commonFiles are README.md, LICENSE and the completions, the same in every archive.
+// commonFiles are README.md, LICENSE, the completions, kubectl's completion shim and the man
+// pages, the same in every archive.
 func (r release) commonFiles(tmp string) ([]file, error) {
 	var fs []file
 	for _, n := range []string{"README.md", "LICENSE"} {
@@ -95,6 +96,12 @@ func (r release) commonFiles(tmp string) ([]file, error) {
 		}
 		fs = append(fs, file{n, 0o644, data})
 	}
+	fs = append(fs, file{shimName, 0o755, []byte(shim)})
+	man, err := manPages(r.version, r.mtime)
+	if err != nil {
+		return nil, err
+	}
+	fs = append(fs, man...)
 	host := hostPlatform()
 	bin := binPath(tmp, host)
 	fmt.Fprintf(r.log, "release: building credwatch for %s (completions)\n", host)

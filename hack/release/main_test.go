@@ -10,8 +10,10 @@ import (
 	"compress/gzip"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -139,7 +141,38 @@ func TestArchivesDeterministic(t *testing.T) {
 	checkZip(t, first["credwatch_v1.2.3_windows_amd64.zip"])
 }
 
+// wantEntries are an archive's entries before the binary (bin), which sorts among them, and
+// wantMan some of the man pages after it.
 const wantEntries = "LICENSE README.md completions/ completions/credwatch.bash completions/credwatch.fish completions/credwatch.ps1 completions/credwatch.zsh"
+
+var wantMan = []string{"man/man1/credwatch.1", "man/man1/credwatch-check.1", "man/man1/credwatch-preflight.1",
+	"man/man1/credwatch-keys-jwks.1", "man/man1/credwatch-completion-bash.1"}
+
+// checkEntries: the names are wantEntries, bin, the kubectl shim and then only man pages, at least
+// wantMan; the binary and the shim are executable.
+func checkEntries(t *testing.T, names []string, modes map[string]int64, bin string) {
+	t.Helper()
+	head := strings.Fields(wantEntries + " " + bin + " " + shimName + " man/ man/man1/")
+	if len(names) < len(head) || strings.Join(names[:len(head)], " ") != strings.Join(head, " ") {
+		t.Fatalf("entries %q, want them to start with %q", names, head)
+	}
+	man := names[len(head):]
+	for _, n := range man {
+		if !strings.HasPrefix(n, manDir) || !strings.HasSuffix(n, ".1") {
+			t.Errorf("%s after the man directory is not a man page", n)
+		}
+	}
+	for _, w := range wantMan {
+		if !slices.Contains(man, w) {
+			t.Errorf("no %s among the man pages %q", w, man)
+		}
+	}
+	for _, x := range []string{bin, shimName} {
+		if modes[x]&0o111 == 0 {
+			t.Errorf("%s has mode %o, want it executable", x, modes[x])
+		}
+	}
+}
 
 func checkTarGz(t *testing.T, b []byte) {
 	t.Helper()
@@ -152,6 +185,7 @@ func checkTarGz(t *testing.T, b []byte) {
 	}
 	tr := tar.NewReader(gz)
 	var names []string
+	modes := map[string]int64{}
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
@@ -161,6 +195,7 @@ func checkTarGz(t *testing.T, b []byte) {
 			t.Fatal(err)
 		}
 		names = append(names, h.Name)
+		modes[h.Name] = h.Mode
 		if h.Uid != 0 || h.Gid != 0 || h.Uname != "" || !h.ModTime.Equal(time.Unix(1700000000, 0)) {
 			t.Errorf("%s: owner %d:%d %q, time %v", h.Name, h.Uid, h.Gid, h.Uname, h.ModTime)
 		}
@@ -168,9 +203,7 @@ func checkTarGz(t *testing.T, b []byte) {
 			t.Errorf("credwatch has mode %o", h.Mode)
 		}
 	}
-	if got := strings.Join(names, " "); got != wantEntries+" credwatch" {
-		t.Errorf("tar entries: %s", got)
-	}
+	checkEntries(t, names, modes, "credwatch")
 }
 
 func checkZip(t *testing.T, b []byte) {
@@ -180,11 +213,84 @@ func checkZip(t *testing.T, b []byte) {
 		t.Fatal(err)
 	}
 	var names []string
+	modes := map[string]int64{}
 	for _, f := range zr.File {
 		names = append(names, f.Name)
+		modes[f.Name] = int64(f.Mode().Perm())
 	}
-	if got := strings.Join(names, " "); got != wantEntries+" credwatch.exe" {
-		t.Errorf("zip entries: %s", got)
+	checkEntries(t, names, modes, "credwatch.exe")
+}
+
+// TestManPages: a page per command, headed with the release's version and source date (not
+// today's: the archives are reproducible), in roff, with the command's own help in it.
+func TestManPages(t *testing.T) {
+	date := time.Date(2023, time.November, 14, 22, 13, 20, 0, time.UTC)
+	pages, err := manPages("v1.2.3", date)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]string{}
+	for _, p := range pages {
+		byName[p.name] = string(p.data)
+		if p.mode != 0o644 {
+			t.Errorf("%s has mode %o", p.name, p.mode)
+		}
+	}
+	check := byName[manDir+"credwatch-check.1"]
+	for _, want := range []string{
+		`.TH "CREDWATCH-CHECK" "1" "Nov 2023" "credwatch v1.2.3" "credwatch manual"`,
+		".SH NAME\ncredwatch-check - ", "\\fBcredwatch check [flags]\\fP", "--fail-on", ".SH SEE ALSO",
+	} {
+		if !strings.Contains(check, want) {
+			t.Errorf("credwatch-check.1 lacks %q:\n%s", want, check)
+		}
+	}
+	if strings.Contains(check, "Auto generated") {
+		t.Error("credwatch-check.1 carries cobra's auto-generated tag")
+	}
+	for _, absent := range []string{"credwatch-help.1", "credwatch-__complete.1"} {
+		if _, ok := byName[manDir+absent]; ok {
+			t.Errorf("%s is generated: cobra's own command", absent)
+		}
+	}
+}
+
+// TestShim: kubectl_complete-credwatch asks kubectl-credwatch (krew's name) for cobra's
+// completions of the arguments kubectl gives it, or credwatch when that is all there is.
+func TestShim(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	dir := t.TempDir()
+	script := filepath.Join(dir, shimName)
+	if err := os.WriteFile(script, []byte(shim), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fake := func(dir, name string) {
+		t.Helper()
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		body := "#!/bin/sh\nprintf %s " + name + "\nprintf ' [%s]' \"$@\"\necho\n"
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	both, plain := filepath.Join(dir, "both"), filepath.Join(dir, "plain")
+	fake(both, "kubectl-credwatch")
+	fake(both, "credwatch")
+	fake(plain, "credwatch")
+	for _, tt := range []struct{ path, want string }{
+		{both, "kubectl-credwatch [__complete] [check] [--context] [a b] []\n"},
+		{plain, "credwatch [__complete] [check] [--context] [a b] []\n"},
+	} {
+		cmd := exec.Command(sh, script, "check", "--context", "a b", "")
+		cmd.Env = []string{"PATH=" + tt.path + ":/usr/bin:/bin"}
+		out, err := cmd.Output()
+		if err != nil || string(out) != tt.want {
+			t.Errorf("PATH=%s: %s printed %q, %v; want %q", tt.path, shimName, out, err, tt.want)
+		}
 	}
 }
 
