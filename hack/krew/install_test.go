@@ -21,7 +21,9 @@ const kubectlVersion = "v1.36.3"
 
 // TestInstallFromRelease installs the plugin as a user would: hack/release builds this host's
 // archive, hack/krew renders its manifest, a krew built from its Go module installs it
-// (kubectl krew install --manifest --archive) and a real kubectl runs `kubectl credwatch`.
+// (kubectl krew install --manifest --archive) and a real kubectl runs `kubectl credwatch`; once
+// the caveats' cp line puts kubectl_complete-credwatch on PATH, kubectl completes
+// `kubectl credwatch <TAB>` through it (kubectl __complete credwatch "").
 //
 // Nothing leaves the machine: with --manifest krew neither clones nor updates its index, the
 // upgrade check is off (KREW_NO_UPGRADE_CHECK), HTTP(S) goes to a closed loopback proxy, and
@@ -96,9 +98,54 @@ func TestInstallFromRelease(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "receipts", "credwatch.yaml")); err != nil {
 		t.Errorf("krew wrote no receipt: %v", err)
 	}
+
+	// kubectl credwatch <TAB>: kubectl runs kubectl_complete-credwatch from PATH, which krew
+	// does not link; the caveats' own cp line puts it there.
+	if got := kube("__complete", "credwatch", ""); strings.Contains(got, "preflight") {
+		t.Errorf("kubectl completes credwatch's subcommands before the shim is on PATH:\n%s", got)
+	}
+	cp := caveatCommand(t, manifest)
+	sh := exec.Command("sh", "-c", cp)
+	sh.Env = env
+	if out, err := sh.CombinedOutput(); err != nil {
+		t.Fatalf("the caveats' %q: %v\n%s", cp, err, out)
+	}
+	subcommands := kube("__complete", "credwatch", "")
+	for _, want := range []string{"check\t", "preflight\t", "logs\t", "token\t", "watch\t", ":4\n"} {
+		if !strings.Contains(subcommands, want) {
+			t.Errorf("kubectl __complete credwatch \"\" has no %q:\n%s", want, subcommands)
+		}
+	}
+	if got := kube("__complete", "credwatch", "check", "-o", ""); !strings.Contains("\n"+got, "\njson\n") {
+		t.Errorf("kubectl __complete credwatch check -o \"\" offers no json:\n%s", got)
+	}
 	if calls, err := os.ReadFile(gitCalls); err == nil {
 		t.Errorf("krew ran git (it must not touch the network):\n%s", calls)
 	}
+}
+
+// caveatCommand is the one line of the manifest's caveats that copies the completion shim.
+func caveatCommand(t *testing.T, manifest string) string {
+	t.Helper()
+	raw, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Spec struct {
+			Caveats string `json:"caveats"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(m.Spec.Caveats, "\n") {
+		if line = strings.TrimSpace(line); strings.HasPrefix(line, "cp ") && strings.Contains(line, shim) {
+			return line
+		}
+	}
+	t.Fatalf("the caveats name no cp of %s:\n%s", shim, m.Spec.Caveats)
+	return ""
 }
 
 // labKubectl is the lab's kubectl: in $CREDWATCH_LAB_BIN, <repo>/.lab-cache/bin or

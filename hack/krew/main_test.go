@@ -108,3 +108,20 @@ func fakeChecksums(version string, ts []target) string {
 	}
 	return b.String()
 }
+
+// TestManifestShim: every platform unpacks kubectl_complete-credwatch, and the caveats copy it
+// from krew's store of this very version to krew's bin (TestInstallFromRelease runs the line).
+func TestManifestShim(t *testing.T) {
+	var b bytes.Buffer
+	if err := render(&b, "v1.2.3", strings.NewReader(fakeChecksums("v1.2.3", targets())), nil); err != nil {
+		t.Fatal(err)
+	}
+	m := b.String()
+	if n := strings.Count(m, "- from: "+shim+"\n"); n != len(targets()) {
+		t.Errorf("%d platforms of %d unpack %s:\n%s", n, len(targets()), shim, m)
+	}
+	want := `cp "${KREW_ROOT:-$HOME/.krew}/store/credwatch/v1.2.3/` + shim + `" "${KREW_ROOT:-$HOME/.krew}/bin/"`
+	if !strings.Contains(m, want) {
+		t.Errorf("the caveats have no %q:\n%s", want, m)
+	}
+}
