@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -80,4 +81,17 @@ func TestJSONFields(t *testing.T) {
 		t.Errorf("nullable %v, want list and map (nil is null; omitted when omitempty)", nullable)
 	}
 	_ = outer{}.hidden
+}
+
+// TestJSONDocLinks: docs/json.md links the schema of every kind.
+func TestJSONDocLinks(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "json.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range kinds() {
+		if link := "(schemas/" + k.name + ".json)"; !strings.Contains(string(b), link) {
+			t.Errorf("docs/json.md does not link %s", link)
+		}
+	}
 }
