@@ -5,19 +5,16 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"time"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/credwatch/credwatch/pkg/check"
 	"github.com/credwatch/credwatch/pkg/watch"
+	"github.com/credwatch/credwatch/pkg/watch/watchtest"
 )
 
 // watch replays the snapshots a real `credwatch watch` fetched on the lab (capture) through the
@@ -28,35 +25,10 @@ func (r *renderer) watch(name, cmdline string) (string, error) {
 	if err := readJSON(filepath.Join(labDir, name), &snaps); err != nil {
 		return "", err
 	}
-	if len(snaps) == 0 {
-		return "", fmt.Errorf("%s: no snapshots", name)
-	}
 	var out bytes.Buffer
-	ctx, cancel := context.WithCancel(r.ctx)
-	defer cancel()
-	var mu sync.Mutex
-	next := 0
-	now := func() time.Time {
-		mu.Lock()
-		defer mu.Unlock()
-		return snaps[min(next, len(snaps)-1)].Now
+	if err := watchtest.Replay(r.ctx, snaps, watchInterval, watch.NewLines(&out)); err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
 	}
-	fetch := func(context.Context, check.MembersConfig) (*check.Snapshot, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if next >= len(snaps) {
-			cancel() // the replay is over: the watcher stops without observing this interval
-			return nil, errors.New("end of the capture")
-		}
-		next++
-		return snaps[next-1], nil
-	}
-	w, err := watch.New(watch.Config{Check: check.Config{Now: now}, Interval: watchInterval, MetricsEvery: 1,
-		Fetch: fetch, Observers: []watch.Observer{watch.NewLines(&out)}})
-	if err != nil {
-		return "", err
-	}
-	w.Run(ctx)
 	return block(cmdline, out.String(), nil), nil
 }
 

@@ -59,16 +59,18 @@ func (o *options) run() error {
 	if !ok {
 		return cli.Usagef("explain %q: no such ID; run 'credwatch explain' for the list", o.id)
 	}
-	return report.Print(o.streams.Out, o.output.Format, entry{APIVersion: report.APIVersion, Kind: "CatalogueEntry", Entry: e})
+	return report.Print(o.streams.Out, o.output.Format, Document{APIVersion: report.APIVersion, Kind: "CatalogueEntry", Entry: e})
 }
 
-type entry struct {
+// Document is the CatalogueEntry document `credwatch explain ID -o json` prints (docs/json.md;
+// hack/schemagen writes its JSON Schema).
+type Document struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	catalogue.Entry
 }
 
-func (e entry) WriteTable(w io.Writer, _ report.TableOptions) error {
+func (e Document) WriteTable(w io.Writer, _ report.TableOptions) error {
 	fmt.Fprintf(w, "%s  [%s, %s]\n%s\n\n", e.ID, e.Entry.Kind, e.Severity, e.Title)
 	para := func(h, t string) {
 		if t != "" {

@@ -14,8 +14,8 @@ import (
 	"github.com/credwatch/credwatch/pkg/token"
 )
 
-// result is the TokenVerification document (docs/json.md).
-type result struct {
+// Result is the TokenVerification document (docs/json.md; hack/schemagen writes its JSON Schema).
+type Result struct {
 	APIVersion   string    `json:"apiVersion"`
 	Kind         string    `json:"kind"`
 	Source       string    `json:"source"`
@@ -37,7 +37,7 @@ type summary struct {
 	Audience  []string `json:"aud,omitempty"`
 }
 
-func newResult(source string, t *token.Token, o token.VerifyOptions, d token.Verdict) result {
+func newResult(source string, t *token.Token, o token.VerifyOptions, d token.Verdict) Result {
 	typ, _ := t.Classify()
 	auds := o.APIAudiences
 	if len(auds) == 0 {
@@ -47,7 +47,7 @@ func newResult(source string, t *token.Token, o token.VerifyOptions, d token.Ver
 	for i, k := range o.Keys {
 		kids[i] = k.KeyID
 	}
-	return result{
+	return Result{
 		APIVersion: report.APIVersion, Kind: "TokenVerification", Source: source,
 		KubeVersion: o.Version.String(), At: o.At.UTC(),
 		Token:   summary{Type: typ, Algorithm: t.Header.Algorithm, KeyID: t.Header.KeyID, Issuer: t.Claims.Issuer, Subject: t.Claims.Subject, Audience: t.Claims.Audience},
@@ -55,7 +55,7 @@ func newResult(source string, t *token.Token, o token.VerifyOptions, d token.Ver
 	}
 }
 
-func (r result) WriteTable(w io.Writer, _ report.TableOptions) error {
+func (r Result) WriteTable(w io.Writer, _ report.TableOptions) error {
 	tw := report.NewTabWriter(w)
 	row := func(k, v string) { report.Row(tw, k+":", v) }
 	verdict := strings.ToUpper(r.Verdict.Verdict)
