@@ -12,25 +12,32 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 
 	"github.com/credwatch/credwatch/pkg/check"
 )
 
-// Resources of the objects read (Cluster API's v1beta1 contract, clusterctl's inventory).
+// Resources of the objects read: Cluster API's at v1beta1 (what Cluster API ≤ v1.10 serves;
+// Versioned reads them at v1beta2 where it is served), clusterctl's inventory, Secrets.
 var (
-	ClusterResource       = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta1", Resource: "clusters"}
-	MachineResource       = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta1", Resource: "machines"}
-	KubeadmConfigResource = schema.GroupVersionResource{Group: "bootstrap.cluster.x-k8s.io", Version: "v1beta1", Resource: "kubeadmconfigs"}
-	ProviderResource      = schema.GroupVersionResource{Group: "clusterctl.cluster.x-k8s.io", Version: "v1alpha3", Resource: "providers"}
-	SecretResource        = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	ClusterResource             = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: V1Beta1, Resource: "clusters"}
+	MachineResource             = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: V1Beta1, Resource: "machines"}
+	KubeadmConfigResource       = schema.GroupVersionResource{Group: "bootstrap.cluster.x-k8s.io", Version: V1Beta1, Resource: "kubeadmconfigs"}
+	KubeadmControlPlaneResource = schema.GroupVersionResource{Group: "controlplane.cluster.x-k8s.io", Version: V1Beta1, Resource: "kubeadmcontrolplanes"}
+	ProviderResource            = schema.GroupVersionResource{Group: "clusterctl.cluster.x-k8s.io", Version: "v1alpha3", Resource: "providers"}
+	SecretResource              = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 )
 
 // Labels Cluster API puts on a cluster's Machines.
@@ -69,6 +76,12 @@ var ErrNoCluster = errors.New("no such Cluster on the management cluster")
 // Reader reads one management cluster.
 type Reader struct {
 	Dyn dynamic.Interface
+	// Mapper is the management cluster's discovery (optional): which version of Cluster API's
+	// groups it serves (Versioned).
+	Mapper meta.RESTMapper
+
+	once sync.Once
+	v    *Versioned
 }
 
 // NewReader returns a Reader for the management cluster mgmt.
@@ -77,12 +90,22 @@ func NewReader(mgmt *rest.Config) (*Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("management cluster client: %w", err)
 	}
-	return &Reader{Dyn: dyn}, nil
+	disc, err := discovery.NewDiscoveryClientForConfig(mgmt)
+	if err != nil {
+		return nil, fmt.Errorf("management cluster discovery: %w", err)
+	}
+	return &Reader{Dyn: dyn, Mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc))}, nil
+}
+
+// versioned reads Cluster API's kinds at the version the management cluster serves.
+func (r *Reader) versioned() *Versioned {
+	r.once.Do(func() { r.v = NewVersioned(r.Dyn, r.Mapper) })
+	return r.v
 }
 
 // Cluster returns the Cluster object, or an error wrapping ErrNoCluster.
 func (r *Reader) Cluster(ctx context.Context, ref Ref) (*unstructured.Unstructured, error) {
-	c, err := r.Dyn.Resource(ClusterResource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	c, err := r.versioned().Get(ctx, ClusterResource.GroupResource(), ref.Namespace, ref.Name)
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, fmt.Errorf("cluster %s: %w", ref, ErrNoCluster)
@@ -126,7 +149,7 @@ func KubeconfigREST(sec *unstructured.Unstructured) (*rest.Config, error) {
 // ControlPlane is the Cluster's control-plane Machines and the Cluster API version that rolls
 // them, for check.Config.ClusterAPI. A missing inventory leaves the version empty.
 func (r *Reader) ControlPlane(ctx context.Context, ref Ref) (*check.ClusterAPI, error) {
-	list, err := r.Dyn.Resource(MachineResource).Namespace(ref.Namespace).List(ctx, metav1.ListOptions{
+	list, err := r.versioned().List(ctx, MachineResource.GroupResource(), ref.Namespace, metav1.ListOptions{
 		LabelSelector: ClusterNameLabel + "=" + ref.Name + "," + ControlPlaneLabel})
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: list its control-plane Machines: %w", ref, err)

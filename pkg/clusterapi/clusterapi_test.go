@@ -15,9 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	dynfake "k8s.io/client-go/dynamic/fake"
 
+	"github.com/credwatch/credwatch/internal/capifake"
 	"github.com/credwatch/credwatch/pkg/check"
 )
 
@@ -31,10 +30,7 @@ func obj(apiVersion, kind, ns, name string, labels map[string]any, fields map[st
 
 func reader(t *testing.T, objs ...runtime.Object) *Reader {
 	t.Helper()
-	dyn := dynfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
-		ClusterResource: "ClusterList", MachineResource: "MachineList", ProviderResource: "ProviderList", SecretResource: "SecretList",
-	}, objs...)
-	return &Reader{Dyn: dyn}
+	return &Reader{Dyn: capifake.Client([]string{V1Beta1}, objs...)}
 }
 
 func secret(name string, value []byte) *unstructured.Unstructured {

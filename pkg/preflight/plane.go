@@ -134,7 +134,7 @@ func kcpPlane(s *input.Set) *Plane {
 	if p.Cluster == "" {
 		p.Cluster = strings.TrimSuffix(k.Name, "-control-plane")
 	}
-	c := argCreds(cc.APIServer.ExtraArgs, cc.Networking.DNSDomain)
+	c := argCreds(cc.APIServer.ExtraArgs, dnsDomain(s, cc))
 	key := "secret " + p.Cluster + "-sa (not in the input)"
 	for _, sec := range s.SASecrets {
 		if sec.Name != p.Cluster+"-sa" {
@@ -173,6 +173,21 @@ func kcpPlane(s *input.Set) *Plane {
 	}
 	applyServed(p, s.Served)
 	return p
+}
+
+// dnsDomain is the DNS domain Cluster API gives kubeadm: a v1beta1 clusterConfiguration's
+// networking.dnsDomain, else the Cluster's spec.clusterNetwork.serviceDomain (v1beta2 has only
+// the latter: cluster-api@v1.8.1 and v1.14.0, the KubeadmConfig controller).
+func dnsDomain(s *input.Set, cc *input.ClusterConfiguration) string {
+	if cc.Networking.DNSDomain != "" {
+		return cc.Networking.DNSDomain
+	}
+	for _, c := range s.Clusters {
+		if c.ServiceDomain != "" {
+			return c.ServiceDomain
+		}
+	}
+	return ""
 }
 
 func withIssuer(c Creds, iss string) Creds {

@@ -92,6 +92,8 @@ func TestCases(t *testing.T) {
 		{"kcp-issuer-switch", "", []string{"issuer-change-drops-old", "issuer-switch-before-all-accept", "rollout-planned"}},
 		{"kcp-placeholder", "v1.8.1", []string{"etcd-removed-before-drain", "issuer-change-drops-old", "issuer-placeholder", "lb-check-not-ready-aware", "rollout-planned"}},
 		{"kcp-rollout-after", "v1.8.2", []string{"no-change", "rollout-planned"}},
+		// Cluster API v1beta2 objects (CAPV-like): the machine template change rolls all three.
+		{"kcp-infra-template-v1beta2", "", []string{"no-change", "rollout-planned"}},
 		// The lab provider's LabCluster and clusterctl's inventory (no --capi-version).
 		{"labcluster-tls", "", []string{"etcd-removed-before-drain", "lb-check-not-ready-aware", "rollout-planned"}},
 		{"static-audience", "", []string{"audience-change-drops-old", "legacy-token-secrets"}},

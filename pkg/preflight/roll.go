@@ -154,7 +154,7 @@ func rolloutReasons(cur, pl *Plane) []string {
 	if !jsonEqual(c.TemplateMetadata, p.TemplateMetadata) {
 		out = append(out, "machine template metadata")
 	}
-	if !jsonEqual(c.SpecJSON, p.SpecJSON) {
+	if !c.SameSpec(p) {
 		out = append(out, "kubeadmConfigSpec")
 	}
 	if p.RolloutAfter != "" && p.RolloutAfter != c.RolloutAfter {

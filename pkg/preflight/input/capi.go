@@ -7,52 +7,113 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/credwatch/credwatch/pkg/keys"
 )
 
+// Cluster API's own kinds (Cluster, Machine, KubeadmControlPlane, KubeadmConfig(Template)) are
+// read in both API versions Cluster API serves, into the same structs, so that the same cluster
+// written either way gives the same prediction. v1beta2 (Cluster API v1.11+, the only one from
+// v1.16) moved what preflight reads (cluster-api@v1.14.0, api/core/v1beta2/common_types.go
+// ContractVersionedObjectReference, api/controlplane/kubeadm/v1beta2/kubeadm_control_plane_types.go,
+// api/bootstrap/kubeadm/v1beta2/kubeadm_types.go):
+//
+//	v1beta1                                          v1beta2
+//	ref {apiVersion, kind, name}                     ref {apiGroup, kind, name}
+//	KCP spec.rolloutAfter                            spec.rollout.after
+//	KCP spec.rolloutStrategy.rollingUpdate.maxSurge  spec.rollout.strategy.rollingUpdate.maxSurge
+//	KCP spec.machineTemplate.infrastructureRef       spec.machineTemplate.spec.infrastructureRef
+//	extraArgs {name: value}                          extraArgs [{name, value}] (kubeadm v1beta4)
+//	clusterConfiguration.networking.dnsDomain        Cluster spec.clusterNetwork.serviceDomain only
+//
+// Machine spec.version, the files and the commands of a KubeadmConfigSpec did not move.
+const (
+	capiV1Beta1 = "v1beta1"
+	capiV1Beta2 = "v1beta2"
+)
+
+// capiVersion is the version of a Cluster API kind's apiVersion, refused when it is neither
+// v1beta1 nor v1beta2: fields move between versions, and one preflight does not know could be
+// read wrong without a word (v1alpha3 and v1alpha4 are no longer served since Cluster API v1.13).
+func capiVersion(h header) (string, error) {
+	group, v, _ := strings.Cut(h.APIVersion, "/")
+	if v != capiV1Beta1 && v != capiV1Beta2 {
+		return "", fmt.Errorf("apiVersion %q: preflight reads %s/%s and %s/%s", h.APIVersion, group, capiV1Beta1, group, capiV1Beta2)
+	}
+	return v, nil
+}
+
 // Cluster is a Cluster API Cluster.
 type Cluster struct {
 	Object
-	ControlPlaneRef   Ref `json:"controlPlaneRef"`
-	InfrastructureRef Ref `json:"infrastructureRef"`
+	ControlPlaneRef   Ref
+	InfrastructureRef Ref
+	// ServiceDomain is spec.clusterNetwork.serviceDomain: the DNS domain kubeadm is given
+	// unless a v1beta1 clusterConfiguration.networking.dnsDomain says otherwise.
+	ServiceDomain string
 }
 
-// Ref is an object reference.
+// Ref is an object reference: v1beta1 names the apiVersion, v1beta2 the apiGroup (the version
+// comes from the contract labels of the referenced CRD).
 type Ref struct {
 	APIVersion string `json:"apiVersion,omitempty"`
+	APIGroup   string `json:"apiGroup,omitempty"`
 	Kind       string `json:"kind,omitempty"`
 	Name       string `json:"name,omitempty"`
 }
 
-func parseCluster(s *Set, obj Object, _ header, doc []byte) error {
+// Group is the API group of the object r names, in either form.
+func (r Ref) Group() string {
+	if r.APIGroup != "" {
+		return r.APIGroup
+	}
+	if g, _, ok := strings.Cut(r.APIVersion, "/"); ok {
+		return g
+	}
+	return ""
+}
+
+func parseCluster(s *Set, obj Object, h header, doc []byte) error {
+	if _, err := capiVersion(h); err != nil {
+		return err
+	}
 	var c struct {
 		Spec struct {
 			ControlPlaneRef   Ref `json:"controlPlaneRef"`
 			InfrastructureRef Ref `json:"infrastructureRef"`
+			ClusterNetwork    *struct {
+				ServiceDomain string `json:"serviceDomain"`
+			} `json:"clusterNetwork"`
 		} `json:"spec"`
 	}
 	if err := unmarshal(doc, &c); err != nil {
 		return err
 	}
-	s.Clusters = append(s.Clusters, Cluster{Object: obj, ControlPlaneRef: c.Spec.ControlPlaneRef, InfrastructureRef: c.Spec.InfrastructureRef})
+	out := Cluster{Object: obj, ControlPlaneRef: c.Spec.ControlPlaneRef, InfrastructureRef: c.Spec.InfrastructureRef}
+	if c.Spec.ClusterNetwork != nil {
+		out.ServiceDomain = c.Spec.ClusterNetwork.ServiceDomain
+	}
+	s.Clusters = append(s.Clusters, out)
 	return nil
 }
 
 // KCP is a KubeadmControlPlane.
 type KCP struct {
 	Object
-	Labels   map[string]string
-	Replicas int
-	Version  string
-	// MaxSurge is rolloutStrategy.rollingUpdate.maxSurge (default 1).
+	APIVersion string
+	Labels     map[string]string
+	Replicas   int
+	Version    string
+	// MaxSurge is the rolling update's maxSurge (default 1).
 	MaxSurge         int
 	RolloutAfter     string
 	InfraTemplate    string
 	TemplateMetadata json.RawMessage
 	Spec             KubeadmConfigSpec
-	// SpecJSON is kubeadmConfigSpec as read, for "any difference" (filters.go).
+	// SpecJSON is kubeadmConfigSpec in one form for both API versions (canonicalSpec), for
+	// "any difference" (filters.go).
 	SpecJSON json.RawMessage
 }
 
@@ -84,22 +145,38 @@ func (f File) Text() string {
 // ErrNoKubeadmConfigSpec is a KubeadmControlPlane without spec.kubeadmConfigSpec.
 var ErrNoKubeadmConfigSpec = errors.New("no spec.kubeadmConfigSpec")
 
+// rollingUpdate is a KubeadmControlPlane's rollingUpdate, in either version.
+type rollingUpdate struct {
+	RollingUpdate struct {
+		MaxSurge *json.RawMessage `json:"maxSurge"`
+	} `json:"rollingUpdate"`
+}
+
 func parseKCP(s *Set, obj Object, h header, doc []byte) error {
+	v, err := capiVersion(h)
+	if err != nil {
+		return err
+	}
 	var k struct {
 		Spec struct {
 			Replicas          *int            `json:"replicas"`
 			Version           string          `json:"version"`
-			RolloutAfter      string          `json:"rolloutAfter"`
 			KubeadmConfigSpec json.RawMessage `json:"kubeadmConfigSpec"`
 			MachineTemplate   struct {
 				Metadata          json.RawMessage `json:"metadata"`
-				InfrastructureRef Ref             `json:"infrastructureRef"`
+				InfrastructureRef Ref             `json:"infrastructureRef"` // v1beta1
+				Spec              struct {
+					InfrastructureRef Ref `json:"infrastructureRef"`
+				} `json:"spec"` // v1beta2
 			} `json:"machineTemplate"`
-			RolloutStrategy struct {
-				RollingUpdate struct {
-					MaxSurge *json.RawMessage `json:"maxSurge"`
-				} `json:"rollingUpdate"`
-			} `json:"rolloutStrategy"`
+			// v1beta1
+			RolloutAfter    string        `json:"rolloutAfter"`
+			RolloutStrategy rollingUpdate `json:"rolloutStrategy"`
+			// v1beta2
+			Rollout struct {
+				After    string        `json:"after"`
+				Strategy rollingUpdate `json:"strategy"`
+			} `json:"rollout"`
 		} `json:"spec"`
 	}
 	if err := unmarshal(doc, &k); err != nil {
@@ -108,13 +185,20 @@ func parseKCP(s *Set, obj Object, h header, doc []byte) error {
 	if len(k.Spec.KubeadmConfigSpec) == 0 || string(k.Spec.KubeadmConfigSpec) == "null" {
 		return ErrNoKubeadmConfigSpec
 	}
-	out := KCP{Object: obj, Labels: h.Metadata.Labels, Replicas: 1, Version: k.Spec.Version, MaxSurge: 1,
-		RolloutAfter: k.Spec.RolloutAfter, InfraTemplate: k.Spec.MachineTemplate.InfrastructureRef.Name,
-		TemplateMetadata: k.Spec.MachineTemplate.Metadata, SpecJSON: k.Spec.KubeadmConfigSpec}
+	after, infra, strategy := k.Spec.RolloutAfter, k.Spec.MachineTemplate.InfrastructureRef, k.Spec.RolloutStrategy
+	if v == capiV1Beta2 {
+		after, infra, strategy = k.Spec.Rollout.After, k.Spec.MachineTemplate.Spec.InfrastructureRef, k.Spec.Rollout.Strategy
+	}
+	spec, err := canonicalSpec(k.Spec.KubeadmConfigSpec)
+	if err != nil {
+		return err
+	}
+	out := KCP{Object: obj, APIVersion: h.APIVersion, Labels: h.Metadata.Labels, Replicas: 1, Version: k.Spec.Version, MaxSurge: 1,
+		RolloutAfter: after, InfraTemplate: infra.Name, TemplateMetadata: k.Spec.MachineTemplate.Metadata, SpecJSON: spec}
 	if k.Spec.Replicas != nil {
 		out.Replicas = *k.Spec.Replicas
 	}
-	if ms := k.Spec.RolloutStrategy.RollingUpdate.MaxSurge; ms != nil {
+	if ms := strategy.RollingUpdate.MaxSurge; ms != nil {
 		var n int
 		if json.Unmarshal(*ms, &n) == nil && n == 0 {
 			out.MaxSurge = 0
@@ -135,7 +219,10 @@ type KubeadmConfig struct {
 	Spec KubeadmConfigSpec
 }
 
-func parseKubeadmConfig(s *Set, obj Object, _ header, doc []byte) error {
+func parseKubeadmConfig(s *Set, obj Object, h header, doc []byte) error {
+	if _, err := capiVersion(h); err != nil {
+		return err
+	}
 	var k struct {
 		Spec KubeadmConfigSpec `json:"spec"`
 	}
@@ -146,7 +233,10 @@ func parseKubeadmConfig(s *Set, obj Object, _ header, doc []byte) error {
 	return nil
 }
 
-func parseKubeadmConfigTemplate(s *Set, obj Object, _ header, doc []byte) error {
+func parseKubeadmConfigTemplate(s *Set, obj Object, h header, doc []byte) error {
+	if _, err := capiVersion(h); err != nil {
+		return err
+	}
 	var k struct {
 		Spec struct {
 			Template struct {
@@ -171,6 +261,9 @@ type Machine struct {
 }
 
 func parseMachine(s *Set, obj Object, h header, doc []byte) error {
+	if _, err := capiVersion(h); err != nil {
+		return err
+	}
 	var m struct {
 		Spec struct {
 			Version string `json:"version"`

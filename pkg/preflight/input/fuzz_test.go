@@ -24,26 +24,57 @@ func FuzzDocuments(f *testing.F) {
 	fuzzKind(f, "", "a: 1\n---\nb: 2\n", "--- \n# c\n---\nkind: X\n")
 }
 
+// fuzzCAPI fuzzes the parser of one Cluster API kind in both API versions: v1beta2 says which
+// apiVersion the document carries, so that each version's seeds mutate under their own.
+func fuzzCAPI(f *testing.F, group, kind string, v1beta1, v1beta2 []string) {
+	for _, s := range v1beta1 {
+		f.Add(false, s)
+	}
+	for _, s := range v1beta2 {
+		f.Add(true, s)
+	}
+	f.Fuzz(func(t *testing.T, v2 bool, body string) {
+		v := capiV1Beta1
+		if v2 {
+			v = capiV1Beta2
+		}
+		s := &Set{}
+		_ = s.Add("fuzz.yaml", []byte("apiVersion: "+group+"/"+v+"\nkind: "+kind+"\n"+body))
+		_ = s.ClusterName()
+		for i := range s.KCPs {
+			_ = s.KCPs[i].SameSpec(&s.KCPs[0])
+		}
+	})
+}
+
 func FuzzKubeadmControlPlane(f *testing.F) {
-	fuzzKind(f, "apiVersion: controlplane.cluster.x-k8s.io/v1beta1\nkind: KubeadmControlPlane\n",
-		"spec:\n  replicas: 3\n  rolloutStrategy:\n    rollingUpdate:\n      maxSurge: 0\n  kubeadmConfigSpec:\n    clusterConfiguration:\n      apiServer:\n        extraArgs:\n          service-account-issuer: x\n",
-		"spec:\n  kubeadmConfigSpec:\n    files:\n    - path: /a\n      encoding: base64\n      content: '!!'\n")
+	fuzzCAPI(f, "controlplane.cluster.x-k8s.io", "KubeadmControlPlane", []string{
+		"spec:\n  replicas: 3\n  rolloutStrategy:\n    rollingUpdate:\n      maxSurge: 0\n  kubeadmConfigSpec:\n    clusterConfiguration:\n      apiServer:\n        timeoutForControlPlane: 20m\n        extraArgs:\n          service-account-issuer: x\n",
+		"spec:\n  kubeadmConfigSpec:\n    files:\n    - path: /a\n      encoding: base64\n      content: '!!'\n",
+	}, []string{
+		"spec:\n  replicas: 3\n  rollout:\n    after: '2026-12-01T00:00:00Z'\n    strategy:\n      rollingUpdate:\n        maxSurge: 0\n  machineTemplate:\n    spec:\n      infrastructureRef:\n        apiGroup: infrastructure.cluster.x-k8s.io\n        kind: VSphereMachineTemplate\n        name: a\n  kubeadmConfigSpec:\n    clusterConfiguration:\n      apiServer:\n        extraArgs:\n        - name: service-account-issuer\n          value: x\n",
+		"spec:\n  kubeadmConfigSpec:\n    joinConfiguration:\n      timeouts:\n        tlsBootstrapSeconds: 300\n      nodeRegistration:\n        kubeletExtraArgs:\n        - name: a\n",
+	})
 }
 
 func FuzzKubeadmConfig(f *testing.F) {
-	fuzzKind(f, "apiVersion: bootstrap.cluster.x-k8s.io/v1beta1\nkind: KubeadmConfig\n", "spec:\n  preKubeadmCommands: [a]\n")
+	fuzzCAPI(f, "bootstrap.cluster.x-k8s.io", "KubeadmConfig", []string{"spec:\n  preKubeadmCommands: [a]\n"},
+		[]string{"spec:\n  clusterConfiguration:\n    apiServer:\n      extraArgs:\n      - {name: a, value: b}\n"})
 }
 
 func FuzzKubeadmConfigTemplate(f *testing.F) {
-	fuzzKind(f, "apiVersion: bootstrap.cluster.x-k8s.io/v1beta1\nkind: KubeadmConfigTemplate\n", "spec:\n  template:\n    spec: {}\n")
+	fuzzCAPI(f, "bootstrap.cluster.x-k8s.io", "KubeadmConfigTemplate", []string{"spec:\n  template:\n    spec: {}\n"},
+		[]string{"spec:\n  template:\n    spec:\n      joinConfiguration:\n        nodeRegistration:\n          kubeletExtraArgs: [{name: a, value: b}]\n"})
 }
 
 func FuzzCluster(f *testing.F) {
-	fuzzKind(f, "apiVersion: cluster.x-k8s.io/v1beta1\nkind: Cluster\n", "metadata:\n  name: a\nspec:\n  controlPlaneRef:\n    name: b\n")
+	fuzzCAPI(f, "cluster.x-k8s.io", "Cluster", []string{"metadata:\n  name: a\nspec:\n  controlPlaneRef:\n    name: b\n"},
+		[]string{"metadata:\n  name: a\nspec:\n  clusterNetwork:\n    serviceDomain: c\n  controlPlaneRef:\n    apiGroup: controlplane.cluster.x-k8s.io\n    kind: KubeadmControlPlane\n    name: b\n"})
 }
 
 func FuzzMachine(f *testing.F) {
-	fuzzKind(f, "apiVersion: cluster.x-k8s.io/v1beta1\nkind: Machine\n", "metadata:\n  labels:\n    cluster.x-k8s.io/control-plane: ''\nspec:\n  version: v1\n")
+	fuzzCAPI(f, "cluster.x-k8s.io", "Machine", []string{"metadata:\n  labels:\n    cluster.x-k8s.io/control-plane: ''\nspec:\n  version: v1\n"},
+		[]string{"metadata:\n  labels:\n    cluster.x-k8s.io/control-plane: ''\nspec:\n  version: v1\n  bootstrap:\n    configRef:\n      apiGroup: bootstrap.cluster.x-k8s.io\n      kind: KubeadmConfig\n      name: a\n"})
 }
 
 func FuzzProvider(f *testing.F) {

@@ -70,13 +70,13 @@ func Read(ctx context.Context, c Config) (*input.Set, error) {
 	if err := c.complete(); err != nil {
 		return nil, err
 	}
-	r := &reader{c: c}
+	r := &reader{c: c, v: clusterapi.NewVersioned(c.Client, c.Mapper)}
 	objs, err := r.controlPlane(ctx)
 	if err != nil {
 		return nil, err
 	}
 	objs = append(objs, r.machines(ctx)...)
-	objs = append(objs, r.list(ctx, "KubeadmConfigs", clusterapi.KubeadmConfigResource, c.Namespace, clusterapi.ClusterNameLabel+"="+c.Name)...)
+	objs = append(objs, r.list(ctx, "KubeadmConfigs", r.capi(clusterapi.KubeadmConfigResource), c.Namespace, clusterapi.ClusterNameLabel+"="+c.Name)...)
 	if sec := r.saSecret(ctx); sec != nil {
 		objs = append(objs, sec)
 	}
@@ -85,7 +85,7 @@ func Read(ctx context.Context, c Config) (*input.Set, error) {
 			objs = append(objs, o)
 		}
 	}
-	objs = append(objs, r.list(ctx, "clusterctl Providers", clusterapi.ProviderResource, metav1.NamespaceAll, "")...)
+	objs = append(objs, r.list(ctx, "clusterctl Providers", r.plain(clusterapi.ProviderResource), metav1.NamespaceAll, "")...)
 	s := &input.Set{}
 	if err := s.AddObjects("cluster "+c.Namespace+"/"+c.Name, objs...); err != nil {
 		return nil, err
@@ -137,13 +137,15 @@ func (c *Config) complete() error {
 // reader is one Read: the config, the references found on the way and the notes.
 type reader struct {
 	c     Config
+	v     *clusterapi.Versioned // Cluster API's own kinds, at v1beta2 where it is served
 	infra *ref
 	notes []string
 }
 
-// ref is an object reference of a Cluster or Machine.
+// ref is an object reference of a Cluster or Machine: v1beta1 names the apiVersion, v1beta2
+// the apiGroup (cluster-api@v1.14.0 api/core/v1beta2 ContractVersionedObjectReference).
 type ref struct {
-	apiVersion, kind, namespace, name string
+	apiVersion, apiGroup, kind, namespace, name string
 }
 
 func refAt(u *unstructured.Unstructured, fields ...string) *ref {
@@ -155,7 +157,11 @@ func refAt(u *unstructured.Unstructured, fields ...string) *ref {
 	if ns == "" {
 		ns = u.GetNamespace()
 	}
-	return &ref{apiVersion: m["apiVersion"], kind: m["kind"], namespace: ns, name: m["name"]}
+	x := &ref{apiVersion: m["apiVersion"], apiGroup: m["apiGroup"], kind: m["kind"], namespace: ns, name: m["name"]}
+	if g, _, ok := strings.Cut(x.apiVersion, "/"); ok && x.apiGroup == "" {
+		x.apiGroup = g
+	}
+	return x
 }
 
 func (x *ref) String() string { return x.kind + " " + x.namespace + "/" + x.name }
@@ -168,7 +174,7 @@ func (r *reader) note(format string, args ...any) {
 // predict, so their errors are Read's.
 func (r *reader) controlPlane(ctx context.Context) ([]*unstructured.Unstructured, error) {
 	name := r.c.Namespace + "/" + r.c.Name
-	cl, err := r.c.Client.Resource(clusterapi.ClusterResource).Namespace(r.c.Namespace).Get(ctx, r.c.Name, metav1.GetOptions{})
+	cl, err := r.v.Get(ctx, clusterapi.ClusterResource.GroupResource(), r.c.Namespace, r.c.Name)
 	if apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("cluster %s %w", name, ErrNotFound)
 	}
@@ -180,14 +186,10 @@ func (r *reader) controlPlane(ctx context.Context) ([]*unstructured.Unstructured
 	switch {
 	case cp == nil:
 		return nil, fmt.Errorf("cluster %s has no controlPlaneRef: %w", name, ErrUnsupported)
-	case cp.kind != "KubeadmControlPlane":
+	case cp.kind != "KubeadmControlPlane" || cp.apiGroup != "" && cp.apiGroup != clusterapi.KubeadmControlPlaneResource.Group:
 		return nil, fmt.Errorf("cluster %s: control plane %s: %w", name, cp, ErrUnsupported)
 	}
-	gvr, err := r.resource(cp)
-	if err != nil {
-		return nil, fmt.Errorf("cluster %s: control plane %s: %w", name, cp, err)
-	}
-	kcp, err := r.c.Client.Resource(gvr).Namespace(cp.namespace).Get(ctx, cp.name, metav1.GetOptions{})
+	kcp, err := r.v.Get(ctx, clusterapi.KubeadmControlPlaneResource.GroupResource(), cp.namespace, cp.name)
 	if apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("cluster %s: %s %w", name, cp, ErrNotFound)
 	}
@@ -197,8 +199,23 @@ func (r *reader) controlPlane(ctx context.Context) ([]*unstructured.Unstructured
 	return []*unstructured.Unstructured{cl, kcp}, nil
 }
 
-// resource is the resource of x's kind.
+// errNoVersion is a v1beta2 reference (a group, no version) read without discovery.
+var errNoVersion = errors.New("its apiGroup names no version and there is no discovery to find one")
+
+// resource is the resource of x's kind: at its apiVersion (v1beta1), else at the version
+// discovery prefers for its apiGroup (v1beta2; Cluster API looks the version up in the CRD's
+// contract labels, which name the versions the CRD serves).
 func (r *reader) resource(x *ref) (schema.GroupVersionResource, error) {
+	if x.apiVersion == "" && x.apiGroup != "" {
+		if r.c.Mapper == nil {
+			return schema.GroupVersionResource{}, errNoVersion
+		}
+		m, err := r.c.Mapper.RESTMapping(schema.GroupKind{Group: x.apiGroup, Kind: x.kind})
+		if err != nil {
+			return schema.GroupVersionResource{}, err
+		}
+		return m.Resource, nil
+	}
 	gv, err := schema.ParseGroupVersion(x.apiVersion)
 	if err != nil {
 		return schema.GroupVersionResource{}, err
@@ -226,10 +243,27 @@ func (r *reader) ref(ctx context.Context, x *ref) *unstructured.Unstructured {
 	return nil
 }
 
+// lister lists one resource in a namespace.
+type lister func(ctx context.Context, ns string, opts metav1.ListOptions) (*unstructured.UnstructuredList, error)
+
+// capi lists one of Cluster API's own resources at the version the management cluster serves.
+func (r *reader) capi(gvr schema.GroupVersionResource) lister {
+	return func(ctx context.Context, ns string, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+		return r.v.List(ctx, gvr.GroupResource(), ns, opts)
+	}
+}
+
+// plain lists gvr at its own version.
+func (r *reader) plain(gvr schema.GroupVersionResource) lister {
+	return func(ctx context.Context, ns string, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+		return r.c.Client.Resource(gvr).Namespace(ns).List(ctx, opts)
+	}
+}
+
 // list lists what the predictions read of one resource, or notes why not. A resource the
 // management cluster does not serve (no clusterctl inventory) is an empty list.
-func (r *reader) list(ctx context.Context, what string, gvr schema.GroupVersionResource, ns, selector string) []*unstructured.Unstructured {
-	l, err := r.c.Client.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+func (r *reader) list(ctx context.Context, what string, ls lister, ns, selector string) []*unstructured.Unstructured {
+	l, err := ls(ctx, ns, metav1.ListOptions{LabelSelector: selector})
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil
@@ -248,7 +282,7 @@ func (r *reader) list(ctx context.Context, what string, gvr schema.GroupVersionR
 // provider machine was cloned from (an annotation Cluster API puts on the provider machine),
 // which a roll compares with the KubeadmControlPlane's.
 func (r *reader) machines(ctx context.Context) []*unstructured.Unstructured {
-	ms := r.list(ctx, "Machines", clusterapi.MachineResource, r.c.Namespace, clusterapi.ClusterNameLabel+"="+r.c.Name)
+	ms := r.list(ctx, "Machines", r.capi(clusterapi.MachineResource), r.c.Namespace, clusterapi.ClusterNameLabel+"="+r.c.Name)
 	for _, m := range ms {
 		if _, cp := m.GetLabels()[clusterapi.ControlPlaneLabel]; !cp || m.GetAnnotations()[clonedFromName] != "" {
 			continue

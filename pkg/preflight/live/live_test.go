@@ -17,12 +17,14 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/rest"
 
+	"github.com/credwatch/credwatch/internal/capifake"
 	"github.com/credwatch/credwatch/pkg/check"
 	"github.com/credwatch/credwatch/pkg/clusterapi"
 	"github.com/credwatch/credwatch/pkg/finding"
@@ -102,10 +104,9 @@ func fixture(t *testing.T) (objs []runtime.Object, kid string, private string) {
 	return objs, ks[0].KeyID, strings.Join(strings.Split(string(priv), "\n")[1:2], "")
 }
 
+// client is a management cluster of Cluster API ≤ v1.10: v1beta1 only.
 func client(objs []runtime.Object) *dynamicfake.FakeDynamicClient {
-	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
-		clusterapi.MachineResource: "MachineList", clusterapi.KubeadmConfigResource: "KubeadmConfigList", clusterapi.ProviderResource: "ProviderList",
-	}, objs...)
+	return capifake.Client([]string{clusterapi.V1Beta1}, objs...)
 }
 
 // members answers as a workload cluster whose reachable member serves JWKS kids.
@@ -235,6 +236,120 @@ func TestRead(t *testing.T) {
 			}
 			if tc.check != nil {
 				tc.check(t, s)
+			}
+		})
+	}
+}
+
+// asV1Beta2 is objs as Cluster API v1.11+ serves them at v1beta2: references carry apiGroup,
+// the KubeadmControlPlane's infrastructureRef is under machineTemplate.spec, extraArgs a list.
+func asV1Beta2(t *testing.T, objs []runtime.Object) []runtime.Object {
+	t.Helper()
+	toGroup := func(m map[string]any, key string) {
+		r, ok := m[key].(map[string]any)
+		if !ok {
+			return
+		}
+		g := "infrastructure.cluster.x-k8s.io"
+		if av, ok := r["apiVersion"].(string); ok {
+			g, _, _ = strings.Cut(av, "/")
+		}
+		delete(r, "apiVersion")
+		r["apiGroup"] = g
+	}
+	var out []runtime.Object
+	for _, o := range objs {
+		u := o.(*unstructured.Unstructured).DeepCopy()
+		group, version, _ := strings.Cut(u.GetAPIVersion(), "/")
+		if strings.HasSuffix(group, "cluster.x-k8s.io") && !strings.Contains(group, "clusterctl") && !strings.HasPrefix(group, "infrastructure") && version == clusterapi.V1Beta1 {
+			u.SetAPIVersion(group + "/" + clusterapi.V1Beta2)
+			spec, _ := u.Object["spec"].(map[string]any)
+			switch u.GetKind() {
+			case "Cluster", "Machine":
+				toGroup(spec, "controlPlaneRef")
+				toGroup(spec, "infrastructureRef")
+			case "KubeadmControlPlane":
+				mt := spec["machineTemplate"].(map[string]any)
+				toGroup(mt, "infrastructureRef")
+				mt["spec"] = map[string]any{"infrastructureRef": mt["infrastructureRef"]}
+				delete(mt, "infrastructureRef")
+				as := spec["kubeadmConfigSpec"].(map[string]any)["clusterConfiguration"].(map[string]any)["apiServer"].(map[string]any)
+				var args []any
+				for k, v := range as["extraArgs"].(map[string]any) {
+					args = append(args, map[string]any{"name": k, "value": v})
+				}
+				as["extraArgs"] = args
+			}
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// TestReadV1Beta2: a management cluster serving v1beta2 is read at v1beta2 and gives the Set and
+// the prediction a v1beta1 one gives; without discovery, a v1beta2 reference to a provider
+// object (a group, no version) is a note.
+func TestReadV1Beta2(t *testing.T) {
+	objs, _, _ := fixture(t)
+	v2 := asV1Beta2(t, objs)
+	aws := []schema.GroupVersionKind{{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta2", Kind: "AWSCluster"},
+		{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta2", Kind: "AWSMachine"}}
+	read := func(served []string, mapper meta.RESTMapper, objs []runtime.Object) (*input.Set, *dynamicfake.FakeDynamicClient) {
+		t.Helper()
+		dc := capifake.Client(served, objs...)
+		s, err := Read(context.Background(), Config{Client: dc, Mapper: mapper, Name: "w1", Members: members(t, "drifted"), Known: &redact.Known{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, dc
+	}
+	predict := func(s *input.Set) string {
+		t.Helper()
+		r, err := preflight.Run(preflight.Config{Current: s, Reroll: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(struct {
+			F []finding.Finding
+			S []preflight.Step
+		}{r.Findings, r.Steps})
+		return string(b)
+	}
+	base, _ := read([]string{clusterapi.V1Beta1}, capifake.Mapper([]string{clusterapi.V1Beta1}, aws...), objs)
+	want := predict(base)
+	tests := []struct {
+		name   string
+		served []string
+		mapper meta.RESTMapper
+		note   string
+	}{
+		{name: "v1.11–v1.15, discovery", served: []string{clusterapi.V1Beta1, clusterapi.V1Beta2}, mapper: capifake.Mapper([]string{clusterapi.V1Beta2, clusterapi.V1Beta1}, aws...)},
+		{name: "v1.16, discovery", served: []string{clusterapi.V1Beta2}, mapper: capifake.Mapper([]string{clusterapi.V1Beta2}, aws...)},
+		{name: "v1.16, no discovery", served: []string{clusterapi.V1Beta2},
+			note: "AWSCluster default/w1 not read: its apiGroup names no version and there is no discovery to find one"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, dc := read(tc.served, tc.mapper, v2)
+			for _, a := range dc.Actions() {
+				if r := a.GetResource(); r.Version == clusterapi.V1Beta1 {
+					t.Errorf("%s %s read at v1beta1 where v1beta2 is served", a.GetVerb(), r)
+				}
+			}
+			if len(s.KCPs) != 1 || s.KCPs[0].InfraTemplate != "w1-cp-v1" || len(s.Machines) != 3 || len(s.Configs) != 1 {
+				t.Fatalf("set %+v", s)
+			}
+			if tc.note != "" {
+				if !slices.ContainsFunc(s.Notes, func(n string) bool { return strings.Contains(n, tc.note) }) {
+					t.Errorf("notes %q lack %q", s.Notes, tc.note)
+				}
+				return
+			}
+			if i := slices.IndexFunc(s.Machines, func(m input.Machine) bool { return m.Name == "w1-cp-a" }); i < 0 || s.Machines[i].InfraTemplate != "w1-cp-v0" {
+				t.Errorf("machine w1-cp-a lacks its provider machine's template: %+v", s.Machines)
+			}
+			if got := predict(s); got != want {
+				t.Errorf("prediction at v1beta2\n%s\nwant (v1beta1)\n%s", got, want)
 			}
 		})
 	}
