@@ -35,7 +35,7 @@ const interval = 2 * time.Second
 // metrics, read through the apiserver's service proxy, show every member up and the trust matrix
 // whole. A member added with its own SA key (`lab add-member --sa-key new`) shows as broken pairs
 // and a Warning Event naming it within 2 intervals; removing it clears both.
-// Then (same lab) `credwatch logs --cluster --controllers` reads real pod logs (see podlogs).
+// Then (same lab) `credwatch logs --from-cluster --controllers` reads real pod logs (see podlogs).
 func TestIntegrationChartInCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("lab test: skipped under -short")
@@ -116,7 +116,7 @@ func TestIntegrationChartInCluster(t *testing.T) {
 	t.Logf("chart in cluster: %s", time.Since(t0).Round(time.Millisecond))
 	helmUninstall(t, l, ns, release)
 
-	t.Run("logs --cluster --controllers", func(t *testing.T) {
+	t.Run("logs --from-cluster --controllers", func(t *testing.T) {
 		t2 := time.Now()
 		p := startPodControlPlane(ctx, t, l, cs)
 		t.Logf("kube-apiserver pod ready on %s in %s", p.node.Name, time.Since(t2).Round(time.Millisecond))
@@ -135,7 +135,7 @@ func TestIntegrationChartInCluster(t *testing.T) {
 		t3 := time.Now()
 		p.stop(ctx, t, cs)
 		t.Logf("control-plane pods deleted (grace 0) in %s", time.Since(t3).Round(time.Millisecond))
-		t.Logf("logs --cluster --controllers on real pod logs: %s", time.Since(t2).Round(time.Millisecond))
+		t.Logf("logs --from-cluster --controllers on real pod logs: %s", time.Since(t2).Round(time.Millisecond))
 	})
 	t.Logf("both parts done %s after the start; the rest is the lab's teardown", time.Since(t0).Round(time.Millisecond))
 }

@@ -247,17 +247,17 @@ func tailLines(s string, n int) string {
 	return strings.Join(l[max(0, len(l)-n):], "\n")
 }
 
-// runLogsCluster runs `credwatch logs --cluster --controllers -o json` against the lab.
+// runLogsCluster runs `credwatch logs --from-cluster --controllers -o json` against the lab.
 func runLogsCluster(ctx context.Context, t *testing.T, kubeconfig string) logsReport {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	cmd := cmdlogs.NewCommand(cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
-	cmd.SetArgs([]string{"--kubeconfig", kubeconfig, "--cluster", "--controllers", "--fail-on", "none", "-o", "json"})
+	cmd.SetArgs([]string{"--kubeconfig", kubeconfig, "--from-cluster", "--controllers", "--fail-on", "none", "-o", "json"})
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	cmd.SetOut(&out)
 	cmd.SetErr(&errOut)
 	if err := cmd.ExecuteContext(ctx); err != nil {
-		t.Fatalf("logs --cluster --controllers: %v\n%s", err, errOut.String())
+		t.Fatalf("logs --from-cluster --controllers: %v\n%s", err, errOut.String())
 	}
 	var rep logsReport
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {

@@ -58,7 +58,7 @@ func TestExitCodes(t *testing.T) {
 		{"usage/unreadable input", []string{"token", "inspect", filepath.Join(t.TempDir(), "missing.jwt")}, cli.ExitUsage, "no such file"},
 		{"unreachable/closed port", []string{"check", "--kubeconfig", closed, "--no-cloud", "--timeout", "5s"}, cli.ExitUnreachable, "cluster not reachable: GET https://"},
 		{"unreachable/cloud closed port", []string{"cloud", "--kubeconfig", closed, "--timeout", "5s"}, cli.ExitUnreachable, "cluster not reachable"},
-		{"unreachable/preflight closed port", []string{"preflight", "--kubeconfig", closed, "--cluster", "ns/w1", "--timeout", "5s"}, cli.ExitUnreachable, "read cluster ns/w1: "},
+		{"unreachable/preflight closed port", []string{"preflight", "--kubeconfig", closed, "--capi-cluster", "w1", "-n", "ns", "--timeout", "5s"}, cli.ExitUnreachable, "read cluster ns/w1: "},
 		{"unreachable/watch closed port", watchArgs(closed), cli.ExitUnreachable, "no API server member answered in"},
 		{"unreachable/watch closed port, fail-on info", watchArgs(closed, "--fail-on", "info"), cli.ExitUnreachable, "connection refused"},
 		{"unreachable/watch hanging server", watchArgs(hanging), cli.ExitUnreachable, "no API server member answered"},

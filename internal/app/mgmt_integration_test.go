@@ -29,7 +29,7 @@ import (
 // TestIntegrationHostileManagementCluster: a real management cluster (the lab's kube-apiserver
 // and etcd, with Cluster API's Cluster kind) serves <cluster>-kubeconfig Secrets written by
 // someone who can write one Secret: an exec plugin, a tokenFile, an auth-provider, file paths
-// and a proxy, in data and in stringData. check --cluster refuses each with one line naming the
+// and a proxy, in data and in stringData. check --capi-cluster refuses each with one line naming the
 // Secret and the field (exit 2); no command runs, no local file is read or sent (the server
 // the Secrets name is a listener that counts connections), and the planted secrets appear in
 // no output.
@@ -85,7 +85,7 @@ func TestIntegrationHostileManagementCluster(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			createCluster(ctx, t, dyn, c.name, kc(c.user), c.stringData)
 			var out, errOut bytes.Buffer
-			code := Main([]string{"credwatch", "check", "--kubeconfig", l.AdminKubeconfig(), "--cluster", "default/" + c.name,
+			code := Main([]string{"credwatch", "check", "--kubeconfig", l.AdminKubeconfig(), "--capi-cluster", c.name, "-n", "default",
 				"--no-cloud", "--timeout", "10s", "-o", "json"}, strings.NewReader(""), &out, &errOut)
 			if code != cli.ExitUsage {
 				t.Errorf("exit %d, want %d\nstderr: %s", code, cli.ExitUsage, errOut.String())

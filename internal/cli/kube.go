@@ -35,11 +35,22 @@ type KubeFlags struct {
 
 // NewKubeFlags registers the flags on fs; the credentials loaded go to known (Streams.Known).
 func NewKubeFlags(fs *pflag.FlagSet, known *redact.Known) *KubeFlags {
+	return newKubeFlags(fs, known, "")
+}
+
+// newKubeFlags is NewKubeFlags, with kubectl's -n/--namespace described by nsUsage when it is
+// not empty.
+func newKubeFlags(fs *pflag.FlagSet, known *redact.Known, nsUsage string) *KubeFlags {
 	k := &KubeFlags{Config: genericclioptions.NewConfigFlags(false), Known: known}
-	// No command reads a namespace (check and watch look at the control plane and every
-	// namespace's tokens), so -n/--namespace is not offered rather than accepted and ignored.
-	k.Config.Namespace = nil
+	if nsUsage == "" {
+		// A command that reads no namespace (watch looks at the control plane and every
+		// namespace's tokens) does not offer -n/--namespace rather than accept and ignore it.
+		k.Config.Namespace = nil
+	}
 	k.Config.AddFlags(fs)
+	if nsUsage != "" {
+		fs.Lookup("namespace").Usage = nsUsage
+	}
 	for _, name := range []string{"cache-dir", "certificate-authority", "client-certificate", "client-key",
 		"cluster", "user", "as", "as-group", "as-uid", "as-user-extra", "password", "username", "tls-server-name",
 		"disable-compression", "request-timeout", "token", "insecure-skip-tls-verify", "server"} {
@@ -50,17 +61,43 @@ func NewKubeFlags(fs *pflag.FlagSet, known *redact.Known) *KubeFlags {
 }
 
 // NewKubeFlagsExcept is NewKubeFlags without the named kubectl flags, for a command whose own
-// flag of that name means something else (logs' and preflight's --cluster, cloud's
-// --insecure-skip-tls-verify). What a left-out flag would set keeps its default.
+// flag of that name means something else (for one release, the deprecated --cluster aliases of
+// check, preflight and logs; cloud's --insecure-skip-tls-verify). What a left-out flag would set
+// keeps its default.
 func NewKubeFlagsExcept(fs *pflag.FlagSet, known *redact.Known, except ...string) *KubeFlags {
+	return kubeFlagsExcept(fs, known, "", except)
+}
+
+// NewNamespacedKubeFlags is NewKubeFlagsExcept with kubectl's -n/--namespace, for a command that
+// reads an object in a namespace; nsUsage is its help text. Namespace gives its value, the
+// kubeconfig context's namespace when -n is not given.
+func NewNamespacedKubeFlags(fs *pflag.FlagSet, known *redact.Known, nsUsage string, except ...string) *KubeFlags {
+	return kubeFlagsExcept(fs, known, nsUsage, except)
+}
+
+func kubeFlagsExcept(fs *pflag.FlagSet, known *redact.Known, nsUsage string, except []string) *KubeFlags {
 	kfs := pflag.NewFlagSet("kube", pflag.ContinueOnError)
-	k := NewKubeFlags(kfs, known)
+	k := newKubeFlags(kfs, known, nsUsage)
 	kfs.VisitAll(func(f *pflag.Flag) {
 		if !slices.Contains(except, f.Name) {
 			fs.AddFlag(f)
 		}
 	})
 	return k
+}
+
+// NamespaceFlag is the value of -n/--namespace; "" when it is not given or not offered.
+func (k *KubeFlags) NamespaceFlag() string {
+	if k.Config.Namespace == nil {
+		return ""
+	}
+	return *k.Config.Namespace
+}
+
+// Namespace is -n/--namespace, else the kubeconfig context's namespace (else "default").
+func (k *KubeFlags) Namespace() (string, error) {
+	ns, _, err := k.Config.ToRawKubeConfigLoader().Namespace()
+	return ns, err
 }
 
 // Validate checks the flags' values and that no kubeconfig file is too large to load (client-go

@@ -15,7 +15,7 @@ import (
 )
 
 // ClusterAPI is the Cluster API view of the checked cluster, read by the caller from the
-// management cluster (check --cluster): which Machine each member runs on, its phase, and the
+// management cluster (check --capi-cluster): which Machine each member runs on, its phase, and the
 // Cluster API version that rolls it. check never reads a management cluster itself.
 type ClusterAPI struct {
 	// Cluster is NAMESPACE/NAME of the Cluster object.

@@ -33,7 +33,7 @@ type Snapshot struct {
 	Now     time.Time
 	Server  string // the cluster endpoint of the kubeconfig
 	Members []Member
-	// ClusterAPI is Config.ClusterAPI with each Machine's member found (nil without --cluster).
+	// ClusterAPI is Config.ClusterAPI with each Machine's member found (nil without --capi-cluster).
 	ClusterAPI *ClusterAPI
 	// Matrix is nil when the trust matrix could not be computed (see Sources[SrcMatrix]).
 	Matrix *Matrix

@@ -14,7 +14,7 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 )
 
-// ClusterOptions selects the control-plane pods whose logs `logs --cluster` reads.
+// ClusterOptions selects the control-plane pods whose logs `logs --from-cluster` reads.
 type ClusterOptions struct {
 	Selectors []string      // label selectors in kube-system; each pod once
 	Since     time.Duration // only lines newer than this; 0 means all the kubelet kept

@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 )
 
-// TestClusterInputs checks which pods --cluster reads and how their lines are attributed (pure
+// TestClusterInputs checks which pods --from-cluster reads and how their lines are attributed (pure
 // logic: the fake clientset's log body is a fixed text).
 func TestClusterInputs(t *testing.T) {
 	t.Parallel()

@@ -41,10 +41,10 @@ type options struct {
 	cloudLogin   bool
 	cloudLoginTO time.Duration
 	printRBAC    bool
-	// cluster is a Cluster API Cluster on the management cluster the kubeconfig reaches
-	// (--cluster, as preflight's; kubectl's hidden --cluster is not offered): its workload
-	// cluster is checked, its members related to its Machines.
-	cluster    string
+	// capi names a Cluster API Cluster on the management cluster the kubeconfig reaches
+	// (--capi-cluster NAME -n NAMESPACE, as preflight's): its workload cluster is checked, its
+	// members related to its Machines.
+	capi       *cli.CAPIClusterFlags
 	clusterRef *clusterapi.Ref
 
 	cfg check.Config
@@ -73,11 +73,14 @@ as kubernetes.default.svc), and report:
 It writes only TokenRequests and TokenReviews (and the probe service account with
 --create-probe-sa). With less RBAC it skips what it cannot see and lists the skipped checks.
 
-Cluster API: with the management cluster's kubeconfig, --cluster [NAMESPACE/]NAME checks
+Cluster API: with the management cluster's kubeconfig, --capi-cluster NAME -n NAMESPACE
+(or --capi-cluster NAMESPACE/NAME; the namespace defaults to the kubeconfig context's) checks
 that Cluster's workload cluster through its <cluster>-kubeconfig Secret (as clusterctl get
 kubeconfig reads it) and names, for each member, the control-plane Machine it runs on, the
 Machine's phase, and the Cluster API version from clusterctl's inventory (which decides the order
-of a roll). Only Secrets, Clusters, Machines and clusterctl Providers are read there.
+of a roll). Only Secrets, Clusters, Machines and clusterctl Providers are read there. The
+spelling --cluster NAMESPACE/NAME is a deprecated alias of --capi-cluster for one release; then
+--cluster becomes kubectl's kubeconfig cluster, as in watch.
 
 Many clusters: --all-contexts (or --contexts a,b,c) checks every (or each named) kubeconfig
 context, --parallel at a time, and prints one row per cluster: worst finding, members up, broken
@@ -94,7 +97,7 @@ reachable, or nothing at or above --fail-on but a core check was skipped (partia
   credwatch check --token-file ./token --fail-on warning -o sarif
 
   # a Cluster API workload cluster, from its management cluster
-  credwatch check --context mgmt --cluster org-a/w1 --create-probe-sa
+  credwatch check --context mgmt --capi-cluster w1 -n org-a --create-probe-sa
 
   # every cluster of the kubeconfig, four at a time
   credwatch check --all-contexts --create-probe-sa`,
@@ -111,7 +114,8 @@ reachable, or nothing at or above --fail-on but a core check was skipped (partia
 		},
 	}
 	fs := cmd.Flags()
-	o.kube = cli.NewKubeFlagsExcept(fs, o.streams.Known, "cluster")
+	// --cluster is, for one release, the deprecated alias of --capi-cluster: kubectl's is left out.
+	o.kube = cli.NewNamespacedKubeFlags(fs, o.streams.Known, "namespace of the Cluster API Cluster of --capi-cluster (default: the kubeconfig context's)", "cluster")
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF, report.JUnit, report.JSONPath)
 	o.members = memberflags.New(fs, o.streams.Known)
 	o.failOn.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical; none: report, never exit 1 on findings")
@@ -120,7 +124,7 @@ reachable, or nothing at or above --fail-on but a core check was skipped (partia
 	fs.BoolVar(&o.noCloud, "no-cloud", false, "leave out the cloud-provider credentials (the cloud-credentials check is skipped)")
 	fs.BoolVar(&o.cloudLogin, "cloud-login", false, "log in to vCenter/Keystone with each cloud credential found (off: repeated failed logins can lock accounts)")
 	fs.DurationVar(&o.cloudLoginTO, "cloud-login-timeout", 15*time.Second, "bound of each cloud login attempt (with --cloud-login)")
-	fs.StringVar(&o.cluster, "cluster", "", "a Cluster API Cluster ([NAMESPACE/]NAME) on the management cluster the kubeconfig reaches: check its workload cluster (through its <cluster>-kubeconfig Secret) and name the Machine each member runs on")
+	o.capi = cli.NewCAPIClusterFlags(fs, o.streams.ErrOut, o.kube, "a Cluster API Cluster on the management cluster the kubeconfig reaches (`NAME` in -n's namespace, or NAMESPACE/NAME): check its workload cluster (through its <cluster>-kubeconfig Secret) and name the Machine each member runs on")
 	o.fleet = newFleetFlags(fs)
 	return cmd
 }
@@ -150,18 +154,11 @@ func (o *options) complete(cmd *cobra.Command) error {
 		rc  *rest.Config
 		err error
 	)
-	if o.cluster != "" {
-		if o.fleet.enabled() {
-			return cli.Usagef("--cluster checks one workload cluster: it cannot be combined with --all-contexts or --contexts")
-		}
-		ref, err := clusterapi.ParseRef(o.cluster, func() (string, error) {
-			ns, _, err := o.kube.Config.ToRawKubeConfigLoader().Namespace()
-			return ns, err
-		})
-		if err != nil {
-			return cli.Usagef("--cluster %w", err)
-		}
-		o.clusterRef = &ref
+	if o.capi.Given() && o.fleet.enabled() {
+		return cli.Usagef("--capi-cluster checks one workload cluster: it cannot be combined with --all-contexts or --contexts")
+	}
+	if o.clusterRef, err = o.capi.Ref(); err != nil {
+		return err
 	}
 	if o.fleet.enabled() {
 		if err := o.fleet.validate(cmd, o); err != nil {
@@ -196,7 +193,7 @@ func (o *options) run(cmd *cobra.Command) error {
 	return exit
 }
 
-// fetch reads what the checks judge: from the workload cluster with --cluster, after making
+// fetch reads what the checks judge: from the workload cluster with --capi-cluster, after making
 // sure the cluster endpoint answers when no --endpoint names the members.
 func (o *options) fetch(ctx context.Context) (*check.Snapshot, error) {
 	if o.clusterRef != nil {
@@ -228,13 +225,13 @@ func (o *options) workload(ctx context.Context) error {
 	}
 	ref := *o.clusterRef
 	if _, err := rd.Cluster(ctx, ref); errors.Is(err, clusterapi.ErrNoCluster) {
-		return cli.Usage(fmt.Errorf("--cluster: %w", err))
+		return cli.Usage(fmt.Errorf("--capi-cluster: %w", err))
 	} else if err != nil {
 		return cli.Unreachable(fmt.Errorf("management cluster %s: %w", o.cfg.REST.Host, err))
 	}
 	wl, err := rd.WorkloadREST(ctx, ref)
 	if err != nil {
-		return cli.Usage(fmt.Errorf("--cluster: %w", err))
+		return cli.Usage(fmt.Errorf("--capi-cluster: %w", err))
 	}
 	ca, err := rd.ControlPlane(ctx, ref)
 	if err != nil {

@@ -6,6 +6,7 @@ package check
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -139,5 +140,50 @@ func TestPrintRBAC(t *testing.T) {
 		if !strings.Contains(r.Stdout, kind) {
 			t.Errorf("no %s in the printed RBAC", kind)
 		}
+	}
+}
+
+// TestCAPIClusterFlags: --capi-cluster NAME with -n/--namespace (or NAMESPACE/NAME), the
+// deprecated --cluster with its notice on stderr only, and the usage errors when they disagree.
+// The management cluster is a closed port: a Cluster named well gets as far as reading it (exit 3,
+// naming the Cluster).
+func TestCAPIClusterFlags(t *testing.T) {
+	kubeconfig := closedKubeconfig(t)
+	const deprecated = "Flag --cluster has been deprecated, use --capi-cluster NAME -n NAMESPACE (--cluster will be kubectl's kubeconfig cluster)\n"
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"name and -n", []string{"--capi-cluster", "w1", "-n", "org-a"}, cli.ExitUnreachable, "cluster org-a/w1: "},
+		{"name and --namespace", []string{"--capi-cluster", "w1", "--namespace", "org-a"}, cli.ExitUnreachable, "cluster org-a/w1: "},
+		{"NAMESPACE/NAME", []string{"--capi-cluster", "org-a/w1"}, cli.ExitUnreachable, "cluster org-a/w1: "},
+		{"namespace from the context", []string{"--capi-cluster", "w1"}, cli.ExitUnreachable, "cluster default/w1: "},
+		{"deprecated --cluster", []string{"--cluster", "org-a/w1"}, cli.ExitUnreachable, deprecated},
+		{"deprecated --cluster reads the same", []string{"--cluster", "w1", "-n", "org-a"}, cli.ExitUnreachable, "cluster org-a/w1: "},
+		{"both, the same Cluster", []string{"--capi-cluster", "w1", "-n", "org-a", "--cluster", "org-a/w1"}, cli.ExitUnreachable, "cluster org-a/w1: "},
+		{"both, different Clusters", []string{"--capi-cluster", "w1", "--cluster", "org-a/w1"}, cli.ExitUsage,
+			"credwatch: error: --capi-cluster w1 and --cluster org-a/w1 (its deprecated spelling) disagree: give --capi-cluster only\n"},
+		{"-n contradicts NAMESPACE/NAME", []string{"--capi-cluster", "org-a/w1", "-n", "org-b"}, cli.ExitUsage,
+			"credwatch: error: --capi-cluster org-a/w1 and -n/--namespace org-b name different namespaces: give one\n"},
+		{"-n without a Cluster", []string{"-n", "org-a"}, cli.ExitUsage,
+			"credwatch: error: -n/--namespace org-a: it is the namespace of --capi-cluster; name the Cluster with --capi-cluster NAME\n"},
+		{"bad name", []string{"--capi-cluster", "org-a/w1/x"}, cli.ExitUsage, `credwatch: error: --capi-cluster "org-a/w1/x": want [NAMESPACE/]NAME`},
+		{"with --all-contexts", []string{"--capi-cluster", "w1", "--all-contexts"}, cli.ExitUsage, "--capi-cluster checks one workload cluster"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := cmdtest.Run(t, NewCommand, nil, append([]string{"--kubeconfig", kubeconfig, "--timeout", "2s", "-o", "json"}, tt.args...)...)
+			if r.Code != tt.code || !strings.Contains(r.Stderr, tt.stderr) {
+				t.Errorf("exit %d, want %d and %q in stderr\nstderr:\n%s", r.Code, tt.code, tt.stderr, r.Stderr)
+			}
+			if strings.Contains(r.Stdout, "deprecated") {
+				t.Errorf("the deprecation notice is on stdout:\n%s", r.Stdout)
+			}
+			if slices.Contains(tt.args, "--cluster") != strings.Contains(r.Stderr, deprecated) {
+				t.Errorf("deprecation notice on stderr only with --cluster, got:\n%s", r.Stderr)
+			}
+		})
 	}
 }

@@ -123,26 +123,26 @@ func startRoll(t *testing.T, dir, hosts string) []string {
 	}
 }
 
-// checkCAPICluster runs check on the management cluster with --cluster: it reaches the
+// checkCAPICluster runs check on the management cluster with --capi-cluster: it reaches the
 // workload cluster through w1-kubeconfig and names the Machine its one member runs on, and the
 // Cluster API version from clusterctl's inventory.
 func checkCAPICluster(t *testing.T, bin, dir string) {
 	t.Helper()
-	out, code := run(t, bin, "check", "--kubeconfig", filepath.Join(dir, "admin.kubeconfig"), "--cluster", "default/w1",
+	out, code := run(t, bin, "check", "--kubeconfig", filepath.Join(dir, "admin.kubeconfig"), "--capi-cluster", "w1", "-n", "default",
 		"--create-probe-sa", "--no-cloud", "-o", "json")
 	var r check.Report
 	if err := json.Unmarshal([]byte(out), &r); err != nil || code == clipkg.ExitUsage || code == clipkg.ExitInternal {
-		t.Fatalf("check --cluster: exit %d, %v\n%s", code, err, out)
+		t.Fatalf("check --capi-cluster: exit %d, %v\n%s", code, err, out)
 	}
 	if r.ClusterAPI == nil || r.ClusterAPI.Version != capi.V184 || len(r.ClusterAPI.Machines) != 1 {
-		t.Fatalf("check --cluster: clusterAPI %+v, want v1.8.4's one machine", r.ClusterAPI)
+		t.Fatalf("check --capi-cluster: clusterAPI %+v, want v1.8.4's one machine", r.ClusterAPI)
 	}
 	m := r.ClusterAPI.Machines[0]
 	if m.Member == "" || len(r.Members) != 1 || r.Members[0].Machine != m.Name {
-		t.Errorf("check --cluster: machine %+v, members %+v: want the member related to it", m, r.Members)
+		t.Errorf("check --capi-cluster: machine %+v, members %+v: want the member related to it", m, r.Members)
 	}
-	t.Logf("check --cluster: exit %d, machine %s (%s) runs member %s", code, m.Name, m.Phase, m.Member)
-	if _, code := run(t, bin, "check", "--kubeconfig", filepath.Join(dir, "admin.kubeconfig"), "--cluster", "default/nope"); code != clipkg.ExitUsage {
-		t.Errorf("check --cluster default/nope: exit %d, want %d", code, clipkg.ExitUsage)
+	t.Logf("check --capi-cluster: exit %d, machine %s (%s) runs member %s", code, m.Name, m.Phase, m.Member)
+	if _, code := run(t, bin, "check", "--kubeconfig", filepath.Join(dir, "admin.kubeconfig"), "--capi-cluster", "nope", "-n", "default"); code != clipkg.ExitUsage {
+		t.Errorf("check --capi-cluster nope -n default: exit %d, want %d", code, clipkg.ExitUsage)
 	}
 }

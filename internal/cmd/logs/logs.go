@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/pkg/logs"
@@ -40,19 +41,21 @@ type options struct {
 	kube    *cli.KubeFlags
 
 	paths       []string
-	cluster     bool
-	controllers bool
-	previous    bool
-	since       time.Duration
-	hosts       []string // --host: FILE=HOST, or HOST for every input
-	year        int
-	html        string
-	evidence    int
-	workers     int
-	quiet       bool
-	progress    string
-	include     []string
-	exclude     []string
+	fromCluster bool
+	// clusterAlias is --cluster, for one release the deprecated spelling of --from-cluster.
+	clusterAlias bool
+	controllers  bool
+	previous     bool
+	since        time.Duration
+	hosts        []string // --host: FILE=HOST, or HOST for every input
+	year         int
+	html         string
+	evidence     int
+	workers      int
+	quiet        bool
+	progress     string
+	include      []string
+	exclude      []string
 
 	sel       logs.FileSelect     // --include and --exclude, parsed by complete
 	allHost   string              // --host HOST, parsed by complete
@@ -91,7 +94,9 @@ wrote (reports, evidence.json, SARIF, HTML pages) are never read.
 --since filters lines that have a full time (RFC 3339 with a zone); klog and syslog times have no
 year or zone, so their lines are kept and counted rather than dropped on a guess.
 
-With --cluster, read the kube-apiserver logs of every member through the API instead.
+With --from-cluster, read the kube-apiserver logs of every member through the API instead.
+The spelling --cluster is a deprecated alias of --from-cluster for one release; then --cluster
+becomes kubectl's kubeconfig cluster, as in watch.
 
 Exit codes: 0 read, and no cause in the verdict at or above --fail-on (default error; none: never
 exit 1 on causes); 1 a cause at or above it; 2 no input could be read or bad flags; 3 cluster
@@ -100,7 +105,7 @@ unreachable.`),
   credwatch logs apiserver-*.log.gz kubelet-journal.txt
 
   # straight from the cluster, the last two hours, with a timeline page
-  credwatch logs --cluster --since 2h --html roll.html
+  credwatch logs --from-cluster --since 2h --html roll.html
 
   # a support bundle: the kubelet's and the apiserver's logs, not the old ones
   credwatch logs --include 'kubelet*' --include 'kube-apiserver*' --exclude old bundle/
@@ -115,7 +120,7 @@ unreachable.`),
   # a stern capture on stdin
   stern -n kube-system kube-apiserver --since 1h | credwatch logs -`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			err := o.complete(args)
+			err := o.complete(cmd.Flags(), args)
 			if err == nil {
 				err = o.validate()
 			}
@@ -128,10 +133,12 @@ unreachable.`),
 	fs := cmd.Flags()
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF, report.JUnit)
 	o.failOn.Register(fs, "exit 1 when a cause in the verdict is at or above this severity: info|warning|error|critical; none: report, never exit 1 on causes")
-	fs.BoolVar(&o.cluster, "cluster", false, "read the kube-apiserver logs of every member through the API")
-	fs.BoolVar(&o.controllers, "controllers", false, "with --cluster: also read kube-controller-manager and cloud-controller-manager")
-	fs.BoolVar(&o.previous, "previous", false, "with --cluster: read the previous container instance's log")
-	fs.DurationVar(&o.since, "since", 0, "only lines newer than this (e.g. 2h); lines whose time has no year or zone (klog, syslog), or none, are kept and counted; with --cluster the kubelet applies it")
+	fs.BoolVar(&o.fromCluster, "from-cluster", false, "read the kube-apiserver logs of every member through the API")
+	fs.BoolVar(&o.clusterAlias, "cluster", false, "deprecated: --from-cluster")
+	cli.Deprecate(fs, o.streams.ErrOut, "cluster", deprecatedCluster)
+	fs.BoolVar(&o.controllers, "controllers", false, "with --from-cluster: also read kube-controller-manager and cloud-controller-manager")
+	fs.BoolVar(&o.previous, "previous", false, "with --from-cluster: read the previous container instance's log")
+	fs.DurationVar(&o.since, "since", 0, "only lines newer than this (e.g. 2h); lines whose time has no year or zone (klog, syslog), or none, are kept and counted; with --from-cluster the kubelet applies it")
 	fs.StringArrayVar(&o.hosts, "host", nil, "host of the lines of FILE, or of every file below the directory FILE, that do not name one (`FILE=HOST`, repeatable; HOST alone: of every input; default: from the path, e.g. kube-system/kube-apiserver-cp-1/logs.txt or cp-1/kube-apiserver.log is cp-1)")
 	fs.IntVar(&o.year, "year", 0, "year of year-less timestamps (klog, syslog); default: from the file's modification time")
 	fs.StringVar(&o.html, "html", "", "also write a self-contained HTML page with a timeline per member and cause to this file")
@@ -141,16 +148,25 @@ unreachable.`),
 	fs.StringVar(&o.progress, "progress", "auto", "progress bar on stderr: auto (terminal and large input), always, never")
 	fs.StringArrayVar(&o.include, "include", nil, "in directories, read only the files whose path below the directory or base name matches `GLOB` (repeatable; replaces the default: files named like logs and files whose first lines are in a log format)")
 	fs.StringArrayVar(&o.exclude, "exclude", nil, "in directories, skip the files and folders whose path below the directory or base name matches `GLOB` (repeatable; wins over --include)")
-	// kubectl's hidden --cluster (kubeconfig cluster name) would clash with ours: leave it out.
+	// --cluster is, for one release, the deprecated alias of --from-cluster: kubectl's is left out.
 	o.kube = cli.NewKubeFlagsExcept(fs, o.streams.Known, "cluster")
 	return cmd
 }
 
-func (o *options) complete(args []string) error {
+// deprecatedCluster is the deprecation notice of logs' --cluster.
+const deprecatedCluster = "use --from-cluster (--cluster will be kubectl's kubeconfig cluster)"
+
+func (o *options) complete(fs *pflag.FlagSet, args []string) error {
+	if fs.Changed("cluster") {
+		if fs.Changed("from-cluster") && o.fromCluster != o.clusterAlias {
+			return cli.Conflicting("--from-cluster="+strconv.FormatBool(o.fromCluster), "--cluster="+strconv.FormatBool(o.clusterAlias), "--from-cluster")
+		}
+		o.fromCluster = o.clusterAlias
+	}
 	o.paths = args
-	if !o.cluster && len(args) == 0 {
+	if !o.fromCluster && len(args) == 0 {
 		if f, ok := o.streams.In.(*os.File); ok && isTerminal(f) {
-			return cli.Usagef("logs: name files or directories, '-' for stdin, or use --cluster")
+			return cli.Usagef("logs: name files or directories, '-' for stdin, or use --from-cluster")
 		}
 		o.paths = []string{"-"}
 	}
@@ -212,14 +228,14 @@ func parseGlobs(flag string, patterns []string) ([]logs.Glob, error) {
 
 func (o *options) validate() error {
 	switch {
-	case o.cluster && len(o.paths) > 0:
-		return cli.Usagef("logs: --cluster reads from the API; do not name files as well")
-	case (o.controllers || o.previous) && !o.cluster:
-		return cli.Usagef("logs: --controllers and --previous need --cluster")
-	case o.cluster && (len(o.include) > 0 || len(o.exclude) > 0):
-		return cli.Usagef("logs: --include and --exclude choose files in directories; --cluster reads none")
-	case o.cluster && len(o.hostPaths) > 0:
-		return cli.Usagef("logs --host %s=%s: --cluster reads no files; its hosts are the pods' nodes", o.hostPaths[0].Path, o.hostPaths[0].Host)
+	case o.fromCluster && len(o.paths) > 0:
+		return cli.Usagef("logs: --from-cluster reads from the API; do not name files as well")
+	case (o.controllers || o.previous) && !o.fromCluster:
+		return cli.Usagef("logs: --controllers and --previous need --from-cluster")
+	case o.fromCluster && (len(o.include) > 0 || len(o.exclude) > 0):
+		return cli.Usagef("logs: --include and --exclude choose files in directories; --from-cluster reads none")
+	case o.fromCluster && len(o.hostPaths) > 0:
+		return cli.Usagef("logs --host %s=%s: --from-cluster reads no files; its hosts are the pods' nodes", o.hostPaths[0].Path, o.hostPaths[0].Host)
 	case o.since < 0:
 		return cli.Usagef("logs: --since %s: must not be negative", o.since)
 	case o.evidence < 1 || o.evidence > 1000:
@@ -237,7 +253,7 @@ func (o *options) validate() error {
 		return cli.Usagef("logs: --progress %q: want auto, always or never", o.progress)
 	}
 	var inputs []cli.Path
-	if o.cluster {
+	if o.fromCluster {
 		inputs = o.kube.Inputs()
 	}
 	for i, p := range o.paths {
@@ -249,9 +265,9 @@ func (o *options) validate() error {
 // config turns the options into the library's configuration.
 func (o *options) config(now time.Time) logs.Config {
 	cfg := logs.Config{Workers: o.workers, Evidence: o.evidence, Now: now, Year: o.year}
-	// With --cluster the kubelet sends only the lines of the window (SinceSeconds), by its own
+	// With --from-cluster the kubelet sends only the lines of the window (SinceSeconds), by its own
 	// clock; the API's klog lines have no year or zone to filter on again.
-	if o.since > 0 && !o.cluster {
+	if o.since > 0 && !o.fromCluster {
 		cfg.Since = now.Add(-o.since)
 	}
 	return cfg
@@ -285,7 +301,7 @@ func (o *options) analyze(ctx context.Context) (*logs.Report, error) {
 	var inputs []logs.Input
 	var bad []logs.InputStatus
 	var skipped []logs.SkippedFile
-	if o.cluster {
+	if o.fromCluster {
 		_, cs, err := o.kube.Clientset()
 		if err != nil {
 			return nil, err
@@ -296,10 +312,10 @@ func (o *options) analyze(ctx context.Context) (*logs.Report, error) {
 		}
 		inputs, err = logs.ClusterInputs(ctx, cs.CoreV1().Pods("kube-system"), logs.ClusterOptions{Selectors: sels, Since: o.since, Previous: o.previous})
 		if err != nil {
-			return nil, cli.Unreachable(fmt.Errorf("logs --cluster: %w", err))
+			return nil, cli.Unreachable(fmt.Errorf("logs --from-cluster: %w", err))
 		}
 		if len(inputs) == 0 {
-			return nil, cli.Unreachable(fmt.Errorf("logs --cluster: no kube-apiserver pods in kube-system (is this a managed control plane? read its logs from the provider instead)"))
+			return nil, cli.Unreachable(fmt.Errorf("logs --from-cluster: no kube-apiserver pods in kube-system (is this a managed control plane? read its logs from the provider instead)"))
 		}
 	} else {
 		files := logs.FileInputs(ctx, o.paths, o.streams.In, now, o.sel)

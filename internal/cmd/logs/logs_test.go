@@ -74,8 +74,8 @@ func TestCommand(t *testing.T) {
 		{name: "one bad input of two", code: cli.ExitFindings, args: []string{seedLog, filepath.Join(dir, "missing.log")}, stderr: "missing.log: cannot read: no such file or directory", stdout: "signing-key-unknown"},
 		{name: "no readable input", args: []string{filepath.Join(dir, "missing.log")}, code: cli.ExitUsage, stderr: "no input could be read"},
 		{name: "quiet", code: cli.ExitFindings, args: []string{"-q", seedLog, filepath.Join(dir, "missing.log")}, stdout: "INPUT PROBLEMS"},
-		{name: "controllers without cluster", args: []string{"--controllers", seedLog}, code: cli.ExitUsage, stderr: "need --cluster"},
-		{name: "cluster and files", args: []string{"--cluster", seedLog}, code: cli.ExitUsage, stderr: "do not name files"},
+		{name: "controllers without cluster", args: []string{"--controllers", seedLog}, code: cli.ExitUsage, stderr: "need --from-cluster"},
+		{name: "from-cluster and files", args: []string{"--from-cluster", seedLog}, code: cli.ExitUsage, stderr: "do not name files"},
 		{name: "bad output", args: []string{"-o", "xml", seedLog}, code: cli.ExitUsage, stderr: "output format"},
 		{name: "bad progress", args: []string{"--progress", "sometimes", seedLog}, code: cli.ExitUsage, stderr: "--progress"},
 		// seed-000 is stern and journal lines: no year, no zone. --since keeps them and says so.
@@ -85,7 +85,7 @@ func TestCommand(t *testing.T) {
 			stderr: "1 file in directories not read: " + filepath.Join(capture, "evidence.json") + ": credwatch's own output", notStdout: `"host": "evidence"`},
 		{name: "include", args: []string{"--include", "*.json", capture}, code: cli.ExitUsage, stderr: "no log files (2 files not read"},
 		{name: "bad glob", args: []string{"--exclude", "[", capture}, code: cli.ExitUsage, stderr: `logs --exclude: glob "[": syntax error in pattern`},
-		{name: "globs and cluster", args: []string{"--cluster", "--include", "*.log"}, code: cli.ExitUsage, stderr: "--cluster reads none"},
+		{name: "globs and from-cluster", args: []string{"--from-cluster", "--include", "*.log"}, code: cli.ExitUsage, stderr: "--from-cluster reads none"},
 		{name: "since drops old lines", args: []string{"--since", "1h", criLog}, stdout: "no authentication failures found"},
 		// --fail-on: seed-000's causes are all at error.
 		{name: "fail-on none", args: []string{"--year", "2022", "--fail-on", "none", seedLog}, stdout: "signing-key-unknown"},
@@ -301,7 +301,7 @@ func TestHosts(t *testing.T) {
 		{name: "--host with a slash in the host", args: []string{"--host", "a.log=x/y", in("dump")}, code: cli.ExitUsage, stderr: "logs --host a.log=x/y: a host name has no slash or space\n"},
 		{name: "--host FILE twice", args: []string{"--host", "a.log=x", "--host", "./a.log=y", in("dump")}, code: cli.ExitUsage, stderr: "logs --host ./a.log=y: ./a.log is given a host twice\n"},
 		{name: "--host HOST twice", args: []string{"--host", "x", "--host", "y", in("dump")}, code: cli.ExitUsage, stderr: "logs --host y: a host for every input is already given (x); name the files: --host FILE=HOST\n"},
-		{name: "--host FILE=HOST with --cluster", args: []string{"--cluster", "--host", "a.log=x"}, code: cli.ExitUsage, stderr: "logs --host a.log=x: --cluster reads no files; its hosts are the pods' nodes\n"},
+		{name: "--host FILE=HOST with --from-cluster", args: []string{"--from-cluster", "--host", "a.log=x"}, code: cli.ExitUsage, stderr: "logs --host a.log=x: --from-cluster reads no files; its hosts are the pods' nodes\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -321,6 +321,51 @@ func TestHosts(t *testing.T) {
 			}
 			if tt.code == 0 && stderr != tt.stderr || tt.code != 0 && !strings.HasSuffix(stderr, tt.stderr) {
 				t.Errorf("stderr:\n%s\nwant:\n%s", stderr, tt.stderr)
+			}
+		})
+	}
+}
+
+// TestFromClusterFlags: --from-cluster, the deprecated --cluster with its notice on stderr only,
+// and the usage error when both are given with values that disagree. The cluster is a closed
+// port: reading from it gets as far as listing the pods (exit 3).
+func TestFromClusterFlags(t *testing.T) {
+	t.Parallel()
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\nclusters: [{name: a, cluster: {server: \"https://127.0.0.1:1\"}}]\n"+
+		"users: [{name: a, user: {token: x}}]\ncontexts: [{name: a, context: {cluster: a, user: a}}]\ncurrent-context: a\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const deprecated = "Flag --cluster has been deprecated, use --from-cluster (--cluster will be kubectl's kubeconfig cluster)\n"
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"from-cluster", []string{"--from-cluster"}, cli.ExitUnreachable, "credwatch: error: logs --from-cluster: "},
+		{"deprecated cluster", []string{"--cluster"}, cli.ExitUnreachable, deprecated},
+		{"deprecated cluster reads the cluster", []string{"--cluster"}, cli.ExitUnreachable, "credwatch: error: logs --from-cluster: "},
+		{"both, agreeing", []string{"--cluster", "--from-cluster"}, cli.ExitUnreachable, "credwatch: error: logs --from-cluster: "},
+		{"both, disagreeing", []string{"--cluster", "--from-cluster=false", seedLog}, cli.ExitUsage,
+			"credwatch: error: --from-cluster=false and --cluster=true (its deprecated spelling) disagree: give --from-cluster only\n"},
+		{"both, disagreeing the other way", []string{"--cluster=false", "--from-cluster"}, cli.ExitUsage,
+			"credwatch: error: --from-cluster=true and --cluster=false (its deprecated spelling) disagree: give --from-cluster only\n"},
+		{"deprecated cluster and files", []string{"--cluster", seedLog}, cli.ExitUsage, "credwatch: error: logs: --from-cluster reads from the API; do not name files as well\n"},
+		{"deprecated cluster=false reads files", []string{"--cluster=false", "--year", "2022", seedLog}, cli.ExitFindings, deprecated},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := cmdtest.Run(t, NewCommand, nil, append([]string{"--kubeconfig", kubeconfig, "--timeout", "2s", "-o", "json", "-q"}, tt.args...)...)
+			if r.Code != tt.code || !strings.Contains(r.Stderr, tt.stderr) {
+				t.Errorf("exit %d, want %d and %q in stderr\nstderr:\n%s", r.Code, tt.code, tt.stderr, r.Stderr)
+			}
+			if strings.Contains(r.Stdout, "deprecated") {
+				t.Errorf("the deprecation notice is on stdout:\n%s", r.Stdout)
+			}
+			if hasCluster := strings.HasPrefix(strings.Join(tt.args, " "), "--cluster"); hasCluster != strings.Contains(r.Stderr, deprecated) {
+				t.Errorf("deprecation notice on stderr only with --cluster, got:\n%s", r.Stderr)
 			}
 		})
 	}

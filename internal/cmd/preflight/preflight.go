@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/credwatch/credwatch/internal/cli"
-	"github.com/credwatch/credwatch/pkg/clusterapi"
 	"github.com/credwatch/credwatch/pkg/finding"
 	"github.com/credwatch/credwatch/pkg/preflight"
 	"github.com/credwatch/credwatch/pkg/preflight/input"
@@ -30,9 +29,9 @@ type options struct {
 	current, planned string
 	capiVersion      string
 	failOn           cli.FailOn
-	// cluster is [NAMESPACE/]NAME of the Cluster API Cluster whose current side live mode reads
-	// from the management cluster.
-	cluster string
+	// capi names the Cluster API Cluster whose current side live mode reads from the management
+	// cluster (--capi-cluster NAME -n NAMESPACE).
+	capi *cli.CAPIClusterFlags
 
 	cfg  preflight.Config
 	live live.Config
@@ -47,7 +46,7 @@ func NewCommand(s cli.Streams) *cobra.Command { return newCommand(s, live.Read) 
 func newCommand(s cli.Streams, read func(context.Context, live.Config) (*input.Set, error)) *cobra.Command {
 	o := &options{streams: s, read: read}
 	cmd := &cobra.Command{
-		Use:   "preflight (--current FILE|DIR | --cluster [NAMESPACE/]NAME) [--planned FILE|DIR]",
+		Use:   "preflight (--current FILE|DIR | --capi-cluster NAME [-n NAMESPACE]) [--planned FILE|DIR]",
 		Short: "Predict what a planned control-plane roll breaks: issuers, keys, audiences, etcd and load-balancer order",
 		Long: strings.TrimSpace(`
 Compare the current and the planned control plane and predict, machine by machine and in the
@@ -65,14 +64,16 @@ Offline (--current and --planned) it reads multi-document YAML files, or directo
   - kops Cluster and InstanceGroup specs.
 Other kinds are listed as ignored.
 
-Live (--cluster [NAMESPACE/]NAME, with the management cluster's kubeconfig) reads the current
+Live (--capi-cluster NAME -n NAMESPACE, with the management cluster's kubeconfig) reads the current
 side from the management cluster instead: the Cluster API Cluster, its KubeadmControlPlane,
 Machines and KubeadmConfigs, the <cluster>-sa Secret's public key, the provider cluster and
 clusterctl Provider objects, and, through the <cluster>-kubeconfig Secret, the issuer,
 audiences and JWKS each workload member serves. Without --planned it predicts a roll of the
 current spec (what rolloutAfter or a certificate renewal starts): every machine replaced by one
 of the same spec. It only reads (no TokenRequest either); a workload member it cannot reach is
-a note in the report. The namespace defaults to the kubeconfig context's.
+a note in the report. The namespace defaults to the kubeconfig context's; --capi-cluster
+NAMESPACE/NAME works too. The spelling --cluster [NAMESPACE/]NAME is a deprecated alias of
+--capi-cluster for one release; then --cluster becomes kubectl's kubeconfig cluster, as in watch.
 
 Findings: rollout-planned, issuer-change-drops-old, issuer-placeholder, issuer-join-differs,
 sa-key-change, issuer-switch-before-all-accept, audience-change-drops-old,
@@ -81,7 +82,7 @@ etcd-removed-before-drain, lb-check-not-ready-aware, legacy-token-secrets, no-ch
 
 Exit codes: 0 nothing at or above --fail-on; 1 a finding at or above it; 2 usage or bad input
 (malformed YAML, a KubeadmControlPlane without kubeadmConfigSpec, planned files for another
-cluster, a --cluster the management cluster does not have or whose control plane is not a
+cluster, a --capi-cluster the management cluster does not have or whose control plane is not a
 KubeadmControlPlane); 3 the management cluster could not be read.`),
 		Example: `  # a Cluster API upgrade: the live objects against the rendered chart
   credwatch preflight --current ./live --planned ./rendered --capi-version v1.8.1
@@ -90,10 +91,10 @@ KubeadmControlPlane); 3 the management cluster could not be read.`),
   credwatch preflight --current current.yaml --planned planned.yaml --fail-on warning -o sarif
 
   # what would rolloutAfter do to the running cluster capi-system/w1?
-  credwatch preflight --context mgmt --cluster capi-system/w1
+  credwatch preflight --context mgmt --capi-cluster w1 -n capi-system
 
   # the running cluster against the planned chart
-  credwatch preflight --context mgmt --cluster w1 --planned ./rendered`,
+  credwatch preflight --context mgmt --capi-cluster w1 --planned ./rendered`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.execute(cmd.Context()) },
 	}
@@ -101,11 +102,11 @@ KubeadmControlPlane); 3 the management cluster could not be read.`),
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML, report.SARIF, report.JUnit, report.JSONPath)
 	fs.StringVar(&o.current, "current", "", "the running control plane: a YAML file or a directory of them")
 	fs.StringVar(&o.planned, "planned", "", "the control plane about to be applied: a YAML file or a directory of them")
-	fs.StringVar(&o.cluster, "cluster", "", "live mode: read the running control plane of the Cluster API Cluster `[NAMESPACE/]NAME` from the management cluster")
 	fs.StringVar(&o.capiVersion, "capi-version", "", "Cluster API version that will run the roll (vX.Y.Z); overrides clusterctl Provider objects")
 	o.failOn.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical; none: report, never exit 1 on findings")
-	// kubectl's hidden --cluster (kubeconfig cluster name) would clash with ours: leave it out.
-	o.kube = cli.NewKubeFlagsExcept(fs, o.streams.Known, "cluster")
+	// --cluster is, for one release, the deprecated alias of --capi-cluster: kubectl's is left out.
+	o.kube = cli.NewNamespacedKubeFlags(fs, o.streams.Known, "namespace of the Cluster API Cluster of --capi-cluster (default: the kubeconfig context's)", "cluster")
+	o.capi = cli.NewCAPIClusterFlags(fs, o.streams.ErrOut, o.kube, "live mode: read the running control plane of this Cluster API Cluster from the management cluster (`NAME` in -n's namespace, or NAMESPACE/NAME)")
 	return cmd
 }
 
@@ -130,14 +131,19 @@ func (o *options) complete() error {
 
 func (o *options) validate(ctx context.Context) error {
 	switch {
-	case o.cluster != "" && o.current != "":
-		return cli.Usagef("--current and --cluster both name the running control plane: give one")
-	case o.cluster != "":
+	case o.capi.Given() && o.current != "":
+		return cli.Usagef("--current and --capi-cluster both name the running control plane: give one")
+	case o.capi.Given():
 		if err := o.validateLive(); err != nil {
 			return err
 		}
-	case o.current == "" || o.planned == "":
-		return cli.Usagef("--current and --planned are both required (or --cluster, for live mode)")
+	default:
+		if _, err := o.capi.Ref(); err != nil { // -n without --capi-cluster
+			return err
+		}
+		if o.current == "" || o.planned == "" {
+			return cli.Usagef("--current and --planned are both required (or --capi-cluster, for live mode)")
+		}
 	}
 	if o.capiVersion != "" && !strings.HasPrefix(o.capiVersion, "v") {
 		o.capiVersion = "v" + o.capiVersion
@@ -158,18 +164,16 @@ func (o *options) validate(ctx context.Context) error {
 		}
 	}
 	o.cfg.CAPIVersion = o.capiVersion
-	o.cfg.Reroll = o.cluster != "" && o.planned == ""
+	o.cfg.Reroll = o.capi.Given() && o.planned == ""
 	return nil
 }
 
-// validateLive turns --cluster and the kubeconfig flags into the live reader's configuration.
+// validateLive turns --capi-cluster, -n and the kubeconfig flags into the live reader's
+// configuration.
 func (o *options) validateLive() error {
-	ref, err := clusterapi.ParseRef(o.cluster, func() (string, error) {
-		ns, _, err := o.kube.Config.ToRawKubeConfigLoader().Namespace()
-		return ns, err
-	})
+	ref, err := o.capi.Ref()
 	if err != nil {
-		return cli.Usagef("--cluster %w", err)
+		return err
 	}
 	rc, err := o.kube.RESTConfig()
 	if err != nil {
@@ -197,7 +201,7 @@ func (o *options) run(ctx context.Context) error {
 
 // predict reads the live side when asked, and predicts the roll.
 func (o *options) predict(ctx context.Context) (*preflight.Report, error) {
-	if o.cluster != "" {
+	if o.capi.Given() {
 		set, err := o.read(ctx, o.live)
 		var ie *input.InputError
 		switch {

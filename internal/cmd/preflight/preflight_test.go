@@ -13,6 +13,7 @@ import (
 	"encoding/pem"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,13 +94,7 @@ func fakeManagement(t *testing.T) func(context.Context, live.Config) (*input.Set
 // TestLive: live mode's flags, its two questions (a roll of the current spec; the live side
 // against planned files) and its exit codes.
 func TestLive(t *testing.T) {
-	dir := t.TempDir()
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	// Port 1 on loopback refuses at once: a management cluster that cannot be read.
-	if err := os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\nclusters: [{name: m, cluster: {server: \"https://127.0.0.1:1\"}}]\n"+
-		"users: [{name: u, user: {token: x}}]\ncontexts: [{name: m, context: {cluster: m, user: u, namespace: default}}]\ncurrent-context: m\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := closedKubeconfig(t, "default")
 	const planned = "../../../pkg/preflight/testdata/kcp-rollout-after/planned.yaml"
 	fake := fakeManagement(t)
 	tests := []struct {
@@ -109,21 +104,21 @@ func TestLive(t *testing.T) {
 		code int
 		want []string // in stdout, or stderr for an error
 	}{
-		{name: "current and cluster", args: []string{"--cluster", "lab", "--current", planned}, code: cli.ExitUsage,
-			want: []string{"--current and --cluster both name the running control plane: give one"}},
-		{name: "bad cluster", args: []string{"--cluster", "default/lab/x"}, code: cli.ExitUsage, want: []string{`--cluster "default/lab/x": want [NAMESPACE/]NAME`}},
-		{name: "empty namespace", args: []string{"--cluster", "/lab"}, code: cli.ExitUsage, want: []string{`--cluster "/lab"`}},
-		{name: "nothing named", args: nil, code: cli.ExitUsage, want: []string{"--current and --planned are both required (or --cluster, for live mode)"}},
-		{name: "a roll of the current spec", args: []string{"--cluster", "lab", "-o", "json"}, code: cli.ExitOK,
+		{name: "current and capi-cluster", args: []string{"--capi-cluster", "lab", "--current", planned}, code: cli.ExitUsage,
+			want: []string{"--current and --capi-cluster both name the running control plane: give one"}},
+		{name: "bad cluster", args: []string{"--capi-cluster", "default/lab/x"}, code: cli.ExitUsage, want: []string{`--capi-cluster "default/lab/x": want [NAMESPACE/]NAME`}},
+		{name: "empty namespace", args: []string{"--capi-cluster", "/lab"}, code: cli.ExitUsage, want: []string{`--capi-cluster "/lab"`}},
+		{name: "nothing named", args: nil, code: cli.ExitUsage, want: []string{"--current and --planned are both required (or --capi-cluster, for live mode)"}},
+		{name: "a roll of the current spec", args: []string{"--capi-cluster", "lab", "-o", "json"}, code: cli.ExitOK,
 			want: []string{`"rollout-planned"`, "a roll of the current spec", `"no-change"`, `"files": [` + "\n" + `      "cluster default/lab"`,
 				"Secret default/lab-kubeconfig not found"}},
-		{name: "live against planned files", args: []string{"--cluster", "default/lab", "--planned", planned, "--capi-version", "v1.8.1", "--fail-on", "warning"},
+		{name: "live against planned files", args: []string{"--capi-cluster", "default/lab", "--planned", planned, "--capi-version", "v1.8.1", "--fail-on", "warning"},
 			code: cli.ExitFindings, want: []string{"rollout-planned", "etcd-removed-before-drain"}},
-		{name: "fail-on none reports and passes", args: []string{"--cluster", "default/lab", "--planned", planned, "--capi-version", "v1.8.1", "--fail-on", "none", "-o", "json"},
+		{name: "fail-on none reports and passes", args: []string{"--capi-cluster", "default/lab", "--planned", planned, "--capi-version", "v1.8.1", "--fail-on", "none", "-o", "json"},
 			code: cli.ExitOK, want: []string{"etcd-removed-before-drain", `"failOn": "none"`}},
-		{name: "unknown cluster", args: []string{"--cluster", "w9"}, code: cli.ExitUsage,
+		{name: "unknown cluster", args: []string{"--capi-cluster", "w9"}, code: cli.ExitUsage,
 			want: []string{"credwatch: error: cluster default/w9 not found on the management cluster\n"}},
-		{name: "management cluster not reached", args: []string{"--cluster", "lab"}, real: true, code: cli.ExitUnreachable,
+		{name: "management cluster not reached", args: []string{"--capi-cluster", "lab"}, real: true, code: cli.ExitUnreachable,
 			want: []string{"credwatch: error: read cluster default/lab: ", "127.0.0.1:1"}},
 	}
 	for _, tc := range tests {
@@ -193,4 +188,72 @@ func TestCAPIVersion(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCAPIClusterFlags: --capi-cluster NAME with -n/--namespace (or NAMESPACE/NAME), the
+// deprecated --cluster with its notice on stderr only, and the usage errors when they disagree.
+func TestCAPIClusterFlags(t *testing.T) {
+	kubeconfig := closedKubeconfig(t, "other")
+	const (
+		pair       = "../../../pkg/preflight/testdata/kcp-rollout-after/"
+		deprecated = "Flag --cluster has been deprecated, use --capi-cluster NAME -n NAMESPACE (--cluster will be kubectl's kubeconfig cluster)\n"
+	)
+	fake := fakeManagement(t)
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string // in stdout
+		stderr string // in stderr
+	}{
+		{name: "name and -n", args: []string{"--capi-cluster", "lab", "-n", "default"}, code: cli.ExitOK, stdout: `"cluster default/lab"`},
+		{name: "name and --namespace", args: []string{"--capi-cluster", "lab", "--namespace", "default"}, code: cli.ExitOK, stdout: `"cluster default/lab"`},
+		{name: "NAMESPACE/NAME", args: []string{"--capi-cluster", "default/lab"}, code: cli.ExitOK, stdout: `"cluster default/lab"`},
+		{name: "NAMESPACE/NAME and the same -n", args: []string{"--capi-cluster", "default/lab", "-n", "default"}, code: cli.ExitOK, stdout: `"cluster default/lab"`},
+		{name: "namespace from the context", args: []string{"--capi-cluster", "lab"}, code: cli.ExitUsage,
+			stderr: "credwatch: error: cluster other/lab not found on the management cluster\n"},
+		{name: "deprecated --cluster", args: []string{"--cluster", "default/lab"}, code: cli.ExitOK, stdout: `"cluster default/lab"`, stderr: deprecated},
+		{name: "deprecated --cluster with -n", args: []string{"--cluster", "lab", "-n", "default"}, code: cli.ExitOK, stdout: `"cluster default/lab"`, stderr: deprecated},
+		{name: "both, the same Cluster", args: []string{"--capi-cluster", "lab", "-n", "default", "--cluster", "default/lab"}, code: cli.ExitOK,
+			stdout: `"cluster default/lab"`, stderr: deprecated},
+		{name: "both, different Clusters", args: []string{"--capi-cluster", "lab", "--cluster", "default/lab"}, code: cli.ExitUsage,
+			stderr: "credwatch: error: --capi-cluster lab and --cluster default/lab (its deprecated spelling) disagree: give --capi-cluster only\n"},
+		{name: "-n contradicts NAMESPACE/NAME", args: []string{"--capi-cluster", "default/lab", "-n", "other"}, code: cli.ExitUsage,
+			stderr: "credwatch: error: --capi-cluster default/lab and -n/--namespace other name different namespaces: give one\n"},
+		{name: "-n contradicts the deprecated --cluster", args: []string{"--cluster", "default/lab", "-n", "other"}, code: cli.ExitUsage,
+			stderr: "credwatch: error: --cluster default/lab and -n/--namespace other name different namespaces: give one\n"},
+		{name: "-n without a Cluster", args: []string{"-n", "default", "--current", pair + "current.yaml", "--planned", pair + "planned.yaml"}, code: cli.ExitUsage,
+			stderr: "credwatch: error: -n/--namespace default: it is the namespace of --capi-cluster; name the Cluster with --capi-cluster NAME\n"},
+		{name: "bad -n", args: []string{"--capi-cluster", "lab", "-n", "No_Such"}, code: cli.ExitUsage, stderr: `credwatch: error: -n/--namespace "No_Such": not a namespace name: a lowercase RFC 1123 label must consist of`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := cmdtest.Run(t, func(s cli.Streams) *cobra.Command { return newCommand(s, fake) }, nil,
+				append([]string{"--kubeconfig", kubeconfig, "-o", "json"}, tc.args...)...)
+			if r.Code != tc.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.Code, tc.code, r.Stdout, r.Stderr)
+			}
+			if !strings.Contains(r.Stdout, tc.stdout) || !strings.Contains(r.Stderr, tc.stderr) {
+				t.Errorf("want %q in stdout and %q in stderr\nstdout:\n%s\nstderr:\n%s", tc.stdout, tc.stderr, r.Stdout, r.Stderr)
+			}
+			if strings.Contains(r.Stdout, "deprecated") {
+				t.Errorf("the deprecation notice is on stdout:\n%s", r.Stdout)
+			}
+			if !slices.Contains(tc.args, "--cluster") && strings.Contains(r.Stderr, "deprecated") {
+				t.Errorf("a deprecation notice without --cluster:\n%s", r.Stderr)
+			}
+		})
+	}
+}
+
+// closedKubeconfig is a kubeconfig whose current context, in namespace ns, names port 1 on
+// loopback, which refuses at once: a management cluster that cannot be read.
+func closedKubeconfig(t *testing.T, ns string) string {
+	t.Helper()
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\nclusters: [{name: m, cluster: {server: \"https://127.0.0.1:1\"}}]\n"+
+		"users: [{name: u, user: {token: x}}]\ncontexts: [{name: m, context: {cluster: m, user: u, namespace: "+ns+"}}]\ncurrent-context: m\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return kubeconfig
 }

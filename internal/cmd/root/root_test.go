@@ -104,8 +104,16 @@ func TestPluginName(t *testing.T) {
 	if err != nil || !strings.Contains(check.Example, "  kubectl credwatch check ") {
 		t.Errorf("check's examples do not start with the plugin name: %q (%v)", check.Example, err)
 	}
-	if check.Flags().Lookup("namespace") != nil {
-		t.Error("check offers --namespace, which no command reads")
+	// -n/--namespace where a namespace is read (check's and preflight's --capi-cluster), nowhere else.
+	for _, path := range [][]string{{"check"}, {"preflight"}, {"watch"}, {"logs"}, {"cloud"}} {
+		c, _, err := root.Find(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := c.Flags().Lookup("namespace")
+		if reads := c.Flags().Lookup("capi-cluster") != nil; (f != nil) != reads || f != nil && f.Shorthand != "n" {
+			t.Errorf("%s: -n/--namespace %v, --capi-cluster %v: want -n exactly where a namespace is read", path[0], f, reads)
+		}
 	}
 }
 

@@ -49,7 +49,7 @@ func inventoryObjects(version string) []object {
 
 // writeInventory installs clusterctl's Provider CRD and records the release's providers in it,
 // as `clusterctl init` does on a real management cluster: tools that ask which Cluster API
-// version rolls a cluster (credwatch preflight and check --cluster among them) read it there.
+// version rolls a cluster (credwatch preflight and check --capi-cluster among them) read it there.
 func (m *Managers) writeInventory(ctx context.Context, wait time.Duration) error {
 	crds, err := readObjects(m.Release.InventoryCRD)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/credwatch/credwatch/internal/cli"
 	"github.com/credwatch/credwatch/pkg/lab"
@@ -52,6 +53,8 @@ type upOptions struct {
 	wait    time.Duration
 	output  *cli.OutputFlag
 	start   StartLab
+	// clusterAlias is --cluster, for one release the deprecated spelling of --capi-cluster.
+	clusterAlias string
 }
 
 func newUp(s cli.Streams, defaultDir string, start StartLab) *cobra.Command {
@@ -61,7 +64,7 @@ func newUp(s cli.Streams, defaultDir string, start StartLab) *cobra.Command {
 		Short: "Start the Cluster API lab and wait for the workload cluster's control plane",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Complete(); err != nil {
+			if err := o.Complete(cmd.Flags()); err != nil {
 				return err
 			}
 			if err := o.Validate(); err != nil {
@@ -76,7 +79,9 @@ func newUp(s cli.Streams, defaultDir string, start StartLab) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.dir, "dir", defaultDir, "lab state directory")
 	f.StringVar(&o.cfg.CAPI, "capi", labcapi.V181, "Cluster API release: "+strings.Join(labcapi.Versions(), " or "))
-	f.StringVar(&o.cfg.Cluster, "cluster", "w1", "workload cluster name")
+	f.StringVar(&o.cfg.Cluster, "capi-cluster", "w1", "name of the workload cluster (its Cluster API Cluster)")
+	f.StringVar(&o.clusterAlias, "cluster", "", "deprecated: --capi-cluster")
+	cli.Deprecate(f, s.ErrOut, "cluster", "use --capi-cluster (--cluster will be kubectl's kubeconfig cluster)")
 	f.IntVar(&o.cfg.Replicas, "replicas", 1, "control-plane machines (1 or 3)")
 	var checks []string
 	for _, c := range lb.HealthChecks() {
@@ -90,8 +95,14 @@ func newUp(s cli.Streams, defaultDir string, start StartLab) *cobra.Command {
 	return cmd
 }
 
-// Complete makes --dir absolute and reads -o.
-func (o *upOptions) Complete() error {
+// Complete makes --dir absolute, takes the deprecated --cluster as --capi-cluster and reads -o.
+func (o *upOptions) Complete(fs *pflag.FlagSet) error {
+	if o.clusterAlias != "" {
+		if fs.Changed("capi-cluster") && o.cfg.Cluster != o.clusterAlias {
+			return cli.Conflicting("--capi-cluster "+o.cfg.Cluster, "--cluster "+o.clusterAlias, "--capi-cluster")
+		}
+		o.cfg.Cluster = o.clusterAlias
+	}
 	abs, err := filepath.Abs(o.dir)
 	if err != nil || o.dir == "" {
 		return cli.Usagef("--dir %q: want a directory", o.dir)

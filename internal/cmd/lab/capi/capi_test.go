@@ -8,6 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
+	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/internal/cmdtest"
 	"github.com/credwatch/credwatch/pkg/lab/capilab"
 	"github.com/credwatch/credwatch/pkg/report"
 )
@@ -50,5 +54,31 @@ func TestStatusTable(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// TestUpClusterFlags: up's --capi-cluster, the deprecated --cluster with its notice on stderr,
+// and the usage error when both name different clusters. An upper-case name stops Validate
+// before anything starts, so the name each spelling reached shows in the error.
+func TestUpClusterFlags(t *testing.T) {
+	const deprecated = "Flag --cluster has been deprecated, use --capi-cluster (--cluster will be kubectl's kubeconfig cluster)\n"
+	newCmd := func(s cli.Streams) *cobra.Command { return NewCommand(s, t.TempDir(), nil) }
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"capi-cluster", []string{"--capi-cluster", "W1"}, `workload cluster name "W1"`},
+		{"deprecated cluster", []string{"--cluster", "W2"}, deprecated + `credwatch: error: workload cluster name "W2"`},
+		{"both, the same", []string{"--capi-cluster", "W3", "--cluster", "W3"}, `workload cluster name "W3"`},
+		{"both, different", []string{"--capi-cluster", "w1", "--cluster", "w2"},
+			"credwatch: error: --capi-cluster w1 and --cluster w2 (its deprecated spelling) disagree: give --capi-cluster only\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := cmdtest.Run(t, newCmd, nil, append([]string{"up", "-o", "json"}, tc.args...)...)
+			if r.Code != cli.ExitUsage || !strings.Contains(r.Stderr, tc.stderr) || r.Stdout != "" {
+				t.Errorf("exit %d, want %d and %q in stderr, nothing on stdout\nstdout:\n%s\nstderr:\n%s", r.Code, cli.ExitUsage, tc.stderr, r.Stdout, r.Stderr)
+			}
+		})
 	}
 }

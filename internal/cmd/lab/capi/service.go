@@ -37,7 +37,8 @@ type Config struct {
 	Deregistration string `json:"deregistration"`
 }
 
-// Validate checks c's values (the flags' names are the fields' JSON names).
+// Validate checks c's values (the flags' names are the fields' JSON names, but for Cluster:
+// --capi-cluster).
 func (c Config) Validate() error {
 	if !slices.Contains(labcapi.Versions(), c.CAPI) {
 		return fmt.Errorf("--capi %q: want one of %v", c.CAPI, labcapi.Versions())

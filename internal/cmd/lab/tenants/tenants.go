@@ -159,7 +159,7 @@ func newStart(s cli.Streams, defaultDir string) *cobra.Command {
 	}
 	fs := cmd.Flags()
 	addDir(fs, &o.dir, defaultDir)
-	fs.StringVar(&o.cfg.Namespace, "namespace", "tenants", "namespace the tenants create and work in")
+	fs.StringVarP(&o.cfg.Namespace, "namespace", "n", "tenants", "namespace the tenants create and work in")
 	fs.IntVar(&o.cfg.Pods, "pods", 2, "pods, each with its own token and request loop (1..100)")
 	fs.DurationVar(&o.interval, "interval", 100*time.Millisecond, "pause between two requests of one pod")
 	fs.DurationVar(&o.refreshEvery, "refresh-every", 0, "re-mint every token this often (default: the kubelet's rule, 80% of 3607 s)")

@@ -89,7 +89,7 @@ existing symbolic link or other non-regular file there is refused, never followe
 	fs.StringVar(&o.kid, "kid", "", "use the private key with this kid when the file holds several")
 	fs.StringVar(&o.issuer, "issuer", "", "issuer: the first --service-account-issuer of the minting member")
 	fs.StringArrayVar(&o.audiences, "audience", nil, "audience (repeatable; default: the issuer)")
-	fs.StringVar(&o.namespace, "namespace", "default", "namespace of the service account")
+	fs.StringVarP(&o.namespace, "namespace", "n", "default", "namespace of the service account")
 	fs.StringVar(&o.sa, "serviceaccount", "default", "service account as NAME or NAME:UID")
 	fs.StringVar(&o.pod, "pod", "", "bind to this pod, NAME:UID")
 	fs.StringVar(&o.secret, "secret", "", "bind to this secret, NAME:UID (with --legacy: the Secret holding the token, NAME)")
