@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/credwatch/credwatch/internal/cli"
 )
@@ -49,8 +48,10 @@ func TestExamplesParse(t *testing.T) {
 			continue
 		}
 		n++
-		c, rest, err := root.Find(args)
-		if err != nil || c == root {
+		// A fresh tree per line: flags parsed for one line must not carry into the next.
+		fresh := NewCommand("credwatch", cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &out})
+		c, rest, err := fresh.Find(args)
+		if err != nil || c == fresh {
 			t.Errorf("%s: %q names no command (%v)", where, l, err)
 			continue
 		}
@@ -58,7 +59,6 @@ func TestExamplesParse(t *testing.T) {
 		if err := c.ParseFlags(rest); err != nil {
 			t.Errorf("%s: %q: %v", where, l, err)
 		}
-		resetFlags(c)
 	}
 	t.Logf("%d command lines parsed", n)
 	if n < 40 {
@@ -136,16 +136,4 @@ func commandLine(l string) ([]string, bool) {
 		words = append(words, cur.String())
 	}
 	return words, quote == 0
-}
-
-// resetFlags puts c's flags back to their defaults for the next line.
-func resetFlags(c *cobra.Command) {
-	reset := func(f *pflag.Flag) {
-		if f.Changed {
-			_ = f.Value.Set(f.DefValue)
-			f.Changed = false
-		}
-	}
-	c.Flags().VisitAll(reset)
-	c.InheritedFlags().VisitAll(reset)
 }
