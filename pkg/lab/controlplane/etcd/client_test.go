@@ -11,7 +11,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // TestEtcdAPI checks the gateway client against replies shaped like etcd v3.6's (captured with
@@ -83,11 +85,55 @@ func TestAddedMember(t *testing.T) {
 	}))
 	defer srv.Close()
 	a := NewClient([]string{srv.URL})
-	got, err := addedMember(a, "http://127.0.0.78:2380")
+	got, err := addedMember(context.Background(), a, "http://127.0.0.78:2380")
 	if err != nil || got == nil || got.Member.ID != 11295851679227236502 || len(got.Members) != 2 {
 		t.Errorf("addedMember(added) = %+v, %v", got, err)
 	}
-	if got, err := addedMember(a, "http://127.0.0.79:2380"); err != nil || got != nil {
+	if got, err := addedMember(context.Background(), a, "http://127.0.0.79:2380"); err != nil || got != nil {
 		t.Errorf("addedMember(not added) = %+v, %v, want nil", got, err)
+	}
+}
+
+// TestAddMemberLostAnswer is the CI failure of 2026-12-06 (the leader removed, the next add
+// unanswered within its bound): the add is tried again, and a try that was applied although
+// its answer was lost is found in the member list rather than added a second time.
+func TestAddMemberLostAnswer(t *testing.T) {
+	for _, applied := range []bool{true, false} {
+		var mu sync.Mutex
+		var adds, lists int
+		added := false
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body) // so that the server notices the client leave
+			mu.Lock()
+			defer mu.Unlock()
+			switch r.URL.Path {
+			case "/v3/cluster/member/add":
+				adds++
+				if adds == 1 {
+					added = applied
+					mu.Unlock()
+					<-r.Context().Done() // the answer never comes
+					mu.Lock()
+					return
+				}
+				added = true
+				_, _ = io.WriteString(w, `{"member":{"ID":"2","peerURLs":["http://127.0.0.78:2380"]},"members":[{"ID":"1","name":"a","peerURLs":["http://127.0.0.77:2380"]},{"ID":"2","peerURLs":["http://127.0.0.78:2380"]}]}`)
+			case "/v3/cluster/member/list":
+				lists++
+				ms := `{"ID":"1","name":"a","peerURLs":["http://127.0.0.77:2380"]}`
+				if added {
+					ms += `,{"ID":"2","peerURLs":["http://127.0.0.78:2380"]}`
+				}
+				_, _ = io.WriteString(w, `{"members":[`+ms+`]}`)
+			}
+		}))
+		got, err := addMember(context.Background(), NewClient([]string{srv.URL}), "http://127.0.0.78:2380", 5*time.Second, 200*time.Millisecond)
+		srv.Close()
+		if err != nil || got == nil || got.Member.ID != 2 || len(got.Members) != 2 {
+			t.Errorf("applied=%v: addMember = %+v, %v", applied, got, err)
+		}
+		if want := map[bool]int{true: 1, false: 2}[applied]; adds != want || lists != 1 {
+			t.Errorf("applied=%v: %d adds and %d lists, want %d adds and 1 list", applied, adds, lists, want)
+		}
 	}
 }

@@ -220,16 +220,14 @@ func (c *Cluster) Add(ctx context.Context) (*Member, error) {
 		return nil, err
 	}
 	m := c.Next()
-	var resp *AddResponse
-	err = retryUnhealthy(ctx, func(ctx context.Context) error {
-		var err error
-		resp, err = cl.MemberAdd(ctx, []string{m.PeerURL})
-		return err
-	})
+	resp, err := addMember(ctx, cl, m.PeerURL, 90*time.Second, 20*time.Second)
 	if err != nil {
 		// A timeout under load may hide an add that happened: etcd then has the member already,
 		// and asking again would add a second one that never starts.
-		if added, lerr := addedMember(cl, m.PeerURL); lerr == nil && added != nil {
+		actx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		added, lerr := addedMember(actx, cl, m.PeerURL)
+		cancel()
+		if lerr == nil && added != nil {
 			c.c.Logf("lab: etcd member add %s answered %v, but the member was added", m.Name, err)
 			resp, err = added, nil
 		}
@@ -265,9 +263,7 @@ func (c *Cluster) Add(ctx context.Context) (*Member, error) {
 
 // addedMember is the MemberAdd answer for the member with peerURL when the cluster lists it (nil
 // when it does not).
-func addedMember(c *Client, peerURL string) (*AddResponse, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+func addedMember(ctx context.Context, c *Client, peerURL string) (*AddResponse, error) {
 	ms, err := c.MemberList(ctx)
 	if err != nil {
 		return nil, err
@@ -323,6 +319,34 @@ func (c *Cluster) forget(m *Member) {
 
 // retryUnhealthy retries an etcd membership call for up to a minute while etcd refuses it with
 // "unhealthy cluster" (a member joined less than etcd's 5-s health interval ago).
+// addMember adds a member with peerURL, trying again (each try bounded by perTry) for up to
+// within while the answer is transient. A try after the first asks first whether an earlier
+// one was applied although its answer never came (a leader change under load): adding again
+// would make a second member that never starts.
+func addMember(ctx context.Context, cl *Client, peerURL string, within, perTry time.Duration) (*AddResponse, error) {
+	var resp *AddResponse
+	tries := 0
+	err := RetryWhile(ctx, within, perTry, func(ctx context.Context) error {
+		tries++
+		if tries > 1 {
+			if added, lerr := addedMember(ctx, cl, peerURL); lerr == nil && added != nil {
+				resp = added
+				return nil
+			}
+		}
+		var err error
+		resp, err = cl.MemberAdd(ctx, []string{peerURL})
+		return err
+	}, transientMembership...)
+	return resp, err
+}
+
+// transientMembership are the answers to a membership change that a later try may not get:
+// etcd refusing while a new member catches up, a leader change, or no answer within the try's
+// bound (the proposal lost in an election, seen in CI as "context deadline exceeded" right after
+// the leader itself was removed).
+var transientMembership = []string{"unhealthy cluster", "leader changed", "request timed out", "context deadline exceeded"}
+
 func retryUnhealthy(ctx context.Context, op func(context.Context) error) error {
 	return RetryWhile(ctx, time.Minute, 30*time.Second, op, "unhealthy cluster")
 }
