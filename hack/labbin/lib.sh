@@ -51,8 +51,10 @@ manifests() { # module-dir version module@version
     [[ -d $from ]] || { echo "lab-binaries: go mod download $3 gave no directory" >&2; return 1; }
     local tmp="$out/$2/manifests.tmp"
     rm -rf "$tmp" && mkdir -p "$tmp/crds" "$tmp/webhooks" "$tmp/clusterctl"
-    cp "$from"/config/crd/bases/*.yaml "$from"/{bootstrap,controlplane}/kubeadm/config/crd/bases/*.yaml "$tmp/crds/"
-    cp "$from/config/webhook/manifests.yaml" "$tmp/webhooks/cluster-api-controller.yaml"
+    # The core provider's config moved from the module root to core/ in v1.11.
+    local core="$from"; [[ -d $from/core/config ]] && core="$from/core"
+    cp "$core"/config/crd/bases/*.yaml "$from"/{bootstrap,controlplane}/kubeadm/config/crd/bases/*.yaml "$tmp/crds/"
+    cp "$core/config/webhook/manifests.yaml" "$tmp/webhooks/cluster-api-controller.yaml"
     cp "$from/bootstrap/kubeadm/config/webhook/manifests.yaml" "$tmp/webhooks/kubeadm-bootstrap-controller.yaml"
     cp "$from/controlplane/kubeadm/config/webhook/manifests.yaml" "$tmp/webhooks/kubeadm-control-plane-controller.yaml"
     cp "$from/cmd/clusterctl/config/crd/bases/clusterctl.cluster.x-k8s.io_providers.yaml" "$tmp/clusterctl/"
