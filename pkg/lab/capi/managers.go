@@ -88,7 +88,11 @@ func (m *Managers) start(ctx context.Context, l *lab.Lab, wait time.Duration) er
 	if err := m.writeServingCert(l, certDir); err != nil {
 		return err
 	}
-	n, err := m.Release.InstallCRDs(ctx, m.api.dyn, wait)
+	conv := &Conversion{Base: map[string]string{}, CA: l.CA()}
+	for i, mgr := range m.Release.Managers {
+		conv.Base[mgr.Name] = m.webhookBase(i)
+	}
+	n, err := m.Release.InstallCRDs(ctx, m.api.dyn, wait, conv)
 	if err != nil {
 		return err
 	}
@@ -108,7 +112,7 @@ func (m *Managers) start(ctx context.Context, l *lab.Lab, wait time.Duration) er
 			return err
 		}
 		for _, obj := range objs {
-			hook, err := webhookConfiguration(obj, mgr.Name, "https://"+net.JoinHostPort(m.WebhookHost, strconv.Itoa(WebhookPort+i)), ca)
+			hook, err := webhookConfiguration(obj, mgr.Name, m.webhookBase(i), ca)
 			if err != nil {
 				return fmt.Errorf("%s webhooks (%s): %w", mgr.Name, mgr.Webhooks, err)
 			}
@@ -120,6 +124,11 @@ func (m *Managers) start(ctx context.Context, l *lab.Lab, wait time.Duration) er
 	}
 	fmt.Fprintf(m.log, "capi: %d webhook configurations registered on %s\n", len(m.webhooks), m.WebhookHost)
 	return nil
+}
+
+// webhookBase is where the i-th manager serves its webhooks for the apiservers.
+func (m *Managers) webhookBase(i int) string {
+	return "https://" + net.JoinHostPort(m.WebhookHost, strconv.Itoa(WebhookPort+i))
 }
 
 // writeServingCert writes tls.crt and tls.key (the managers' default names) for WebhookHost.

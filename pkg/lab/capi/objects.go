@@ -20,7 +20,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
-	"github.com/credwatch/credwatch/pkg/lab/capi/infra"
 	"github.com/credwatch/credwatch/pkg/lab/capi/manifest"
 )
 
@@ -81,16 +80,78 @@ func (a *api) delete(ctx context.Context, obj object) error {
 
 // InstallCRDs applies the release's CRDs and waits, up to wait, until each is established; it
 // returns how many there are. Start does it first; tests of the lab provider that run no
-// manager need only this.
-func (r Release) InstallCRDs(ctx context.Context, dyn dynamic.Interface, wait time.Duration) (int, error) {
+// manager need only this, and pass no Conversion.
+func (r Release) InstallCRDs(ctx context.Context, dyn dynamic.Interface, wait time.Duration, conv *Conversion) (int, error) {
 	crds, err := readObjects(r.CRDs...)
 	if err != nil {
 		return 0, err
 	}
 	for _, crd := range crds {
 		labelContract(crd)
+		if conv != nil {
+			if err := conv.apply(crd); err != nil {
+				return 0, err
+			}
+		}
 	}
 	return len(crds), manifest.ApplyCRDs(ctx, dyn, crds, wait)
+}
+
+// Conversion says where the managers serve /convert: a CRD that serves more than one version
+// (v1beta1 and v1beta2 from v1.11 on) converts through the manager that owns its group, as
+// each config/crd/patches/webhook_in_*.yaml of Cluster API configures it, with the lab's CA as
+// the caBundle cert-manager would inject.
+type Conversion struct {
+	// Base maps a manager's name to its webhook server ("https://10.200.0.1:9443").
+	Base map[string]string
+	CA   []byte
+}
+
+// owner is the manager that serves a CRD group's conversion.
+func owner(group string) string {
+	switch group {
+	case "bootstrap.cluster.x-k8s.io":
+		return BootstrapManager
+	case "controlplane.cluster.x-k8s.io":
+		return ControlPlaneManager
+	}
+	return CoreManager
+}
+
+func (c *Conversion) apply(crd object) error {
+	if len(servedVersions(crd)) < 2 {
+		return nil
+	}
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	base, ok := c.Base[owner(group)]
+	if !ok {
+		return fmt.Errorf("capi: CRD %s serves %v but %s serves no webhooks", crd.GetName(), servedVersions(crd), owner(group))
+	}
+	return unstructured.SetNestedField(crd.Object, map[string]any{
+		"strategy": "Webhook",
+		"webhook": map[string]any{
+			"conversionReviewVersions": []any{"v1"},
+			"clientConfig":             map[string]any{"url": base + "/convert", "caBundle": base64.StdEncoding.EncodeToString(c.CA)},
+		},
+	}, "spec", "conversion")
+}
+
+// servedVersions are the names of a CRD's served versions, in its order.
+func servedVersions(crd object) []string {
+	vs, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	var out []string
+	for _, v := range vs {
+		vm, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		if served, _ := vm["served"].(bool); served {
+			if name, ok := vm["name"].(string); ok {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
 }
 
 // readObjects reads every object of the YAML files (multi-document; empty documents skipped).
@@ -154,14 +215,20 @@ func webhookConfiguration(in object, manager, base string, caPEM []byte) (object
 }
 
 // labelContract labels one of the release's CRDs as clusterctl does (each
-// config/crd/kustomization.yaml's commonLabels: its v1beta1 serves the contract v1beta1).
-// Without the label the core manager cannot resolve a reference to the kind ("cannot find any
-// versions matching contract", e.g. the Cluster's controlPlaneRef to a KubeadmControlPlane).
+// config/crd/kustomization.yaml's labels): every served API version of Cluster API's serves the
+// contract of the same name (v1.8: cluster.x-k8s.io/v1beta1=v1beta1; v1.14 adds
+// cluster.x-k8s.io/v1beta2=v1beta2). Without the label the core manager cannot resolve a
+// reference to the kind ("cannot find any versions matching contract", e.g. the Cluster's
+// controlPlaneRef to a KubeadmControlPlane).
 func labelContract(crd object) {
 	labels := crd.GetLabels()
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	labels[infra.ContractLabel] = "v1beta1"
+	for _, v := range servedVersions(crd) {
+		if v == "v1beta1" || v == "v1beta2" {
+			labels["cluster.x-k8s.io/"+v] = v
+		}
+	}
 	crd.SetLabels(labels)
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,5 +111,61 @@ func TestWebhookConfigurationRejects(t *testing.T) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestConversionAndContract: a CRD serving v1beta1 and v1beta2 (Cluster API v1.11 on) converts
+// through the manager that owns its group and is labelled for both contracts, as clusterctl
+// installs it; a CRD serving one version (v1.8's) is left without a webhook.
+func TestConversionAndContract(t *testing.T) {
+	crd := func(group string, served ...string) object {
+		var vs []any
+		for _, v := range []string{"v1alpha4", "v1beta1", "v1beta2"} {
+			vs = append(vs, map[string]any{"name": v, "served": strings.Contains(strings.Join(served, ","), v)})
+		}
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+			"metadata": map[string]any{"name": "things." + group}, "spec": map[string]any{"group": group, "versions": vs},
+		}}
+	}
+	conv := &Conversion{CA: []byte("ca"), Base: map[string]string{
+		CoreManager: "https://10.0.0.1:9443", BootstrapManager: "https://10.0.0.1:9444", ControlPlaneManager: "https://10.0.0.1:9445"}}
+	for _, tc := range []struct {
+		group  string
+		served []string
+		url    string
+		labels string
+	}{
+		{"cluster.x-k8s.io", []string{"v1beta1", "v1beta2"}, "https://10.0.0.1:9443/convert", "cluster.x-k8s.io/v1beta1=v1beta1,cluster.x-k8s.io/v1beta2=v1beta2"},
+		{"bootstrap.cluster.x-k8s.io", []string{"v1beta1", "v1beta2"}, "https://10.0.0.1:9444/convert", "cluster.x-k8s.io/v1beta1=v1beta1,cluster.x-k8s.io/v1beta2=v1beta2"},
+		{"controlplane.cluster.x-k8s.io", []string{"v1beta1", "v1beta2"}, "https://10.0.0.1:9445/convert", "cluster.x-k8s.io/v1beta1=v1beta1,cluster.x-k8s.io/v1beta2=v1beta2"},
+		{"cluster.x-k8s.io", []string{"v1beta1"}, "", "cluster.x-k8s.io/v1beta1=v1beta1"},
+	} {
+		c := crd(tc.group, tc.served...)
+		labelContract(c)
+		if err := conv.apply(c); err != nil {
+			t.Fatal(err)
+		}
+		url, _, _ := unstructured.NestedString(c.Object, "spec", "conversion", "webhook", "clientConfig", "url")
+		if url != tc.url {
+			t.Errorf("%s %v: conversion url %q, want %q", tc.group, tc.served, url, tc.url)
+		}
+		if tc.url != "" {
+			ca, _, _ := unstructured.NestedString(c.Object, "spec", "conversion", "webhook", "clientConfig", "caBundle")
+			if ca != base64.StdEncoding.EncodeToString([]byte("ca")) {
+				t.Errorf("%s: caBundle %q", tc.group, ca)
+			}
+		}
+		var got []string
+		for k, v := range c.GetLabels() {
+			got = append(got, k+"="+v)
+		}
+		slices.Sort(got)
+		if strings.Join(got, ",") != tc.labels {
+			t.Errorf("%s %v: labels %v, want %s", tc.group, tc.served, got, tc.labels)
+		}
+	}
+	if err := (&Conversion{Base: map[string]string{}}).apply(crd("cluster.x-k8s.io", "v1beta1", "v1beta2")); err == nil {
+		t.Error("a two-version CRD without its manager's webhook server: no error")
 	}
 }

@@ -57,7 +57,7 @@ func TestIntegrationReconcile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rel.InstallCRDs(ctx, dyn, time.Minute); err != nil {
+	if _, err := rel.InstallCRDs(ctx, dyn, time.Minute, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := infra.InstallCRDs(ctx, dyn); err != nil {
