@@ -17,11 +17,16 @@ import (
 )
 
 // Group and Version of the provider's kinds; ContractLabel is the label every CRD carries so
-// that Cluster API finds the version of a contract (util/conversion/conversion.go:90).
+// that Cluster API finds the version of a contract (util/conversion/conversion.go:90). The CRDs
+// carry ContractLabelV1beta2 too: the provider serves both contracts (status.ready and
+// status.initialization.provisioned), and Cluster API v1.14 reads the newest it finds
+// (internal/contract/version.go, GetLatestContractAndAPIVersionFromContract).
 const (
 	Group         = "infrastructure.cluster.x-k8s.io"
 	Version       = "v1alpha1"
 	ContractLabel = "cluster.x-k8s.io/v1beta1"
+	// ContractLabelV1beta2 marks the version serving the v1beta2 contract (Cluster API v1.11 on).
+	ContractLabelV1beta2 = "cluster.x-k8s.io/v1beta2"
 )
 
 // ProviderIDPrefix starts every LabMachine's providerID: lab://HOST.
@@ -99,7 +104,13 @@ type LabClusterSpec struct {
 
 // LabClusterStatus is what the provider reports: Ready once the load balancer listens.
 type LabClusterStatus struct {
-	Ready bool `json:"ready"`
+	Ready          bool           `json:"ready"`
+	Initialization Initialization `json:"initialization,omitzero"`
+}
+
+// Initialization is the v1beta2 contract's status.initialization.
+type Initialization struct {
+	Provisioned bool `json:"provisioned,omitempty"`
 }
 
 // LabMachineSpec is the desired LabMachine; ProviderID is set by the provider.
@@ -116,6 +127,7 @@ type MachineAddress struct {
 // LabMachineStatus is what the provider reports of the host.
 type LabMachineStatus struct {
 	Ready          bool             `json:"ready"`
+	Initialization Initialization   `json:"initialization,omitzero"`
 	Addresses      []MachineAddress `json:"addresses,omitempty"`
 	FailureReason  string           `json:"failureReason,omitempty"`
 	FailureMessage string           `json:"failureMessage,omitempty"`

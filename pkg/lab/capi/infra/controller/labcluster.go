@@ -107,9 +107,16 @@ func (c *Controller) reconcileCluster(ctx context.Context, namespace, name strin
 		}
 		ev(SetEndpoint, net.JoinHostPort(ep.Host, strconv.Itoa(int(ep.Port))))
 	}
-	if ready, _, _ := unstructured.NestedBool(u.Object, "status", "ready"); !ready {
+	// status.ready is the v1beta1 contract's (Cluster API v1.8), status.initialization.provisioned
+	// the v1beta2 contract's (v1.11 on); the provider serves both.
+	ready, _, _ := unstructured.NestedBool(u.Object, "status", "ready")
+	provisioned, _, _ := unstructured.NestedBool(u.Object, "status", "initialization", "provisioned")
+	if !ready || !provisioned {
 		if err := unstructured.SetNestedField(u.Object, true, "status", "ready"); err != nil {
 			return 0, fmt.Errorf("LabCluster %s: set ready: %w", k, err)
+		}
+		if err := unstructured.SetNestedField(u.Object, true, "status", "initialization", "provisioned"); err != nil {
+			return 0, fmt.Errorf("LabCluster %s: set provisioned: %w", k, err)
 		}
 		if _, err := r.UpdateStatus(ctx, u, metav1.UpdateOptions{}); err != nil {
 			return 0, fmt.Errorf("set LabCluster %s ready: %w", k, err)

@@ -222,7 +222,8 @@ func (p *machinePass) createHost(ctx context.Context) error {
 	return nil
 }
 
-// markReady sets spec.providerID, status.addresses and status.ready from the host, where they
+// markReady sets spec.providerID, status.addresses, status.ready and
+// status.initialization.provisioned from the host, where they
 // differ.
 func (p *machinePass) markReady(ctx context.Context, h Host) error {
 	id := infra.ProviderID(h.Name())
@@ -241,14 +242,17 @@ func (p *machinePass) markReady(ctx context.Context, h Host) error {
 		}
 		changed = true
 	}
+	// status.ready for the v1beta1 contract, status.initialization.provisioned for v1beta2.
 	ready, _, _ := unstructured.NestedBool(p.lm.Object, "status", "ready")
+	provisioned, _, _ := unstructured.NestedBool(p.lm.Object, "status", "initialization", "provisioned")
 	got, _, _ := unstructured.NestedSlice(p.lm.Object, "status", "addresses")
-	if !ready || !reflect.DeepEqual(got, addrs) {
+	if !ready || !provisioned || !reflect.DeepEqual(got, addrs) {
 		status, _, _ := unstructured.NestedMap(p.lm.Object, "status")
 		if status == nil {
 			status = map[string]any{}
 		}
 		status["ready"], status["addresses"] = true, addrs
+		status["initialization"] = map[string]any{"provisioned": true}
 		p.lm.Object["status"] = status
 		if p.lm, err = p.r.UpdateStatus(ctx, p.lm, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("set LabMachine %s ready: %w", p.key, err)
