@@ -5,13 +5,15 @@
 // Cluster whose infrastructure is a LabCluster (its control-plane endpoint a lab load balancer,
 // configured as a cloud one) and whose control plane is a KubeadmControlPlane of LabMachines, with
 // the kubeadm settings every lab host needs (kubeadm.LabSettings) in its KubeadmConfigSpec. The
-// objects are unstructured, in Cluster API v1beta1 as v1.8 serves it: credwatch does not link
-// Cluster API's Go types.
+// objects are unstructured, in Cluster API v1beta1 as v1.8 serves it or in v1beta2 as v1.14
+// serves it (Config.API): credwatch does not link Cluster API's Go types.
 package workload
 
 import (
 	"fmt"
 	"regexp"
+	"sort"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -21,11 +23,18 @@ import (
 	"github.com/credwatch/credwatch/pkg/lab/node"
 )
 
-// API versions of the objects.
+// API versions of the objects: Cluster API's in v1beta1 (ClusterAPIVersion and
+// ControlPlaneAPIVersion; Config.API chooses), the lab provider's in its one version.
 const (
 	ClusterAPIVersion      = "cluster.x-k8s.io/v1beta1"
 	ControlPlaneAPIVersion = "controlplane.cluster.x-k8s.io/v1beta1"
 	InfraAPIVersion        = infra.Group + "/" + infra.Version
+)
+
+// The API versions Config.API takes.
+const (
+	V1Beta1 = "v1beta1"
+	V1Beta2 = "v1beta2"
 )
 
 // Config is one workload cluster.
@@ -33,7 +42,10 @@ type Config struct {
 	Name      string // the Cluster's name, e.g. "w1"; the KubeadmControlPlane is NAME-control-plane
 	Namespace string // default "default"
 	Version   string // Kubernetes version of the control plane; default kubeadm.Version
-	Replicas  int    // control-plane machines; default 1
+	// API is the Cluster API version the objects are written in: V1Beta1 (default, v1.8) or
+	// V1Beta2 (v1.11 on: references by apiGroup, extraArgs as name/value lists, spec.rollout).
+	API      string
+	Replicas int // control-plane machines; default 1
 	// MaxSurge is the rolling update's surge (KCP accepts 0 or 1); default 1.
 	MaxSurge int
 	// LoadBalancer is the LabCluster's balancer (health check, deregistration).
@@ -61,6 +73,12 @@ func (c *Config) complete() error {
 	}
 	if c.Version == "" {
 		c.Version = kubeadm.Version
+	}
+	if c.API == "" {
+		c.API = V1Beta1
+	}
+	if c.API != V1Beta1 && c.API != V1Beta2 {
+		return fmt.Errorf("workload cluster %s: Cluster API version %q: want %s or %s", c.Name, c.API, V1Beta1, V1Beta2)
 	}
 	if c.Replicas == 0 {
 		c.Replicas = 1
@@ -99,15 +117,23 @@ func Objects(c Config) ([]*unstructured.Unstructured, error) {
 		c.object(InfraAPIVersion, "LabMachineTemplate", cp, map[string]any{"template": map[string]any{"spec": map[string]any{}}}),
 		c.kubeadmControlPlane(),
 		c.object(InfraAPIVersion, "LabCluster", c.Name, map[string]any{"loadBalancer": lb}),
-		c.object(ClusterAPIVersion, "Cluster", c.Name, map[string]any{
+		c.object(c.apiVersion(ClusterAPIVersion), "Cluster", c.Name, map[string]any{
 			"clusterNetwork": map[string]any{
 				"pods":     map[string]any{"cidrBlocks": []any{c.PodCIDR}},
 				"services": map[string]any{"cidrBlocks": []any{c.ServiceCIDR}},
 			},
-			"infrastructureRef": ref(InfraAPIVersion, "LabCluster", c.Name),
-			"controlPlaneRef":   ref(ControlPlaneAPIVersion, "KubeadmControlPlane", cp),
+			"infrastructureRef": c.ref(InfraAPIVersion, "LabCluster", c.Name),
+			"controlPlaneRef":   c.ref(c.apiVersion(ControlPlaneAPIVersion), "KubeadmControlPlane", cp),
 		}),
 	}, nil
+}
+
+// apiVersion is one of Cluster API's v1beta1 API versions in c.API.
+func (c Config) apiVersion(v1beta1 string) string {
+	if c.API == V1Beta2 {
+		return strings.TrimSuffix(v1beta1, V1Beta1) + V1Beta2
+	}
+	return v1beta1
 }
 
 func (c Config) object(apiVersion, kind, name string, spec map[string]any) *unstructured.Unstructured {
@@ -118,8 +144,36 @@ func (c Config) object(apiVersion, kind, name string, spec map[string]any) *unst
 	}}
 }
 
-func ref(apiVersion, kind, name string) map[string]any {
+// ref is a reference to an object: by apiVersion in v1beta1, by apiGroup in v1beta2
+// (ContractVersionedObjectReference: the version is the contract's, resolved by Cluster API).
+func (c Config) ref(apiVersion, kind, name string) map[string]any {
+	if c.API == V1Beta2 {
+		group, _, _ := strings.Cut(apiVersion, "/")
+		return map[string]any{"apiGroup": group, "kind": kind, "name": name}
+	}
 	return map[string]any{"apiVersion": apiVersion, "kind": kind, "name": name}
+}
+
+// args are kubeadm extra arguments: a map in v1beta1, a list of {name, value} in v1beta2
+// (kubeadm v1beta4's shape), sorted by name.
+func (c Config) args(m map[string]string) any {
+	if c.API != V1Beta2 {
+		out := map[string]any{}
+		for k, v := range m {
+			out[k] = v
+		}
+		return out
+	}
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out := make([]any, 0, len(m))
+	for _, k := range names {
+		out = append(out, map[string]any{"name": k, "value": m[k]})
+	}
+	return out
 }
 
 // kubeadmControlPlane is the KubeadmControlPlane: LabMachines from the template, a rolling update
@@ -132,35 +186,38 @@ func (c Config) kubeadmControlPlane() *unstructured.Unstructured {
 		"criSocket":             "unix://" + node.KubeadmCRISocket,
 		"imagePullPolicy":       lab.ImagePullPolicy,
 		"ignorePreflightErrors": list(lab.IgnorePreflightErrors),
-		"kubeletExtraArgs":      map[string]any{"provider-id": infra.ProviderIDPrefix + "{{ ds.meta_data.local_hostname }}"},
+		"kubeletExtraArgs":      c.args(map[string]string{"provider-id": infra.ProviderIDPrefix + "{{ ds.meta_data.local_hostname }}"}),
 	}
 	patches := map[string]any{"directory": lab.PatchesDir}
-	cmArgs := map[string]any{}
-	for k, v := range lab.ControllerManagerArgs {
-		cmArgs[k] = v
-	}
+	infraRef := c.ref(InfraAPIVersion, "LabMachineTemplate", c.ControlPlaneName())
 	spec := map[string]any{
 		"replicas": int64(c.Replicas),
 		"version":  c.Version,
-		"machineTemplate": map[string]any{
-			"infrastructureRef": ref(InfraAPIVersion, "LabMachineTemplate", c.ControlPlaneName()),
-		},
-		"rolloutStrategy": map[string]any{
-			"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxSurge": int64(c.MaxSurge)},
-		},
 		"kubeadmConfigSpec": map[string]any{
 			"format":               "cloud-config",
-			"clusterConfiguration": map[string]any{"controllerManager": map[string]any{"extraArgs": cmArgs}},
+			"clusterConfiguration": map[string]any{"controllerManager": map[string]any{"extraArgs": c.args(lab.ControllerManagerArgs)}},
 			"initConfiguration": map[string]any{
 				"nodeRegistration": nodeReg, "skipPhases": list(lab.SkipPhases), "patches": patches,
 			},
 			"joinConfiguration": map[string]any{"nodeRegistration": nodeReg, "patches": patches},
 		},
 	}
-	if !c.RolloutAfter.IsZero() {
-		spec["rolloutAfter"] = c.RolloutAfter.UTC().Format(time.RFC3339)
+	strategy := map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxSurge": int64(c.MaxSurge)}}
+	if c.API == V1Beta2 {
+		spec["machineTemplate"] = map[string]any{"spec": map[string]any{"infrastructureRef": infraRef}}
+		rollout := map[string]any{"strategy": strategy}
+		if !c.RolloutAfter.IsZero() {
+			rollout["after"] = c.RolloutAfter.UTC().Format(time.RFC3339)
+		}
+		spec["rollout"] = rollout
+	} else {
+		spec["machineTemplate"] = map[string]any{"infrastructureRef": infraRef}
+		spec["rolloutStrategy"] = strategy
+		if !c.RolloutAfter.IsZero() {
+			spec["rolloutAfter"] = c.RolloutAfter.UTC().Format(time.RFC3339)
+		}
 	}
-	o := c.object(ControlPlaneAPIVersion, "KubeadmControlPlane", c.ControlPlaneName(), spec)
+	o := c.object(c.apiVersion(ControlPlaneAPIVersion), "KubeadmControlPlane", c.ControlPlaneName(), spec)
 	ann := map[string]any{}
 	for k, v := range kubeadm.SkipAnnotations {
 		ann[k] = v

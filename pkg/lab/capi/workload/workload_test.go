@@ -75,3 +75,57 @@ func TestObjectsRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestObjectsV1beta2 is the same cluster in Cluster API v1beta2 (v1.11 on, v1.14's lab):
+// references by apiGroup, the machine template's infrastructureRef under spec, spec.rollout,
+// and kubeadm extra arguments as {name, value} lists.
+func TestObjectsV1beta2(t *testing.T) {
+	at := time.Date(2026, 12, 4, 1, 0, 0, 0, time.UTC)
+	objs, err := Objects(Config{Name: "w1", API: V1Beta2, Version: "v1.36.3", RolloutAfter: at,
+		LoadBalancer: infra.LoadBalancer{HealthCheck: lb.CheckTCP, Deregistration: infra.OnMachineDelete}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kcp, cluster := objs[1], objs[3]
+	if kcp.GetAPIVersion() != "controlplane.cluster.x-k8s.io/v1beta2" || cluster.GetAPIVersion() != "cluster.x-k8s.io/v1beta2" {
+		t.Errorf("apiVersions %s, %s", kcp.GetAPIVersion(), cluster.GetAPIVersion())
+	}
+	for _, f := range []struct {
+		obj  *unstructured.Unstructured
+		path []string
+		want any
+	}{
+		{kcp, []string{"spec", "version"}, "v1.36.3"},
+		{kcp, []string{"spec", "rollout", "after"}, "2026-12-04T01:00:00Z"},
+		{kcp, []string{"spec", "rollout", "strategy", "rollingUpdate", "maxSurge"}, int64(1)},
+		{kcp, []string{"spec", "machineTemplate", "spec", "infrastructureRef", "apiGroup"}, infra.Group},
+		{kcp, []string{"spec", "machineTemplate", "spec", "infrastructureRef", "kind"}, "LabMachineTemplate"},
+		{cluster, []string{"spec", "controlPlaneRef", "apiGroup"}, "controlplane.cluster.x-k8s.io"},
+		{cluster, []string{"spec", "infrastructureRef", "apiGroup"}, infra.Group},
+	} {
+		got, _, err := unstructured.NestedFieldNoCopy(f.obj.Object, f.path...)
+		if err != nil || got != f.want {
+			t.Errorf("%s %s = %v (%v), want %v", f.obj.GetKind(), strings.Join(f.path, "."), got, err, f.want)
+		}
+	}
+	for _, p := range [][]string{{"spec", "rolloutAfter"}, {"spec", "rolloutStrategy"}, {"spec", "machineTemplate", "infrastructureRef"}} {
+		if _, found, _ := unstructured.NestedFieldNoCopy(kcp.Object, p...); found {
+			t.Errorf("v1beta2 KubeadmControlPlane has the v1beta1 field %s", strings.Join(p, "."))
+		}
+	}
+	if _, found, _ := unstructured.NestedFieldNoCopy(cluster.Object, "spec", "controlPlaneRef", "apiVersion"); found {
+		t.Error("v1beta2 Cluster's controlPlaneRef has an apiVersion")
+	}
+	args, _, _ := unstructured.NestedSlice(kcp.Object, "spec", "kubeadmConfigSpec", "initConfiguration", "nodeRegistration", "kubeletExtraArgs")
+	if len(args) != 1 || args[0].(map[string]any)["name"] != "provider-id" || args[0].(map[string]any)["value"] != "lab://{{ ds.meta_data.local_hostname }}" {
+		t.Errorf("kubeletExtraArgs %v", args)
+	}
+	cm, _, _ := unstructured.NestedSlice(kcp.Object, "spec", "kubeadmConfigSpec", "clusterConfiguration", "controllerManager", "extraArgs")
+	if len(cm) != 1 || cm[0].(map[string]any)["name"] != "flex-volume-plugin-dir" {
+		t.Errorf("controllerManager extraArgs %v", cm)
+	}
+	_ = kcp.DeepCopy()
+	if _, err := Objects(Config{Name: "w1", API: "v1alpha4"}); err == nil || !strings.Contains(err.Error(), `"v1alpha4"`) {
+		t.Errorf("Objects(API v1alpha4) = %v", err)
+	}
+}
