@@ -43,7 +43,7 @@ func TestIntegrationCLICAPISupervisorKilledMidRoll(t *testing.T) {
 	if _, err := capi.Find(binDir, capi.V184); err != nil {
 		t.Skipf("%v", err)
 	}
-	if _, err := kubeadm.FindBinaries(binDir); err != nil {
+	if _, err := kubeadm.FindBinaries(binDir, ""); err != nil {
 		t.Skipf("%v", err)
 	}
 	bin := buildCLI(t)

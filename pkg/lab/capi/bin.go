@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/credwatch/credwatch/pkg/lab"
 )
 
 // The Cluster API releases `make capi-binaries` builds.
@@ -18,12 +20,34 @@ const (
 	V181 = "v1.8.1"
 	// V184 removes it in the kcp-cleanup pre-terminate hook, after the drain.
 	V184 = "v1.8.4"
+	// V1142 serves v1beta2 (v1beta1 still, through conversion), removes the etcd member in the
+	// pre-terminate hook after moving leadership away (#13848), and no longer regenerates a
+	// deleted <cluster>-sa Secret once the control plane is initialized (#13175).
+	V1142 = "v1.14.2"
 	// MakeTarget builds the managers, CRDs and webhook manifests of every version.
 	MakeTarget = "make capi-binaries"
 )
 
 // Versions lists the Cluster API releases the lab builds, oldest first.
-func Versions() []string { return []string{V181, V184} }
+func Versions() []string { return []string{V181, V184, V1142} }
+
+// Line is the Kubernetes a release's lab runs: the management cluster and the workload control
+// plane (kubeadm and its images) on one line the release supports, the workload hosts' kubelet,
+// and the API version the lab writes its Cluster API objects in.
+type Line struct {
+	Kubernetes string // "v1.30.14"
+	Kubelet    string // "v1.29.15": within the kubelet skew kubeadm allows
+	API        string // "v1beta1" or "v1beta2"
+}
+
+// LineOf is version's Line (v1.8: Kubernetes v1.30.14, the newest it supports, with the v1.29.15
+// kubelet the cloud lab builds; v1.14: v1.36.3 throughout, in v1beta2).
+func LineOf(version string) Line {
+	if version == V1142 {
+		return Line{Kubernetes: lab.DefaultVersion, Kubelet: lab.DefaultVersion, API: "v1beta2"}
+	}
+	return Line{Kubernetes: lab.OldVersion, Kubelet: lab.InTreeCloudVersion, API: "v1beta1"}
+}
 
 // The managers' binary names, in the order they are started.
 const (

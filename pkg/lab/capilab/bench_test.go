@@ -28,7 +28,7 @@ func BenchmarkCAPIRoll(b *testing.B) {
 	if _, err := capi.Find(binDir, capi.V184); err != nil {
 		b.Skipf("%v", err)
 	}
-	if _, err := kubeadm.FindBinaries(binDir); err != nil {
+	if _, err := kubeadm.FindBinaries(binDir, ""); err != nil {
 		b.Skipf("%v", err)
 	}
 	for i := 0; i < b.N; i++ {

@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/capi"
@@ -36,7 +37,7 @@ import (
 
 // Config is one Cluster API lab.
 type Config struct {
-	// CAPI is the Cluster API release: capi.V181 or capi.V184.
+	// CAPI is the Cluster API release, one of capi.Versions(); it decides the line (capi.LineOf).
 	CAPI string
 	// Cluster is the workload cluster.
 	Cluster workload.Config
@@ -62,7 +63,7 @@ type Lab struct {
 	podLogs map[string]string // machine -> its host's pod log directory (notePodLogs)
 }
 
-// Start brings the Cluster API lab up on l (a lab at v1.30.14 with the hosts network): the
+// Start brings the Cluster API lab up on l (a lab on the release's line with the hosts network): the
 // release's managers, the provider's CRDs and controller, and the workload cluster's objects. It
 // returns once they are created; WaitControlPlane waits for the machines. On error what was
 // started is stopped.
@@ -76,24 +77,38 @@ func Start(ctx context.Context, l *lab.Lab, cfg Config) (*Lab, error) {
 	if l.Network() == nil {
 		return nil, errors.New("capi lab: the management lab needs the hosts network (its workload hosts join it)")
 	}
+	line := capi.LineOf(cfg.CAPI)
+	if v := l.Options().Version; v != "" && v != line.Kubernetes {
+		return nil, fmt.Errorf("capi lab: Cluster API %s needs a %s management cluster, the lab runs %s", cfg.CAPI, line.Kubernetes, v)
+	}
+	if cfg.Cluster.Version == "" {
+		cfg.Cluster.Version = line.Kubernetes
+	}
+	if cfg.Cluster.API == "" {
+		cfg.Cluster.API = line.API
+	}
 	objs, err := workload.Objects(cfg.Cluster)
 	if err != nil {
 		return nil, err
 	}
-	bins, err := kubeadm.FindBinaries(cfg.BinDir)
+	bins, err := kubeadm.FindBinaries(cfg.BinDir, line.Kubernetes)
 	if err != nil {
 		return nil, err
 	}
-	kubelet, err := lab.Binary(cfg.BinDir, lab.InTreeCloudVersion, "kubelet")
+	kubelet, err := lab.Binary(cfg.BinDir, line.Kubelet, "kubelet")
 	if err != nil {
 		return nil, err
 	}
-	tarball, err := images.Build(ctx, images.Config{BinDir: cfg.BinDir, Version: kubeadm.Version,
+	tarball, err := images.Build(ctx, images.Config{BinDir: cfg.BinDir, Version: line.Kubernetes,
 		OutDir: filepath.Join(filepath.Dir(cfg.BinDir), "images")})
 	if err != nil {
 		return nil, fmt.Errorf("capi lab: kubeadm images: %w", err)
 	}
-	dyn, err := dynamic.NewForConfig(l.RESTConfig())
+	// The provider's controller reads Machines and Clusters in v1beta1, which v1.14 still serves
+	// with a deprecation warning on every call: the warnings would bury the lab's log.
+	rc := rest.CopyConfig(l.RESTConfig())
+	rc.WarningHandler = rest.NoWarnings{}
+	dyn, err := dynamic.NewForConfig(rc)
 	if err != nil {
 		return nil, fmt.Errorf("capi lab: client for the management cluster: %w", err)
 	}
@@ -152,6 +167,27 @@ func GVR(apiVersion, kind string) schema.GroupVersionResource {
 		"LabCluster": "labclusters", "LabMachineTemplate": "labmachinetemplates",
 	}[kind]
 	return gv.WithResource(plural)
+}
+
+// Line is the Kubernetes the lab runs for its Cluster API release.
+func (c *Lab) Line() capi.Line { return capi.LineOf(c.cfg.CAPI) }
+
+// v1beta2 reports whether the lab reads and writes Cluster API's objects in v1beta2.
+func (c *Lab) v1beta2() bool { return c.Line().API == workload.V1Beta2 }
+
+// kcp is the workload cluster's KubeadmControlPlane resource, in the release's API version.
+func (c *Lab) kcp() dynamic.ResourceInterface {
+	gvr := GVR(workload.ControlPlaneAPIVersion, "KubeadmControlPlane")
+	gvr.Version = c.Line().API
+	return c.dyn.Resource(gvr).Namespace(namespace(c.cfg.Cluster))
+}
+
+// machines is the Machine resource of the workload cluster's namespace, in the release's API
+// version (the provider's controller reads v1beta1, which v1.14 still serves by conversion).
+func (c *Lab) machines() dynamic.ResourceInterface {
+	gvr := controller.Machines
+	gvr.Version = c.Line().API
+	return c.dyn.Resource(gvr).Namespace(namespace(c.cfg.Cluster))
 }
 
 // Events is the provider's timeline: every step it took, with the machine and time.

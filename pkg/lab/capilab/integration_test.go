@@ -23,12 +23,19 @@ import (
 )
 
 // TestIntegrationCAPIControlPlane brings up the Cluster API lab with v1.8.1's managers on a
-// v1.30.14 management lab and a workload cluster of one control-plane machine: the real
-// KubeadmControlPlane controller asks for a Machine, the provider makes a LabMachine's kubeadm
-// host, the bootstrap runs kubeadm init, and the workload apiserver answers through the
-// LabCluster's balancer with the kubeconfig Cluster API wrote.
+// v1.30.14 management lab, and v1.14.2's (v1beta2) on a v1.36.3 one, each with a workload
+// cluster of one control-plane machine: the real KubeadmControlPlane controller asks for a
+// Machine, the provider makes a LabMachine's kubeadm host, the bootstrap runs kubeadm init, and
+// the workload apiserver answers through the LabCluster's balancer with the kubeconfig Cluster
+// API wrote.
 func TestIntegrationCAPIControlPlane(t *testing.T) {
-	c, ctx, t0 := startCAPILab(t, capi.V181, infra.LoadBalancer{HealthCheck: lb.CheckTCP, Deregistration: infra.OnMachineDelete, IntervalSeconds: 2, UnhealthyThreshold: 2})
+	for _, v := range []string{capi.V181, capi.V1142} {
+		t.Run(v, func(t *testing.T) { controlPlane(t, v) })
+	}
+}
+
+func controlPlane(t *testing.T, version string) {
+	c, ctx, t0 := startCAPILab(t, version, infra.LoadBalancer{HealthCheck: lb.CheckTCP, Deregistration: infra.OnMachineDelete, IntervalSeconds: 2, UnhealthyThreshold: 2})
 	cp, err := c.WaitControlPlane(ctx, 1)
 	for _, e := range c.Events() {
 		t.Logf("timeline: %s", e)
@@ -58,7 +65,7 @@ func TestIntegrationCAPIControlPlane(t *testing.T) {
 	}
 }
 
-// startCAPILab skips without the binaries, starts a v1.30.14 management lab and the Cluster API
+// startCAPILab skips without the binaries, starts a management lab on version's line and the Cluster API
 // lab of version with one control-plane machine behind a balancer configured as b, and stops it
 // when the test ends. The context bounds the whole test.
 func startCAPILab(t *testing.T, version string, b infra.LoadBalancer) (*capilab.Lab, context.Context, time.Time) {
@@ -71,10 +78,11 @@ func startCAPILab(t *testing.T, version string, b infra.LoadBalancer) (*capilab.
 	if _, err := capi.Find(binDir, version); err != nil {
 		t.Skipf("%v", err)
 	}
-	if _, err := kubeadm.FindBinaries(binDir); err != nil {
+	line := capi.LineOf(version)
+	if _, err := kubeadm.FindBinaries(binDir, line.Kubernetes); err != nil {
 		t.Skipf("%v", err)
 	}
-	l := labtest.Start(t, lab.Options{Members: 1, Version: lab.OldVersion})
+	l := labtest.Start(t, lab.Options{Members: 1, Version: line.Kubernetes})
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	t.Cleanup(cancel)
 	t0 := time.Now()

@@ -18,7 +18,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/credwatch/credwatch/pkg/lab/capi/workload"
 	"github.com/credwatch/credwatch/pkg/lab/controlplane/etcd"
 )
 
@@ -63,6 +62,29 @@ type Roll struct {
 	// to it at one time after it went out of rotation and before it was deregistered: a check
 	// stops new connections only, so a client that keeps its connection stays on the machine.
 	OpenWhileOut map[string]int `json:"openWhileOutOfRotation,omitempty"`
+	// Blocked, when set, is why KubeadmControlPlane would not go on: the roll ended there.
+	Blocked *Blocked `json:"blocked,omitempty"`
+}
+
+// Blocked is a roll KubeadmControlPlane refuses to go on with: a condition that blocks scale-up
+// held False for BlockedAfter while no new machine was created.
+type Blocked struct {
+	Condition Condition `json:"condition"`
+	Since     time.Time `json:"since"`
+}
+
+// BlockedAfter is how long a blocking condition holds, with no new machine, before Roll ends with
+// Roll.Blocked (KubeadmControlPlane retries its preflight every 15 s: two tries, and some).
+const BlockedAfter = 40 * time.Second
+
+// blocking are the KubeadmControlPlane conditions whose False stops a scale-up, by API version:
+// v1.13+ no longer regenerates a missing <cluster>-sa once initialized and says
+// "Cluster certificate for sa is not available, please check cluster certificate secrets"
+// (controlplane/kubeadm/reconcilers/kubeadmcontrolplane/kubeadmcontrolplane_controller.go:654 at
+// v1.14.2); its preflight then logs "Certificates are missing or unknown, can't join a new
+// machine" (preflight.go:107).
+func blocking(c Condition) bool {
+	return c.Type == "CertificatesAvailable" && c.Status == "False"
 }
 
 // At is when what happened to machine, or the zero time.
@@ -86,7 +108,8 @@ type RollOptions struct {
 // Roll sets the KubeadmControlPlane's spec.rolloutAfter to now, so that KubeadmControlPlane
 // replaces every machine one at a time (maxSurge 1), and follows it until the control plane is
 // back at its replicas with none of the old machines left, recording each phase with the time it
-// was first seen (polled every 500 ms: the times are that precise).
+// was first seen (polled every 500 ms: the times are that precise). A roll KubeadmControlPlane
+// refuses to start (see Blocked) ends with Roll.Blocked set and no error.
 //
 // o.OnPhase, when set, is called with each phase as it is first seen, on Roll's goroutine: it
 // must return quickly (start anything long in a goroutine of its own).
@@ -104,8 +127,10 @@ func (c *Lab) Roll(ctx context.Context, o RollOptions) (Roll, error) {
 	replicas := len(r.Before)
 	cl := c.cfg.Cluster
 	patch := fmt.Sprintf(`{"spec":{"rolloutAfter":%q}}`, r.Started.UTC().Format(time.RFC3339))
-	if _, err := c.dyn.Resource(GVR(workload.ControlPlaneAPIVersion, "KubeadmControlPlane")).Namespace(namespace(cl)).
-		Patch(ctx, cl.ControlPlaneName(), types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+	if c.v1beta2() {
+		patch = fmt.Sprintf(`{"spec":{"rollout":{"after":%q}}}`, r.Started.UTC().Format(time.RFC3339))
+	}
+	if _, err := c.kcp().Patch(ctx, cl.ControlPlaneName(), types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		return r, fmt.Errorf("capi lab: set rolloutAfter: %w", err)
 	}
 	fmt.Fprintf(c.cfg.Log, "capi lab: roll started (rolloutAfter %s) on %v\n", r.Started.UTC().Format(time.RFC3339), r.Before)
@@ -125,6 +150,7 @@ func (c *Lab) Roll(ctx context.Context, o RollOptions) (Roll, error) {
 	for _, m := range r.Before {
 		members[m] = true
 	}
+	var blockedSince time.Time
 	for {
 		cp, err := c.ControlPlane(ctx)
 		if err == nil {
@@ -177,6 +203,23 @@ func (c *Lab) Roll(ctx context.Context, o RollOptions) (Roll, error) {
 						mark(PhaseMemberRemoved, n)
 					}
 				}
+			}
+			created := slices.ContainsFunc(cp.Machines, func(m Machine) bool { return !slices.Contains(r.Before, m.Name) })
+			if i := slices.IndexFunc(cp.Conditions, blocking); i >= 0 && !created {
+				if blockedSince.IsZero() {
+					blockedSince = time.Now()
+					fmt.Fprintf(c.cfg.Log, "capi lab: roll: KubeadmControlPlane %s=%s (%s): %s\n", cp.Conditions[i].Type, cp.Conditions[i].Status, cp.Conditions[i].Reason, cp.Conditions[i].Message)
+				}
+				if time.Since(blockedSince) >= BlockedAfter {
+					r.Blocked = &Blocked{Condition: cp.Conditions[i], Since: blockedSince}
+					r.Ended = time.Now()
+					r.Duration = r.Ended.Sub(r.Started).Round(time.Second).String()
+					sort.SliceStable(r.Phases, func(i, j int) bool { return r.Phases[i].At.Before(r.Phases[j].At) })
+					fmt.Fprintf(c.cfg.Log, "capi lab: roll blocked for %s: %s\n", time.Since(blockedSince).Round(time.Second), cp.Conditions[i].Message)
+					return r, nil
+				}
+			} else {
+				blockedSince = time.Time{}
 			}
 			if cp.done(replicas) && !slices.ContainsFunc(cp.Machines, func(m Machine) bool { return slices.Contains(r.Before, m.Name) }) {
 				for _, m := range cp.Machines {

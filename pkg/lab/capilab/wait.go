@@ -34,6 +34,8 @@ type ControlPlane struct {
 	ReadyReplicas int64     `json:"readyReplicas"`
 	Updated       int64     `json:"updatedReplicas"`
 	Machines      []Machine `json:"machines"`
+	// Conditions are the KubeadmControlPlane's status.conditions in the release's API version.
+	Conditions []Condition `json:"conditions,omitempty"`
 }
 
 // String is a one-line summary for progress lines.
@@ -53,17 +55,22 @@ func (cp ControlPlane) String() string {
 // ControlPlane reads the KubeadmControlPlane and its Machines.
 func (c *Lab) ControlPlane(ctx context.Context) (ControlPlane, error) {
 	cl := c.cfg.Cluster
-	kcp, err := c.dyn.Resource(GVR(workload.ControlPlaneAPIVersion, "KubeadmControlPlane")).Namespace(namespace(cl)).
-		Get(ctx, cl.ControlPlaneName(), metav1.GetOptions{})
+	kcp, err := c.kcp().Get(ctx, cl.ControlPlaneName(), metav1.GetOptions{})
 	if err != nil {
 		return ControlPlane{}, fmt.Errorf("capi lab: read KubeadmControlPlane %s: %w", cl.ControlPlaneName(), err)
 	}
 	var cp ControlPlane
-	cp.Initialized, _, _ = unstructured.NestedBool(kcp.Object, "status", "initialized")
+	cp.Conditions = conditions(kcp)
 	cp.Replicas, _, _ = unstructured.NestedInt64(kcp.Object, "status", "replicas")
 	cp.ReadyReplicas, _, _ = unstructured.NestedInt64(kcp.Object, "status", "readyReplicas")
-	cp.Updated, _, _ = unstructured.NestedInt64(kcp.Object, "status", "updatedReplicas")
-	ms, err := c.dyn.Resource(controller.Machines).Namespace(namespace(cl)).List(ctx, metav1.ListOptions{
+	if c.v1beta2() {
+		cp.Initialized, _, _ = unstructured.NestedBool(kcp.Object, "status", "initialization", "controlPlaneInitialized")
+		cp.Updated, _, _ = unstructured.NestedInt64(kcp.Object, "status", "upToDateReplicas")
+	} else {
+		cp.Initialized, _, _ = unstructured.NestedBool(kcp.Object, "status", "initialized")
+		cp.Updated, _, _ = unstructured.NestedInt64(kcp.Object, "status", "updatedReplicas")
+	}
+	ms, err := c.machines().List(ctx, metav1.ListOptions{
 		LabelSelector: "cluster.x-k8s.io/cluster-name=" + cl.Name + ",cluster.x-k8s.io/control-plane",
 	})
 	if err != nil {
@@ -129,6 +136,30 @@ func (c *Lab) WorkloadKubeconfig(ctx context.Context) ([]byte, error) {
 		return nil, fmt.Errorf("capi lab: Secret %s-kubeconfig has no kubeconfig in value", cl.Name)
 	}
 	return data, nil
+}
+
+// Condition is one of an object's status.conditions (metav1.Condition in v1beta2, Cluster API's
+// Condition in v1beta1: the same four fields).
+type Condition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// conditions reads o's status.conditions.
+func conditions(o *unstructured.Unstructured) []Condition {
+	list, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
+	var out []Condition
+	for _, c := range list {
+		m, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		str := func(k string) string { v, _ := m[k].(string); return v }
+		out = append(out, Condition{Type: str("type"), Status: str("status"), Reason: str("reason"), Message: str("message")})
+	}
+	return out
 }
 
 func namespace(c workload.Config) string {

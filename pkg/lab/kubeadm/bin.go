@@ -10,8 +10,9 @@ import (
 	"path/filepath"
 )
 
-// Version is the kubeadm line the lab builds (Cluster API v1.8's) and CrictlVersion the crictl
-// kubeadm 1.30 runs (hack/labbin/build-capi.sh).
+// Version is the kubeadm line of Cluster API v1.8's lab, the default; Cluster API v1.14's runs
+// kubeadm v1.36.3 (capi.LineOf). CrictlVersion is the crictl kubeadm runs
+// (hack/labbin/build-capi.sh builds both).
 const (
 	Version       = "v1.30.14"
 	CrictlVersion = "v1.34.0"
@@ -21,14 +22,19 @@ const (
 // Binaries are the programs a kubeadm host needs besides the kubelet.
 type Binaries struct {
 	Kubeadm, Crictl string
+	Version         string // kubeadm's
 }
 
-// FindBinaries returns kubeadm and crictl under binDir (lab.DefaultBinDir), or an error naming
-// what is missing and MakeTarget.
-func FindBinaries(binDir string) (Binaries, error) {
+// FindBinaries returns kubeadm of version (default Version) and crictl under binDir
+// (lab.DefaultBinDir), or an error naming what is missing and MakeTarget.
+func FindBinaries(binDir, version string) (Binaries, error) {
+	if version == "" {
+		version = Version
+	}
 	b := Binaries{
-		Kubeadm: filepath.Join(binDir, Version, "kubeadm"),
+		Kubeadm: filepath.Join(binDir, version, "kubeadm"),
 		Crictl:  filepath.Join(binDir, "crictl-"+CrictlVersion, "crictl"),
+		Version: version,
 	}
 	var errs []error
 	for _, p := range []string{b.Kubeadm, b.Crictl} {

@@ -54,7 +54,7 @@ func StartHost(ctx context.Context, cfg HostConfig) (*Host, error) {
 	}
 	n, err := node.Start(ctx, node.Config{
 		Name: cfg.Name, Dir: cfg.Dir, Host: cfg.Host, PodCIDR: cfg.PodCIDR, Kubelet: cfg.Kubelet, KubeletArgs: cfg.KubeletArgs,
-		Kubeadm: &node.Kubeadm{Kubeadm: cfg.Binaries.Kubeadm, Crictl: cfg.Binaries.Crictl}, Images: cfg.Images, Log: cfg.Log,
+		Kubeadm: &node.Kubeadm{Kubeadm: cfg.Binaries.Kubeadm, Crictl: cfg.Binaries.Crictl, Version: cfg.Binaries.Version}, Images: cfg.Images, Log: cfg.Log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("kubeadm host %s: %w", cfg.Name, err)

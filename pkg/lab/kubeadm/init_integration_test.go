@@ -39,7 +39,7 @@ func TestIntegrationKubeadmInit(t *testing.T) {
 	}
 	labtest.CAPIAll(t)
 	binDir := lab.DefaultBinDir()
-	bins, err := kubeadm.FindBinaries(binDir)
+	bins, err := kubeadm.FindBinaries(binDir, "")
 	if err != nil {
 		t.Skipf("%v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/version"
 	"sigs.k8s.io/yaml"
 
 	"github.com/credwatch/credwatch/pkg/lab/proc"
@@ -31,6 +32,9 @@ import (
 type Kubeadm struct {
 	// Kubeadm and Crictl are the binaries (kubeadm 1.30 refuses to run without crictl).
 	Kubeadm, Crictl string
+	// Version is kubeadm's ("v1.36.3"). From 1.31 on, the kubelet refuses a cgroup v1 host
+	// unless its configuration says failCgroupV1: false, which the lab's patch then sets.
+	Version string
 }
 
 // KubeadmPatchesDir is where a kubeadm host holds kubeadm patches for the lab's kubelet settings
@@ -178,6 +182,9 @@ func (c *Config) kubeletPatch() ([]byte, error) {
 			"memory.available": "1Mi", "nodefs.available": "1%", "nodefs.inodesFree": "1%", "imagefs.available": "1%",
 		},
 		"resolvConf": "/etc/resolv.conf",
+	}
+	if v, err := version.ParseGeneric(c.Kubeadm.Version); err == nil && v.AtLeast(version.MajorMinor(1, 31)) {
+		p["failCgroupV1"] = false
 	}
 	data, err := yaml.Marshal(p)
 	if err != nil {

@@ -299,7 +299,7 @@ func runCAPI(t *testing.T, name string, o scenario.CAPIOptions) *scenario.Eviden
 	if _, err := capi.Find(bin, o.Version); err != nil {
 		t.Skipf("%v", err)
 	}
-	if _, err := kubeadm.FindBinaries(bin); err != nil {
+	if _, err := kubeadm.FindBinaries(bin, ""); err != nil {
 		t.Skipf("%v", err)
 	}
 	s, _ := scenario.Get(name)

@@ -17,7 +17,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/credwatch/credwatch/pkg/lab/capilab"
-	"github.com/credwatch/credwatch/pkg/lab/kubeadm"
 	"github.com/credwatch/credwatch/pkg/lab/tally"
 	"github.com/credwatch/credwatch/pkg/lab/tenant"
 )
@@ -137,7 +136,7 @@ func machinesPhase(c *capilab.Lab, name, window string, r capilab.Roll, machines
 			seen[m] += len(lines)
 		}
 		mt := snap.Member(m)
-		me := MemberEvidence{Name: m, Version: kubeadm.Version, Role: role, Requests: mt.Requests, Unauthorized: mt.Unauthorized,
+		me := MemberEvidence{Name: m, Version: c.Line().Kubernetes, Role: role, Requests: mt.Requests, Unauthorized: mt.Unauthorized,
 			Statuses: mt.Statuses, AuthMessages: countMessages(lines)}
 		if len(lines) > maxLinesPerMember {
 			lines = lines[:maxLinesPerMember]

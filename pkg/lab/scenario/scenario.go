@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/lab"
+	"github.com/credwatch/credwatch/pkg/lab/capi"
 	"github.com/credwatch/credwatch/pkg/report"
 )
 
@@ -32,8 +33,8 @@ type Scenario struct {
 	// cloudlab.Eras): a lab with nodes and a vCenter simulator, run by the credwatch-cloudlab
 	// program, whose step evidence becomes Evidence.Cloud.
 	CloudEra string
-	// CAPI marks a Cluster API scenario: its lab is the management cluster, one member at
-	// lab.OldVersion (Cluster API v1.8's line), and RunOptions.CAPI chooses the release.
+	// CAPI marks a Cluster API scenario: its lab is the management cluster, one member on the
+	// line of the release RunOptions.CAPI chooses (capi.LineOf).
 	CAPI bool
 }
 
@@ -74,15 +75,15 @@ func All() []Scenario {
 			"The tenant re-mints its tokens every 3 s through the load balancer, so tokens minted by old and new members are both in use during the roll.",
 			"Requests without a response are connections cut while a member stopped; they are not authentication failures.",
 		}},
-		{Name: "capi-roll", Summary: "the real KubeadmControlPlane rolls a kubeadm control plane 1 -> 2 -> 1 (spec.rolloutAfter) behind a cloud-like balancer", Version: lab.OldVersion, CAPI: true, Run: capiRoll, Notes: []string{
+		{Name: "capi-roll", Summary: "the real KubeadmControlPlane rolls a kubeadm control plane 1 -> 2 -> 1 (spec.rolloutAfter) behind a cloud-like balancer", CAPI: true, Run: capiRoll, Notes: []string{
 			"Cluster API v1.8.1 removes the old machine's etcd member before draining it (controlplane/kubeadm/internal/controllers/scale.go:138); v1.8.2 and later remove it in a pre-terminate hook after the drain.",
 			"A kubeadm apiserver talks only to its local etcd: once that member is removed it serves TLS with no storage, and a tls or tcp check keeps it in the balancer until the machine is deregistered.",
 		}},
-		{Name: "capi-sa-secret-deleted", Summary: "the <cluster>-sa Secret is deleted, then KubeadmControlPlane rolls: the new machine signs with a new key", Version: lab.OldVersion, CAPI: true, Run: capiSASecretDeleted, Notes: []string{
+		{Name: "capi-sa-secret-deleted", Summary: "the <cluster>-sa Secret is deleted, then KubeadmControlPlane rolls: the new machine signs with a new key", CAPI: true, Run: capiSASecretDeleted, Notes: []string{
 			"KubeadmControlPlane generates the service-account key pair once, keeps it in the <cluster>-sa Secret and copies it to every machine it joins; a deleted Secret is generated again, with a new pair, on its next reconcile.",
 			"While old and new machines serve together, tokens minted by one fail on the other; once the roll is over, every token minted before it fails until its pod gets a new one (the kubelet refreshes at 80 % of the lifetime).",
 		}},
-		{Name: "capi-issuer-placeholder", Summary: "the KubeadmControlPlane's issuer is a placeholder a postKubeadmCommands sed rewrites: each joined machine first serves with the wrong issuer", Version: lab.OldVersion, CAPI: true, Run: capiIssuerPlaceholder, Notes: []string{
+		{Name: "capi-issuer-placeholder", Summary: "the KubeadmControlPlane's issuer is a placeholder a postKubeadmCommands sed rewrites: each joined machine first serves with the wrong issuer", CAPI: true, Run: capiIssuerPlaceholder, Notes: []string{
 			"kubeadm join renders the apiserver's flags from the kubeadm-config ConfigMap, which KubeadmControlPlane keeps in step with its ClusterConfiguration: the placeholder is in the manifest kubeadm writes, and the kubelet starts the apiserver with it before postKubeadmCommands run.",
 			"Until the kubelet restarts the apiserver from the rewritten manifest, the tokens it mints carry the placeholder issuer, which the other members do not accept, and it accepts only tokens with the placeholder.",
 		}},
@@ -140,7 +141,12 @@ func Run(ctx context.Context, s Scenario, o RunOptions) (ev *Evidence, err error
 	}
 	members := max(o.Members, s.Members, 2)
 	if s.CAPI {
-		members = 1
+		// The management cluster is one member on the release's line.
+		line := capi.LineOf(o.CAPI.complete().Version)
+		if o.Version != "" && o.Version != line.Kubernetes {
+			return nil, fmt.Errorf("scenario %s with Cluster API %s starts on %s (asked for %s)", s.Name, o.CAPI.complete().Version, line.Kubernetes, o.Version)
+		}
+		version, members = line.Kubernetes, 1
 	}
 	l, err := lab.Up(ctx, lab.Options{Dir: o.Dir, BinDir: o.BinDir, Members: members, Version: version, Log: o.Log})
 	if err != nil {

@@ -2,7 +2,8 @@
 // Copyright The credwatch Authors.
 
 // Package capi implements `credwatch lab capi`: the Cluster API lab (pkg/lab/capilab) hosted by a
-// lab's supervisor. `lab capi up` starts a management lab at v1.30.14 when none runs, then the
+// lab's supervisor. `lab capi up` starts a management lab on the release's line (capi.LineOf:
+// v1.30.14 for v1.8, v1.36.3 for v1.14) when none runs, then the
 // real Cluster API managers of one release, the lab infrastructure provider and a workload
 // cluster whose KubeadmControlPlane makes its control plane with kubeadm on lab hosts; `lab capi
 // status` shows it; `lab down` removes it with the lab.
@@ -36,9 +37,10 @@ type StartLab func(ctx context.Context, o lab.Options) error
 // NewCommand returns `credwatch lab capi`; defaultDir is the lab directory without --dir.
 func NewCommand(s cli.Streams, defaultDir string, start StartLab) *cobra.Command {
 	cmd := cli.Group("capi", "Run the real Cluster API controllers on the lab: a workload cluster made by kubeadm and KubeadmControlPlane", `
-'lab capi up' brings up a management lab (one v1.30.14 member, Cluster API v1.8's line) unless one
-runs in --dir, Cluster API's core, kubeadm bootstrap and KubeadmControlPlane managers of one release
-(v1.8.1 removes the old machine's etcd member before the drain, v1.8.4 after it), the lab
+'lab capi up' brings up a management lab (one member on the release's line: v1.30.14 for v1.8,
+v1.36.3 for v1.14) unless one runs in --dir, Cluster API's core, kubeadm bootstrap and
+KubeadmControlPlane managers of one release (v1.8.1 removes the old machine's etcd member before the
+drain, v1.8.4 after it, v1.14.2 after it too, in v1beta2, and no longer regenerates <cluster>-sa), the lab
 infrastructure provider (LabCluster: a load balancer with a cloud-like health check; LabMachine: a
 lab host where the bootstrap data runs kubeadm) and a workload cluster. It returns when the control
 plane's machines are Running. 'lab down' removes everything. Binaries: make capi-binaries.`,
@@ -123,10 +125,11 @@ func (o *upOptions) Validate() error {
 	if _, err := labcapi.Find(bin, o.cfg.CAPI); err != nil {
 		return cli.Usage(err)
 	}
-	if _, err := kubeadm.FindBinaries(bin); err != nil {
+	line := labcapi.LineOf(o.cfg.CAPI)
+	if _, err := kubeadm.FindBinaries(bin, line.Kubernetes); err != nil {
 		return cli.Usage(err)
 	}
-	for _, b := range []struct{ version, name string }{{lab.OldVersion, "kube-apiserver"}, {lab.InTreeCloudVersion, "kubelet"}} {
+	for _, b := range []struct{ version, name string }{{line.Kubernetes, "kube-apiserver"}, {line.Kubelet, "kubelet"}} {
 		if _, err := lab.Binary(bin, b.version, b.name); err != nil {
 			return cli.Usage(err)
 		}
@@ -139,15 +142,16 @@ func (o *upOptions) Validate() error {
 func (o *upOptions) Run(ctx context.Context) error {
 	c := supervisor.NewClient(o.dir)
 	st, err := c.Status(ctx, false)
+	k8s := labcapi.LineOf(o.cfg.CAPI).Kubernetes
 	if err != nil || st.Phase == supervisor.PhaseDown {
-		o.streams.Infof("starting a management lab (1 member, %s) in %s", lab.OldVersion, o.dir)
-		if err := o.start(ctx, lab.Options{Dir: o.dir, Members: 1, Version: lab.OldVersion, Network: lab.NetworkHosts,
+		o.streams.Infof("starting a management lab (1 member, %s) in %s", k8s, o.dir)
+		if err := o.start(ctx, lab.Options{Dir: o.dir, Members: 1, Version: k8s, Network: lab.NetworkHosts,
 			BinDir: lab.DefaultBinDir(), Wait: 2 * time.Minute}); err != nil {
 			return err
 		}
-	} else if st.Lab.Version != "" && st.Lab.Version != lab.OldVersion {
+	} else if st.Lab.Version != "" && st.Lab.Version != k8s {
 		return cli.Usagef("the lab in %s runs %s; Cluster API %s needs a %s management cluster (credwatch lab down --dir %s)",
-			o.dir, st.Lab.Version, o.cfg.CAPI, lab.OldVersion, o.dir)
+			o.dir, st.Lab.Version, o.cfg.CAPI, k8s, o.dir)
 	}
 	if err := c.StartService(ctx, ServiceName, o.cfg); err != nil {
 		return fmt.Errorf("start the Cluster API lab: %w", err)
