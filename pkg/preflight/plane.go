@@ -93,6 +93,9 @@ type Plane struct {
 	// KeyUnread names the <cluster>-sa Secret whose key this side could not read (no tls.crt
 	// or tls.key in data or stringData): its signing key is not judged.
 	KeyUnread string
+	// SAAbsent names the <cluster>-sa Secret a live read found absent ("" when it is there, or
+	// when the side was read from files, which cannot say a Secret is absent).
+	SAAbsent string
 	// Notes are what the predictions should say about this side's inputs.
 	Notes []string
 }
@@ -145,6 +148,10 @@ func kcpPlane(s *input.Set) *Plane {
 			// Two unread keys would compare equal: name the Secret's side, never "kid:".
 			key, p.KeyUnread = "secret "+sec.Name+" (no key read from "+sec.File+")", sec.String()
 		}
+	}
+	if slices.Contains(s.Absent, "Secret/"+p.Cluster+"-sa") {
+		p.SAAbsent = p.Cluster + "-sa"
+		key = "secret " + p.SAAbsent + " (absent from the cluster)"
 	}
 	c.Signing, c.Verify = key, []string{key}
 	p.Creds, p.JoinCreds = c, c

@@ -101,7 +101,7 @@ func (r *Report) SARIF() any {
 // checks() (TestPredictionIDs keeps the list and checks.go together).
 func predictions() []string {
 	return []string{"rollout-planned", "issuer-change-drops-old", "issuer-switch-before-all-accept", "issuer-placeholder",
-		"issuer-join-differs", "sa-key-unread", "sa-key-change", "audience-change-drops-old", "etcd-removed-before-drain",
+		"issuer-join-differs", "sa-key-unread", "sa-secret-missing", "sa-key-change", "audience-change-drops-old", "etcd-removed-before-drain",
 		"lb-check-not-ready-aware", "legacy-token-secrets", "no-change"}
 }
 

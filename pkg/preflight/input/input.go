@@ -45,6 +45,9 @@ type Set struct {
 	Served []Served
 	// Notes are what a live read could not read, for the report.
 	Notes []string
+	// Absent are the Secrets a live read looked for and the cluster does not have (the
+	// <cluster>-sa Secret: "Secret/w1-sa"); files never say a Secret is absent.
+	Absent []string
 }
 
 // Object names one document: its file, kind and name, and the line of the file it begins on

@@ -43,6 +43,7 @@ type Served struct {
 func (s *Set) Spec() *Set {
 	out := *s
 	out.Served, out.Notes = nil, nil
+	out.Absent = slices.Clone(s.Absent)
 	out.Files = slices.Clone(s.Files)
 	return &out
 }

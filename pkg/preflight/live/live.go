@@ -77,7 +77,8 @@ func Read(ctx context.Context, c Config) (*input.Set, error) {
 	}
 	objs = append(objs, r.machines(ctx)...)
 	objs = append(objs, r.list(ctx, "KubeadmConfigs", r.capi(clusterapi.KubeadmConfigResource), c.Namespace, clusterapi.ClusterNameLabel+"="+c.Name)...)
-	if sec := r.saSecret(ctx); sec != nil {
+	sec, absent := r.saSecret(ctx)
+	if sec != nil {
 		objs = append(objs, sec)
 	}
 	if r.infra != nil {
@@ -92,6 +93,9 @@ func Read(ctx context.Context, c Config) (*input.Set, error) {
 	}
 	s.Served = r.served(ctx)
 	s.Notes = r.notes
+	if absent {
+		s.Absent = append(s.Absent, "Secret/"+c.Name+"-sa")
+	}
 	return s, nil
 }
 

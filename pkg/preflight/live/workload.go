@@ -23,28 +23,29 @@ import (
 	"github.com/credwatch/credwatch/pkg/preflight/input"
 )
 
-// secret gets the Secret <cluster>-<suffix>; nil when it does not exist, or noted when it
-// cannot be read.
-func (r *reader) secret(ctx context.Context, suffix string) *unstructured.Unstructured {
+// secret gets the Secret <cluster>-<suffix>; nil when it does not exist (absent) or cannot be
+// read (noted).
+func (r *reader) secret(ctx context.Context, suffix string) (sec *unstructured.Unstructured, absent bool) {
 	name := r.c.Name + "-" + suffix
 	sec, err := r.c.Client.Resource(clusterapi.SecretResource).Namespace(r.c.Namespace).Get(ctx, name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		return nil
+		return nil, true
 	case err != nil:
 		r.note("Secret %s/%s not read: %w", r.c.Namespace, name, err)
-		return nil
+		return nil, false
 	}
-	return sec
+	return sec, false
 }
 
 // saSecret is the <cluster>-sa Secret with its public key only: the private key Cluster API
 // keeps in it goes no further than this function. nil when the Secret does not exist (KCP would
-// generate a new key), which the predictions report.
-func (r *reader) saSecret(ctx context.Context) *unstructured.Unstructured {
-	sec := r.secret(ctx, "sa")
+// generate a new key up to v1.12, block the roll from v1.13 on), which the predictions report;
+// absent says the cluster does not have it (rather than that it could not be read).
+func (r *reader) saSecret(ctx context.Context) (_ *unstructured.Unstructured, absent bool) {
+	sec, absent := r.secret(ctx, "sa")
 	if sec == nil {
-		return nil
+		return nil, absent
 	}
 	pub, err := publicPEM(sec)
 	if err != nil {
@@ -58,7 +59,7 @@ func (r *reader) saSecret(ctx context.Context) *unstructured.Unstructured {
 	if pub != nil {
 		out.Object["data"] = map[string]any{"tls.crt": base64.StdEncoding.EncodeToString(pub)}
 	}
-	return out
+	return out, false
 }
 
 // publicPEM is the first key of the Secret's tls.crt or tls.key (the order the offline reader
@@ -88,7 +89,7 @@ func publicPEM(sec *unstructured.Unstructured) ([]byte, error) {
 // served reads, through the <cluster>-kubeconfig Secret, what each workload member serves.
 // Whatever fails is a note: the prediction then rests on the objects alone.
 func (r *reader) served(ctx context.Context) []input.Served {
-	sec := r.secret(ctx, "kubeconfig")
+	sec, _ := r.secret(ctx, "kubeconfig")
 	if sec == nil {
 		r.note("Secret %s/%s-kubeconfig not found: the workload members' issuer, audiences and JWKS are not read", r.c.Namespace, r.c.Name)
 		return nil
