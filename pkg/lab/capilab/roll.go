@@ -71,6 +71,10 @@ type Roll struct {
 type Blocked struct {
 	Condition Condition `json:"condition"`
 	Since     time.Time `json:"since"`
+	// Replicas and UpToDate are the KubeadmControlPlane's counts then: fewer up to date than
+	// replicas is the roll it was asked for and did not make.
+	Replicas int64 `json:"replicas"`
+	UpToDate int64 `json:"upToDate"`
 }
 
 // BlockedAfter is how long a blocking condition holds, with no new machine, before Roll ends with
@@ -211,7 +215,7 @@ func (c *Lab) Roll(ctx context.Context, o RollOptions) (Roll, error) {
 					fmt.Fprintf(c.cfg.Log, "capi lab: roll: KubeadmControlPlane %s=%s (%s): %s\n", cp.Conditions[i].Type, cp.Conditions[i].Status, cp.Conditions[i].Reason, cp.Conditions[i].Message)
 				}
 				if time.Since(blockedSince) >= BlockedAfter {
-					r.Blocked = &Blocked{Condition: cp.Conditions[i], Since: blockedSince}
+					r.Blocked = &Blocked{Condition: cp.Conditions[i], Since: blockedSince, Replicas: cp.Replicas, UpToDate: cp.Updated}
 					r.Ended = time.Now()
 					r.Duration = r.Ended.Sub(r.Started).Round(time.Second).String()
 					sort.SliceStable(r.Phases, func(i, j int) bool { return r.Phases[i].At.Before(r.Phases[j].At) })

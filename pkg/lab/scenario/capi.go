@@ -255,6 +255,10 @@ func (ce *CAPIEvidence) notes(ev *Evidence) {
 			}
 		}
 	}
+	if b := r.Blocked; b != nil {
+		ev.Notes = append(ev.Notes, fmt.Sprintf("KubeadmControlPlane stopped the roll: %s=%s (%s): %q; no new machine in %s (%d of %d machines up to date).",
+			b.Condition.Type, b.Condition.Status, b.Condition.Reason, b.Condition.Message, r.Ended.Sub(b.Since).Round(time.Second), b.UpToDate, b.Replicas))
+	}
 	if ce.SAKeyBefore != "" {
 		after := ce.SAKeyAfter
 		if after == "" {
@@ -285,6 +289,9 @@ func (c *CAPIEvidence) writeTable(w io.Writer) {
 		report.Row(tw, fmt.Sprintf("+%.1fs", p.At.Sub(c.Roll.Started).Seconds()), p.What, p.Machine)
 	}
 	_ = tw.Flush()
+	if b := c.Roll.Blocked; b != nil {
+		fmt.Fprintf(w, "Roll blocked: %s=%s (%s): %s\n", b.Condition.Type, b.Condition.Status, b.Condition.Reason, b.Condition.Message)
+	}
 	if c.Window != "" {
 		fmt.Fprintf(w, "Old member in the balancer after its etcd member was removed: %s\n", c.Window)
 	}

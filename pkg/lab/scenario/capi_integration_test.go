@@ -36,9 +36,11 @@ const (
 //   - capi-roll on v1.8.1 behind a TLS check (etcd member removed before the drain, the
 //     storage-less apiserver kept in rotation): pods created after the removal get 401s and
 //     hanging requests from the old machine — the first field report's chain;
-//   - capi-roll on v1.8.4 behind /readyz (the pre-terminate hook; a check that sees storage);
-//   - capi-sa-secret-deleted on v1.8.4: the new machine signs with a new key and rejects every
-//     token the old one signed, with go-jose's message in its log.
+//   - capi-roll on v1.14.2 behind TCP (CAPA's default) and /readyz: the pre-terminate hook
+//     removes the etcd member just before the machine is deleted and deregistered;
+//   - capi-sa-secret-deleted on v1.8.1: the new machine signs with a new key and rejects every
+//     token the old one signed, with go-jose's message in its log; on v1.14.2 the roll stops
+//     (CertificatesAvailable False) and nothing is rejected.
 //
 // With -update it writes docs/lab-capi-scenarios.md. It needs make capi-binaries (make test-capi
 // runs it).
@@ -63,8 +65,12 @@ func TestIntegrationCAPIScenarios(t *testing.T) {
 			removed := r.At(capilab.PhaseMemberRemoved, r.Before[0])
 			watchWithin(t, ev, "member-unready", r.Before[0], removed, removed)
 		}},
-		{"capi-roll", scenario.CAPIOptions{Version: capi.V184, HealthCheck: "https-readyz"}, nil},
-		{"capi-sa-secret-deleted", scenario.CAPIOptions{Version: capi.V184, HealthCheck: "https-readyz"}, checkSASecretDeleted},
+		// v1.14.2: the etcd member goes in the pre-terminate hook after the drain, the machine is
+		// deregistered as it is deleted: behind CAPA's default TCP check and behind /readyz.
+		{"capi-roll", scenario.CAPIOptions{Version: capi.V1142, HealthCheck: "tcp"}, checkNoStoragelessWindow},
+		{"capi-roll", scenario.CAPIOptions{Version: capi.V1142, HealthCheck: "https-readyz"}, checkNoStoragelessWindow},
+		{"capi-sa-secret-deleted", scenario.CAPIOptions{Version: capi.V181, HealthCheck: "https-readyz"}, checkSASecretDeleted},
+		{"capi-sa-secret-deleted", scenario.CAPIOptions{Version: capi.V1142, HealthCheck: "tcp"}, checkSARollBlocked},
 		// A TLS check, as CAPA's classic ELB: the joined machine is in rotation while its
 		// apiserver still runs with the placeholder.
 		{"capi-issuer-placeholder", scenario.CAPIOptions{Version: capi.V184, HealthCheck: "tls"}, checkIssuerPlaceholder},
@@ -74,7 +80,9 @@ func TestIntegrationCAPIScenarios(t *testing.T) {
 				labtest.CAPIAll(t) // make test runs the first field report's roll only
 			}
 			ev := runCAPI(t, tc.scenario, tc.o)
-			checkRoll(t, ev)
+			if ev.CAPI == nil || ev.CAPI.Roll.Blocked == nil {
+				checkRoll(t, ev)
+			}
 			checkPrediction(t, ev)
 			if tc.check != nil {
 				tc.check(t, ev)
@@ -212,8 +220,49 @@ func checkSASecretDeleted(t *testing.T, ev *scenario.Evidence) {
 	if !slices.ContainsFunc(after.Messages(), func(msg string) bool { return strings.Contains(msg, "error in cryptographic primitive") }) {
 		t.Errorf("the new machine did not log go-jose's error in cryptographic primitive: %q", after.Messages())
 	}
-	t.Logf("FIGURE capi-sa-secret-deleted v1.8.4: key %s -> %s, after the roll %d of %d requests rejected; messages %q",
-		c.SAKeyBefore, c.SAKeyAfter, m.Unauthorized, m.Requests, after.Messages())
+	t.Logf("FIGURE capi-sa-secret-deleted %s: key %s -> %s, after the roll %d of %d requests rejected; messages %q",
+		c.CAPI, c.SAKeyBefore, c.SAKeyAfter, m.Unauthorized, m.Requests, after.Messages())
+}
+
+// checkSARollBlocked: Cluster API v1.13+ does not regenerate the deleted <cluster>-sa once the
+// control plane is initialized: KubeadmControlPlane says so in CertificatesAvailable and makes no
+// machine, preflight predicted it, and the tenants' tokens keep working on the old machine.
+func checkSARollBlocked(t *testing.T, ev *scenario.Evidence) {
+	c := ev.CAPI
+	b := c.Roll.Blocked
+	if b == nil {
+		t.Fatalf("the roll was not blocked: %v -> %v, key %s -> %s", c.Roll.Before, c.Roll.After, c.SAKeyBefore, c.SAKeyAfter)
+	}
+	if b.Condition.Type != "CertificatesAvailable" || b.Condition.Status != "False" ||
+		!strings.Contains(b.Condition.Message, "Cluster certificate for sa is not available, please check cluster certificate secrets") {
+		t.Errorf("blocked by %+v, want CertificatesAvailable False for sa", b.Condition)
+	}
+	if len(c.Roll.After) != 0 || c.SAKeyAfter != "" {
+		t.Errorf("a blocked roll made machines %v and a key %q", c.Roll.After, c.SAKeyAfter)
+	}
+	if !c.Prediction.Agrees() || !slices.Contains(c.Prediction.Predicted, "sa-secret-missing") || slices.Contains(c.Prediction.Predicted, "sa-key-change") {
+		t.Errorf("preflight predicted %v, the lab showed %v", c.Prediction.Predicted, c.Prediction.Observed)
+	}
+	if roll, ok := ev.Phase("roll"); ok && roll.Tenants.Unauthorized > 0 {
+		t.Errorf("the tenants got %d 401s from a roll that never started", roll.Tenants.Unauthorized)
+	}
+	t.Logf("FIGURE capi-sa-secret-deleted %s: roll blocked %s after it began: %s", c.CAPI, b.Since.Sub(c.Roll.Started).Round(time.Second), b.Condition.Message)
+}
+
+// checkNoStoragelessWindow: from v1.8.2 the old machine leaves the balancer as it is deleted,
+// right after the pre-terminate hook removed its etcd member; nobody gets a 401 from the roll.
+func checkNoStoragelessWindow(t *testing.T, ev *scenario.Evidence) {
+	r := ev.CAPI.Roll
+	removed, out := r.At(capilab.PhaseMemberRemoved, r.Before[0]), r.At(capilab.PhaseOutOfRotation, r.Before[0])
+	if removed.IsZero() || out.IsZero() {
+		t.Fatalf("phases: etcd removal %v, out of rotation %v", removed, out)
+	}
+	if d := out.Sub(removed); d > 2*capilab.PollEvery {
+		t.Errorf("%s stayed in rotation %s after its etcd removal (Cluster API %s, %s)", r.Before[0], d, ev.CAPI.CAPI, ev.CAPI.HealthCheck)
+	}
+	if roll, _ := ev.Phase("roll"); roll.Tenants.Unauthorized > 0 {
+		t.Errorf("the tenants got %d 401s during the roll", roll.Tenants.Unauthorized)
+	}
 }
 
 // watchBound is how soon after the phase that causes it watch must raise an event: the
@@ -284,7 +333,11 @@ func scenarioRow(ev *scenario.Evidence) string {
 	if len(logged) == 0 {
 		logged = []string{"nothing"}
 	}
-	return fmt.Sprintf("| %s | %s | %s | %s | %s | %d | %d | %d | %s | %s |", ev.Scenario, c.CAPI, c.HealthCheck, c.Roll.Duration, inRotation,
+	rollCell := c.Roll.Duration
+	if b := c.Roll.Blocked; b != nil {
+		rollCell = fmt.Sprintf("blocked: %s=%s, %q", b.Condition.Type, b.Condition.Status, b.Condition.Message)
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %d | %d | %d | %s | %s |", ev.Scenario, c.CAPI, c.HealthCheck, rollCell, inRotation,
 		roll.Tenants.Requests, roll.Tenants.Unauthorized, roll.Tenants.NoResponse, lateCell, strings.Join(logged, "<br>"))
 }
 

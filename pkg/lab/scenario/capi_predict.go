@@ -38,7 +38,7 @@ func (p Prediction) Agrees() bool {
 }
 
 // capiObservable are the preflight IDs a Cluster API roll of the lab shows or rules out.
-var capiObservable = []string{"etcd-removed-before-drain", "issuer-placeholder", "lb-check-not-ready-aware", "rollout-planned", "sa-key-change"}
+var capiObservable = []string{"etcd-removed-before-drain", "issuer-placeholder", "lb-check-not-ready-aware", "rollout-planned", "sa-key-change", "sa-secret-missing"}
 
 // observable are the predicted IDs the run can show or rule out, sorted.
 func (p Prediction) observable() []string {
@@ -77,13 +77,20 @@ func predict(ctx context.Context, env *Env) Prediction {
 //   - lb-check-not-ready-aware: the old machine stayed in rotation after its etcd removal longer
 //     than a readiness-aware check takes to fail it (UnhealthyThreshold+1 intervals);
 //   - sa-key-change: the <cluster>-sa key after the roll is not the one before it;
+//   - sa-secret-missing: the deleted <cluster>-sa had its effect: a new key (v1.12 and before)
+//     or a roll KubeadmControlPlane stopped with CertificatesAvailable False (v1.13 on);
+//   - rollout-planned also when the roll was blocked with machines not up to date;
 //   - issuer-placeholder: a joined machine's kube-apiserver ran twice (the placeholder, then the
 //     rewritten manifest).
 func (ce *CAPIEvidence) observed() []string {
 	r := ce.Roll
 	var out []string
-	if len(r.Before) > 0 && len(r.After) == len(r.Before) {
+	if len(r.Before) > 0 && len(r.After) == len(r.Before) || r.Blocked != nil && r.Blocked.UpToDate < r.Blocked.Replicas {
 		out = append(out, "rollout-planned")
+	}
+	if r.Blocked != nil && r.Blocked.Condition.Type == "CertificatesAvailable" ||
+		ce.SAKeyBefore != "" && ce.SAKeyAfter != "" && ce.SAKeyBefore != ce.SAKeyAfter {
+		out = append(out, "sa-secret-missing")
 	}
 	if len(r.Before) > 0 {
 		old := r.Before[0]

@@ -57,7 +57,11 @@ func TestObserved(t *testing.T) {
 		{"v1.8.1 tls", CAPIEvidence{Roll: roll(40.35, 40.3, 140.7)}, []string{"etcd-removed-before-drain", "lb-check-not-ready-aware", "rollout-planned"}},
 		// v1.8.4 behind /readyz: removed after the drain, out 24 s later (3 checks).
 		{"v1.8.4 https-readyz", CAPIEvidence{Roll: roll(55.6, 54.5, 80)}, []string{"rollout-planned"}},
-		{"sa key regenerated", CAPIEvidence{Roll: roll(55.6, 54.5, 80), SAKeyBefore: "a", SAKeyAfter: "b"}, []string{"rollout-planned", "sa-key-change"}},
+		{"sa key regenerated", CAPIEvidence{Roll: roll(55.6, 54.5, 80), SAKeyBefore: "a", SAKeyAfter: "b"}, []string{"rollout-planned", "sa-key-change", "sa-secret-missing"}},
+		// v1.14.2 with <cluster>-sa deleted: no new machine, CertificatesAvailable False.
+		{"sa secret missing, roll blocked", CAPIEvidence{SAKeyBefore: "a", Roll: capilab.Roll{Before: []string{"old"}, Blocked: &capilab.Blocked{
+			Condition: capilab.Condition{Type: "CertificatesAvailable", Status: "False", Reason: "CertificatesNotAvailable"}, Replicas: 1, UpToDate: 0}}},
+			[]string{"rollout-planned", "sa-secret-missing"}},
 		{"placeholder rewritten", CAPIEvidence{Roll: roll(55.6, 54.5, 80), Patched: "sed", APIServerRuns: map[string][]capilab.Run{"new": {{}, {}}}},
 			[]string{"issuer-placeholder", "rollout-planned"}},
 	}
