@@ -25,6 +25,27 @@ type ClusterAPI struct {
 	Version string `json:"version,omitempty"`
 	// Machines are the control plane's Machines.
 	Machines []Machine `json:"machines"`
+	// ControlPlane is the KubeadmControlPlane's view of the roll (nil: not read, or the Cluster's
+	// control plane is not a KubeadmControlPlane).
+	ControlPlane *ControlPlaneStatus `json:"controlPlane,omitempty"`
+}
+
+// ControlPlaneStatus is a KubeadmControlPlane's status as a roll sees it.
+type ControlPlaneStatus struct {
+	Name     string `json:"name"` // NAMESPACE/NAME
+	Replicas int64  `json:"replicas"`
+	// UpToDate is status.upToDateReplicas (v1beta2), else status.updatedReplicas (v1beta1).
+	UpToDate   int64       `json:"upToDate"`
+	Conditions []Condition `json:"conditions,omitempty"`
+}
+
+// Condition is one of status.conditions (metav1.Condition in v1beta2, Cluster API's own in
+// v1beta1: the same four fields).
+type Condition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
 }
 
 // Machine is one Cluster API Machine of the control plane.
@@ -40,6 +61,8 @@ type Machine struct {
 	// Member is the name of the member that runs on it ("" when none was found: not serving yet,
 	// or not reachable by credwatch).
 	Member string `json:"member,omitempty"`
+	// UpToDate is the v1beta2 Machine's UpToDate condition (nil: not reported, as in v1beta1).
+	UpToDate *bool `json:"upToDate,omitempty"`
 }
 
 // relateMachines names, for each member, the Machine it runs on (Member.Machine) and, for each
@@ -86,7 +109,16 @@ func (ca *ClusterAPI) clone() *ClusterAPI {
 	out.Machines = make([]Machine, len(ca.Machines))
 	for i, m := range ca.Machines {
 		m.Addresses = slices.Clone(m.Addresses)
+		if m.UpToDate != nil {
+			u := *m.UpToDate
+			m.UpToDate = &u
+		}
 		out.Machines[i] = m
+	}
+	if ca.ControlPlane != nil {
+		cp := *ca.ControlPlane
+		cp.Conditions = slices.Clone(cp.Conditions)
+		out.ControlPlane = &cp
 	}
 	return &out
 }
@@ -102,6 +134,15 @@ func writeMachines(w io.Writer, o report.TableOptions, ca *ClusterAPI) error {
 		version = "version unknown"
 	}
 	fmt.Fprintf(w, "\nCLUSTER API MACHINES (cluster %s, Cluster API %s)\n", ca.Cluster, version)
+	if cp := ca.ControlPlane; cp != nil {
+		fmt.Fprintf(w, "  KubeadmControlPlane %s: %d of %d machines up to date", cp.Name, cp.UpToDate, cp.Replicas)
+		for _, c := range cp.Conditions {
+			if blocksRoll(c) {
+				fmt.Fprintf(w, "; roll blocked: %s=%s", c.Type, c.Status)
+			}
+		}
+		fmt.Fprintln(w)
+	}
 	if len(ca.Machines) == 0 {
 		fmt.Fprintln(w, "  none: the Cluster has no control-plane Machine")
 		return nil

@@ -57,3 +57,39 @@ func TestRelateMachines(t *testing.T) {
 		}
 	}
 }
+
+// TestCAPIRollBlocked: a KubeadmControlPlane whose CertificatesAvailable is False (Cluster API
+// v1.13+ with <cluster>-sa deleted) is named with its message and the Machine that waits; the
+// table says so under CLUSTER API MACHINES; a clean control plane, or none read, says nothing.
+func TestCAPIRollBlocked(t *testing.T) {
+	no := false
+	blocked := &ClusterAPI{Cluster: "default/w1", Version: "v1.14.2",
+		Machines: []Machine{{Name: "w1-control-plane-abc12", Phase: "Running", UpToDate: &no}},
+		ControlPlane: &ControlPlaneStatus{Name: "default/w1-control-plane", Replicas: 1, UpToDate: 0, Conditions: []Condition{
+			{Type: "Available", Status: "True", Reason: "Available"},
+			{Type: "CertificatesAvailable", Status: "False", Reason: "NotAvailable", Message: "Cluster certificate for sa is not available, please check cluster certificate secrets"},
+		}}}
+	fs := checkCAPIRoll(&Snapshot{ClusterAPI: blocked})
+	if len(fs) != 1 || fs[0].ID != "capi-roll-blocked" {
+		t.Fatalf("findings %+v, want one capi-roll-blocked", fs)
+	}
+	for _, want := range []string{"default/w1-control-plane", "CertificatesAvailable is False (NotAvailable)", "Cluster certificate for sa is not available", "0 of 1 machines up to date", "waiting to be replaced: w1-control-plane-abc12"} {
+		if !strings.Contains(fs[0].Message, want) {
+			t.Errorf("message %q lacks %q", fs[0].Message, want)
+		}
+	}
+	var b bytes.Buffer
+	if err := writeMachines(&b, report.TableOptions{}, blocked.clone()); err != nil {
+		t.Fatal(err)
+	}
+	if want := "KubeadmControlPlane default/w1-control-plane: 0 of 1 machines up to date; roll blocked: CertificatesAvailable=False"; !strings.Contains(b.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, b.String())
+	}
+	clean := blocked.clone()
+	clean.ControlPlane.Conditions[1].Status = "True"
+	for _, ca := range []*ClusterAPI{nil, {Cluster: "default/w1"}, clean} {
+		if fs := checkCAPIRoll(&Snapshot{ClusterAPI: ca}); len(fs) != 0 {
+			t.Errorf("%+v: findings %+v, want none", ca, fs)
+		}
+	}
+}

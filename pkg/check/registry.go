@@ -36,6 +36,7 @@ func Registry() []Check {
 		{Name: "controllers", Description: "control-plane controllers renew their leases", Needs: []string{SrcLeases}, Run: checkControllers},
 		{Name: "nodes", Description: "nodes initialized by the cloud provider", Needs: []string{SrcNodes}, Run: checkNodes},
 		{Name: "kubelets", Description: "no kubelet keeps restarting (its Starting Events) without posting its node's status", Needs: []string{SrcNodes, SrcNodeEvents}, Run: checkKubeletRestarts},
+		{Name: "capi-roll", Description: "KubeadmControlPlane goes on with its roll (with --capi-cluster)", Run: checkCAPIRoll},
 		{Name: "cloud-credentials", Description: "cloud-provider credentials found, judged and (with --cloud-login) tested; their symptoms", Needs: []string{SrcCloud}, Run: checkCloud},
 	}
 }

@@ -159,13 +159,64 @@ func (r *Reader) ControlPlane(ctx context.Context, ref Ref) (*check.ClusterAPI, 
 		ca.Machines = append(ca.Machines, machineOf(m))
 	}
 	ca.Version, _ = r.Version(ctx)
+	ca.ControlPlane = r.kcpStatus(ctx, ref)
 	return ca, nil
+}
+
+// kcpStatus reads the KubeadmControlPlane the Cluster names as its control plane; nil when the
+// Cluster or its control plane cannot be read, or is another kind (check then says nothing of
+// the roll).
+func (r *Reader) kcpStatus(ctx context.Context, ref Ref) *check.ControlPlaneStatus {
+	cl, err := r.Cluster(ctx, ref)
+	if err != nil {
+		return nil
+	}
+	kind, _, _ := unstructured.NestedString(cl.Object, "spec", "controlPlaneRef", "kind")
+	name, _, _ := unstructured.NestedString(cl.Object, "spec", "controlPlaneRef", "name")
+	if kind != "KubeadmControlPlane" || name == "" {
+		return nil
+	}
+	kcp, err := r.versioned().Get(ctx, KubeadmControlPlaneResource.GroupResource(), ref.Namespace, name)
+	if err != nil {
+		return nil
+	}
+	st := &check.ControlPlaneStatus{Name: ref.Namespace + "/" + name, Conditions: conditionsOf(kcp)}
+	st.Replicas, _, _ = unstructured.NestedInt64(kcp.Object, "status", "replicas")
+	if strings.HasSuffix(kcp.GetAPIVersion(), "/"+V1Beta2) {
+		st.UpToDate, _, _ = unstructured.NestedInt64(kcp.Object, "status", "upToDateReplicas")
+	} else {
+		st.UpToDate, _, _ = unstructured.NestedInt64(kcp.Object, "status", "updatedReplicas")
+	}
+	return st
+}
+
+// conditionsOf reads o's status.conditions.
+func conditionsOf(o *unstructured.Unstructured) []check.Condition {
+	list, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
+	var out []check.Condition
+	for _, c := range list {
+		m, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		str := func(k string) string { v, _ := m[k].(string); return v }
+		out = append(out, check.Condition{Type: str("type"), Status: str("status"), Reason: str("reason"), Message: str("message")})
+	}
+	return out
 }
 
 func machineOf(u unstructured.Unstructured) check.Machine {
 	str := func(fields ...string) string { s, _, _ := unstructured.NestedString(u.Object, fields...); return s }
 	m := check.Machine{Name: u.GetName(), Phase: str("status", "phase"), NodeName: str("status", "nodeRef", "name"),
 		ProviderID: str("spec", "providerID"), Version: str("spec", "version"), Deleting: u.GetDeletionTimestamp() != nil}
+	if strings.HasSuffix(u.GetAPIVersion(), "/"+V1Beta2) {
+		for _, c := range conditionsOf(&u) {
+			if c.Type == "UpToDate" && (c.Status == "True" || c.Status == "False") {
+				up := c.Status == "True"
+				m.UpToDate = &up
+			}
+		}
+	}
 	addrs, _, _ := unstructured.NestedSlice(u.Object, "status", "addresses")
 	for _, a := range addrs {
 		if am, ok := a.(map[string]any); ok {
