@@ -65,6 +65,10 @@ type CAPIEvidence struct {
 	// Prediction is what credwatch preflight (live mode) said of the roll before it started,
 	// and what the roll then showed.
 	Prediction Prediction `json:"prediction"`
+	// Check is what credwatch check's Cluster API checks said of the management cluster (the
+	// KubeadmControlPlane and Machines clusterapi.Reader reads for --capi-cluster) when a roll
+	// was blocked: finding IDs and messages.
+	Check []string `json:"check,omitempty"`
 	// Watch is what credwatch watch raised on the workload cluster, from before the scenario's
 	// change to the end of its last phase.
 	Watch []WatchEvent `json:"watch,omitempty"`
@@ -187,6 +191,9 @@ func (cs capiScenario) run(ctx context.Context, env *Env) (ev *Evidence, err err
 	stopSampler()
 	<-sampled
 	ce.Roll = r
+	if r.Blocked != nil {
+		ce.Check = checkManagement(ctx, env)
+	}
 	snap := tn.Snapshot()
 	lt, lerr := late.wait(ctx)
 	if lt != nil {
@@ -291,6 +298,9 @@ func (c *CAPIEvidence) writeTable(w io.Writer) {
 	_ = tw.Flush()
 	if b := c.Roll.Blocked; b != nil {
 		fmt.Fprintf(w, "Roll blocked: %s=%s (%s): %s\n", b.Condition.Type, b.Condition.Status, b.Condition.Reason, b.Condition.Message)
+	}
+	for _, f := range c.Check {
+		fmt.Fprintf(w, "credwatch check --capi-cluster: %s\n", f)
 	}
 	if c.Window != "" {
 		fmt.Fprintf(w, "Old member in the balancer after its etcd member was removed: %s\n", c.Window)

@@ -246,6 +246,14 @@ func checkSARollBlocked(t *testing.T, ev *scenario.Evidence) {
 	if roll, ok := ev.Phase("roll"); ok && roll.Tenants.Unauthorized > 0 {
 		t.Errorf("the tenants got %d 401s from a roll that never started", roll.Tenants.Unauthorized)
 	}
+	// check --capi-cluster, reading the management lab's v1beta2 objects, names the blocked roll
+	// and the Machine that waits.
+	if !slices.ContainsFunc(c.Check, func(f string) bool {
+		return strings.HasPrefix(f, "capi-roll-blocked: ") && strings.Contains(f, "Cluster certificate for sa is not available") &&
+			strings.Contains(f, "waiting to be replaced: "+c.Roll.Before[0])
+	}) {
+		t.Errorf("check's Cluster API checks said %q, want capi-roll-blocked naming %s", c.Check, c.Roll.Before[0])
+	}
 	t.Logf("FIGURE capi-sa-secret-deleted %s: roll blocked %s after it began: %s", c.CAPI, b.Since.Sub(c.Roll.Started).Round(time.Second), b.Condition.Message)
 }
 
