@@ -30,9 +30,11 @@ import (
 // and etcd, with Cluster API's Cluster kind) serves <cluster>-kubeconfig Secrets written by
 // someone who can write one Secret: an exec plugin, a tokenFile, an auth-provider, file paths
 // and a proxy, in data and in stringData. check --capi-cluster refuses each with one line naming the
-// Secret and the field (exit 2); no command runs, no local file is read or sent (the server
-// the Secrets name is a listener that counts connections), and the planted secrets appear in
-// no output.
+// Secret and the field (exit 2); preflight --capi-cluster, whose prediction rests on the
+// management cluster's objects, says in a note that the workload members were not read, naming
+// the Secret and the field. No command runs, no local file is read or sent (the server the
+// Secrets name is a listener that counts connections), and the planted secrets appear in no
+// output.
 func TestIntegrationHostileManagementCluster(t *testing.T) {
 	l := labtest.Start(t, lab.Options{Members: 1})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -41,7 +43,8 @@ func TestIntegrationHostileManagementCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	installClusterCRD(ctx, t, dyn)
+	installCRD(ctx, t, dyn, clusterapi.ClusterResource, "Cluster")
+	installCRD(ctx, t, dyn, clusterapi.KubeadmControlPlaneResource, "KubeadmControlPlane")
 
 	sink, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -97,6 +100,20 @@ func TestIntegrationHostileManagementCluster(t *testing.T) {
 			if strings.Contains(out.String()+errOut.String(), planted) {
 				t.Errorf("the planted token was printed:\n%s%s", out.String(), errOut.String())
 			}
+			out.Reset()
+			errOut.Reset()
+			code = Main([]string{"credwatch", "preflight", "--kubeconfig", l.AdminKubeconfig(), "--capi-cluster", c.name, "-n", "default",
+				"--capi-version", "v1.14.2", "--timeout", "10s", "-o", "json"}, strings.NewReader(""), &out, &errOut)
+			if code != cli.ExitOK && code != cli.ExitFindings {
+				t.Errorf("preflight: exit %d, want a prediction from the objects\nstderr: %s", code, errOut.String())
+			}
+			if all := out.String() + errOut.String(); !strings.Contains(all, "Secret default/"+c.name+"-kubeconfig") || !strings.Contains(all, c.field) ||
+				!strings.Contains(all, "the workload members are not read") {
+				t.Errorf("preflight does not say it refused the Secret's %s:\n%s", c.field, all)
+			}
+			if strings.Contains(out.String()+errOut.String(), planted) {
+				t.Errorf("preflight printed the planted token:\n%s%s", out.String(), errOut.String())
+			}
 		})
 	}
 	if _, err := os.Stat(marker); err == nil {
@@ -109,22 +126,21 @@ func TestIntegrationHostileManagementCluster(t *testing.T) {
 
 var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
-// installClusterCRD installs Cluster API's Cluster kind, at the version credwatch reads, with no
-// schema of its own: the test is about the Secrets, not the Cluster.
-func installClusterCRD(ctx context.Context, t *testing.T, dyn dynamic.Interface) {
+// installCRD installs one of Cluster API's kinds, at the version credwatch reads, with no schema
+// of its own: the test is about the Secrets, not the objects.
+func installCRD(ctx context.Context, t *testing.T, dyn dynamic.Interface, gvr schema.GroupVersionResource, kind string) {
 	t.Helper()
-	gvr := clusterapi.ClusterResource
 	crd := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
 		"metadata": map[string]any{"name": gvr.Resource + "." + gvr.Group},
 		"spec": map[string]any{
 			"group": gvr.Group, "scope": "Namespaced",
-			"names": map[string]any{"plural": gvr.Resource, "singular": "cluster", "kind": "Cluster", "listKind": "ClusterList"},
+			"names": map[string]any{"plural": gvr.Resource, "singular": strings.ToLower(kind), "kind": kind, "listKind": kind + "List"},
 			"versions": []any{map[string]any{"name": gvr.Version, "served": true, "storage": true,
 				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}},
 		}}}
 	if _, err := dyn.Resource(crdResource).Create(ctx, crd, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create the Cluster CRD: %v", err)
+		t.Fatalf("create the %s CRD: %v", kind, err)
 	}
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(500 * time.Millisecond) {
 		_, err := dyn.Resource(gvr).Namespace("default").List(ctx, metav1.ListOptions{})
@@ -132,20 +148,30 @@ func installClusterCRD(ctx context.Context, t *testing.T, dyn dynamic.Interface)
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the Cluster CRD is not served after a minute: %v", err)
+			t.Fatalf("the %s CRD is not served after a minute: %v", kind, err)
 		}
 	}
 }
 
-// createCluster creates Cluster default/name and its name-kubeconfig Secret holding kubeconfig,
-// in data or, as a hand-written manifest would, in stringData.
+// createCluster creates Cluster default/name, its KubeadmControlPlane name-control-plane and its
+// name-kubeconfig Secret holding kubeconfig, in data or, as a hand-written manifest would, in
+// stringData.
 func createCluster(ctx context.Context, t *testing.T, dyn dynamic.Interface, name, kubeconfig string, stringData bool) {
 	t.Helper()
 	cl := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": clusterapi.ClusterResource.GroupVersion().String(), "kind": "Cluster",
-		"metadata": map[string]any{"name": name, "namespace": "default"}, "spec": map[string]any{}}}
+		"metadata": map[string]any{"name": name, "namespace": "default"}, "spec": map[string]any{
+			"controlPlaneRef": map[string]any{"apiVersion": clusterapi.KubeadmControlPlaneResource.GroupVersion().String(),
+				"kind": "KubeadmControlPlane", "name": name + "-control-plane"}}}}
 	if _, err := dyn.Resource(clusterapi.ClusterResource).Namespace("default").Create(ctx, cl, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create Cluster %s: %v", name, err)
+	}
+	kcp := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": clusterapi.KubeadmControlPlaneResource.GroupVersion().String(), "kind": "KubeadmControlPlane",
+		"metadata": map[string]any{"name": name + "-control-plane", "namespace": "default"},
+		"spec":     map[string]any{"replicas": int64(1), "version": "v1.36.3", "kubeadmConfigSpec": map[string]any{}}}}
+	if _, err := dyn.Resource(clusterapi.KubeadmControlPlaneResource).Namespace("default").Create(ctx, kcp, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create KubeadmControlPlane %s-control-plane: %v", name, err)
 	}
 	sec := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "Secret", "type": "cluster.x-k8s.io/secret",
