@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/credwatch/credwatch/pkg/cmdline"
+	"github.com/credwatch/credwatch/pkg/keys"
 	"github.com/credwatch/credwatch/pkg/preflight/input"
 )
 
@@ -93,6 +94,9 @@ type Plane struct {
 	// KeyUnread names the <cluster>-sa Secret whose key this side could not read (no tls.crt
 	// or tls.key in data or stringData): its signing key is not judged.
 	KeyUnread string
+	// KeysFromSpec: the keys are files the KubeadmConfigSpec brings itself (its apiserver flags
+	// point at them), not the <cluster>-sa Secret's.
+	KeysFromSpec bool
 	// SAAbsent names the <cluster>-sa Secret a live read found absent ("" when it is there, or
 	// when the side was read from files, which cannot say a Secret is absent).
 	SAAbsent string
@@ -154,6 +158,11 @@ func kcpPlane(s *input.Set) *Plane {
 		key = "secret " + p.SAAbsent + " (absent from the cluster)"
 	}
 	c.Signing, c.Verify = key, []string{key}
+	if sign, verify, ok := specKeyFiles(cc.APIServer.ExtraArgs, k.Spec.Files, key); ok {
+		// The apiserver's flags point at key files the KubeadmConfigSpec brings itself: the
+		// <cluster>-sa Secret's key is written to /etc/kubernetes/pki but not used.
+		c.Signing, c.Verify, p.KeyUnread, p.KeysFromSpec = sign, verify, "", true
+	}
 	p.Creds, p.JoinCreds = c, c
 	if rw := findRewrite(k.Spec, c.primary()); rw != nil {
 		p.Rewrite = rw
@@ -228,9 +237,23 @@ func argCreds(a input.Args, dnsDomain string) Creds {
 	return c
 }
 
+// defaultCertDir is kubeadm's certificatesDir.
+const defaultCertDir = "/etc/kubernetes/pki"
+
 func fileKeys(a input.Args, certDir string) (string, []string) {
+	sign, verify := keyPaths(a, certDir)
+	out := make([]string, 0, len(verify))
+	for _, f := range verify {
+		out = append(out, fileKey(f))
+	}
+	return fileKey(sign), out
+}
+
+// keyPaths are the signing key file and the verifying key files kube-apiserver runs with:
+// kubeadm's sa.key and sa.pub under certDir unless the flags name others.
+func keyPaths(a input.Args, certDir string) (string, []string) {
 	if certDir == "" {
-		certDir = "/etc/kubernetes/pki"
+		certDir = defaultCertDir
 	}
 	sign := certDir + "/sa.key"
 	if v := a["service-account-signing-key-file"]; len(v) > 0 {
@@ -243,14 +266,42 @@ func fileKeys(a input.Args, certDir string) (string, []string) {
 			verify = append(verify, splitList(f)...)
 		}
 	}
-	out := make([]string, 0, len(verify))
-	for _, f := range verify {
-		out = append(out, fileKey(f))
-	}
-	return fileKey(sign), out
+	return sign, verify
 }
 
-// fileKey names a key file by its path without extension, so that sa.key and sa.pub are one key.
+// specKeyFiles are the keys a KubeadmConfigSpec's apiserver flags name when they point away from
+// kubeadm's /etc/kubernetes/pki/sa.key and sa.pub (ok false otherwise): a file of the spec's
+// files with a PEM key is that key's kid; one whose content comes from a Secret is named with the
+// Secret; one the spec does not write is the path (the machine image or a command provides it);
+// kubeadm's own sa.key and sa.pub are saKey, the <cluster>-sa Secret's.
+func specKeyFiles(a input.Args, files []input.File, saKey string) (sign string, verify []string, ok bool) {
+	signPath, verifyPaths := keyPaths(a, "")
+	if signPath == defaultCertDir+"/sa.key" && slices.Equal(verifyPaths, []string{defaultCertDir + "/sa.pub"}) {
+		return "", nil, false
+	}
+	key := func(p string) string {
+		if p == defaultCertDir+"/sa.key" || p == defaultCertDir+"/sa.pub" {
+			return saKey
+		}
+		for _, f := range files {
+			if f.Path != p {
+				continue
+			}
+			if f.ContentFrom != nil {
+				return fileKey(p) + " (Secret " + f.ContentFrom.Secret.Name + " key " + f.ContentFrom.Secret.Key + ")"
+			}
+			if ks, err := keys.ParsePEM([]byte(f.Text()), p); err == nil && len(ks) > 0 {
+				return "kid:" + ks[0].KeyID
+			}
+		}
+		return fileKey(p)
+	}
+	for _, p := range verifyPaths {
+		verify = append(verify, key(p))
+	}
+	return key(signPath), verify, true
+}
+
 func fileKey(p string) string {
 	return "file:" + strings.TrimSuffix(p, path.Ext(p))
 }

@@ -96,6 +96,8 @@ func TestCases(t *testing.T) {
 		{"kcp-infra-template-v1beta2", "", []string{"no-change", "rollout-planned"}},
 		// The lab provider's LabCluster and clusterctl's inventory (no --capi-version).
 		{"labcluster-tls", "", []string{"etcd-removed-before-drain", "lb-check-not-ready-aware", "rollout-planned"}},
+		// The KubeadmConfigSpec brings its own key files (v1beta2): their keys, not <cluster>-sa's.
+		{"kcp-spec-key-files", "", []string{"rollout-planned", "sa-key-change"}},
 		{"static-audience", "", []string{"audience-change-drops-old", "legacy-token-secrets"}},
 		{"static-key-legacy", "", []string{"legacy-token-secrets", "sa-key-change"}},
 		{"kubeadm-join-differs", "", []string{"issuer-join-differs", "issuer-switch-before-all-accept"}},

@@ -130,6 +130,13 @@ type File struct {
 	Path     string `json:"path"`
 	Encoding string `json:"encoding,omitempty"`
 	Content  string `json:"content,omitempty"`
+	// ContentFrom names the Secret key the bootstrap provider reads the content from.
+	ContentFrom *struct {
+		Secret struct {
+			Name string `json:"name"`
+			Key  string `json:"key"`
+		} `json:"secret"`
+	} `json:"contentFrom,omitempty"`
 }
 
 // Text is the file's content, decoded.
