@@ -23,9 +23,9 @@ var update = flag.Bool("update", false, "rewrite docs/lab-capi-rolls.md from the
 const evidenceFile = "../../../docs/lab-capi-rolls.md"
 
 // TestIntegrationCAPIRoll rolls the control plane 1 → 2 → 1 with the real KubeadmControlPlane
-// (spec.rolloutAfter, maxSurge 1) at v1.8.1 and v1.8.4: a second machine joins with kubeadm
+// (spec.rolloutAfter, maxSurge 1) at v1.8.1, v1.8.4 and v1.14.2: a second machine joins with kubeadm
 // join, then the old one's etcd member is removed and the machine deleted. v1.8.1 removes the
-// member before the drain, v1.8.4 in its pre-terminate hook after it. The LabCluster's balancer
+// member before the drain, v1.8.4 and v1.14.2 in the pre-terminate hook after it. The LabCluster's balancer
 // deregisters a machine when its LabMachine is deleted (CAPA before v2.4); with a TLS-only check
 // the member whose etcd member is gone stays in rotation: the test measures that window and the
 // drains that failed through it. With -update it writes the table of docs/lab-capi-rolls.md.
@@ -44,6 +44,9 @@ func TestIntegrationCAPIRoll(t *testing.T) {
 	}{
 		{capi.V181, lb.CheckTLS},
 		{capi.V184, lb.CheckHTTPSReadyz},
+		// CAPA's default check (TCP) on v1.14.2: the etcd member leaves in the pre-terminate
+		// hook, after moving leadership away, just before the machine is deleted.
+		{capi.V1142, lb.CheckTCP},
 	} {
 		t.Run(tc.version+"/"+string(tc.check), func(t *testing.T) {
 			c, ctx, _ := startCAPILab(t, tc.version, infra.LoadBalancer{HealthCheck: tc.check, Deregistration: infra.OnMachineDelete})

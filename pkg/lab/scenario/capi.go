@@ -247,6 +247,11 @@ func (ce *CAPIEvidence) notes(ev *Evidence) {
 		for _, e := range ce.events {
 			if e.Machine == old && e.Step == infra.Deregister && !removed.IsZero() {
 				ce.Window = e.Time.Sub(removed).Round(100 * time.Millisecond).String()
+				if d := e.Time.Sub(removed); d < capilab.PollEvery {
+					// The removal is timed by the look that first saw it: a deregistration
+					// within one look of it (even before that look) is "at once".
+					ce.Window = "under " + capilab.PollEvery.String() + " (within one look)"
+				}
 			}
 		}
 		if ce.Window != "" {
