@@ -30,8 +30,8 @@ import (
 	"github.com/credwatch/credwatch/pkg/lab/labtest"
 )
 
-// TestIntegrationCLICAPISupervisorKilledMidRoll brings the Cluster API lab up through the CLI,
-// starts a roll, SIGKILLs the lab's supervisor once the new machine's host runs, and then
+// TestIntegrationCLICAPISupervisorKilledMidRoll brings the Cluster API lab up through the CLI
+// (v1.14.2, v1beta2, on a v1.36.3 management lab), starts a roll, SIGKILLs the lab's supervisor once the new machine's host runs, and then
 // requires `lab down` to leave nothing: no process naming the lab, no host cgroup, no network
 // namespace, no mount under the lab directory. It needs make capi-binaries (make test-capi).
 func TestIntegrationCLICAPISupervisorKilledMidRoll(t *testing.T) {
@@ -40,16 +40,16 @@ func TestIntegrationCLICAPISupervisorKilledMidRoll(t *testing.T) {
 	}
 	labtest.CAPIAll(t)
 	binDir := lab.DefaultBinDir()
-	if _, err := capi.Find(binDir, capi.V184); err != nil {
+	if _, err := capi.Find(binDir, capi.V1142); err != nil {
 		t.Skipf("%v", err)
 	}
-	if _, err := kubeadm.FindBinaries(binDir, ""); err != nil {
+	if _, err := kubeadm.FindBinaries(binDir, capi.LineOf(capi.V1142).Kubernetes); err != nil {
 		t.Skipf("%v", err)
 	}
 	bin := buildCLI(t)
 	dir := filepath.Join(t.TempDir(), "lab")
 	t.Cleanup(func() { _, _ = lab.KillLeftovers(dir) })
-	if _, code := run(t, bin, "lab", "capi", "up", "--dir", dir, "--capi", capi.V184); code != 0 {
+	if _, code := run(t, bin, "lab", "capi", "up", "--dir", dir, "--capi", capi.V1142, "--lb-check", "tcp"); code != 0 {
 		t.Fatalf("lab capi up: exit %d", code)
 	}
 	out, _ := run(t, bin, "lab", "status", "--dir", dir, "-o", "json")
@@ -98,8 +98,9 @@ func startRoll(t *testing.T, dir, hosts string) []string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	patch := fmt.Sprintf(`{"spec":{"rolloutAfter":%q}}`, time.Now().UTC().Format(time.RFC3339))
+	patch := fmt.Sprintf(`{"spec":{"rollout":{"after":%q}}}`, time.Now().UTC().Format(time.RFC3339))
 	kcp := capilab.GVR(workload.ControlPlaneAPIVersion, "KubeadmControlPlane")
+	kcp.Version = workload.V1Beta2
 	if _, err := dyn.Resource(kcp).Namespace("default").Patch(ctx, workload.Config{Name: "w1"}.ControlPlaneName(),
 		types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		t.Fatalf("set rolloutAfter: %v", err)
@@ -134,8 +135,11 @@ func checkCAPICluster(t *testing.T, bin, dir string) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil || code == clipkg.ExitUsage || code == clipkg.ExitInternal {
 		t.Fatalf("check --capi-cluster: exit %d, %v\n%s", code, err, out)
 	}
-	if r.ClusterAPI == nil || r.ClusterAPI.Version != capi.V184 || len(r.ClusterAPI.Machines) != 1 {
-		t.Fatalf("check --capi-cluster: clusterAPI %+v, want v1.8.4's one machine", r.ClusterAPI)
+	if r.ClusterAPI == nil || r.ClusterAPI.Version != capi.V1142 || len(r.ClusterAPI.Machines) != 1 {
+		t.Fatalf("check --capi-cluster: clusterAPI %+v, want v1.14.2's one machine", r.ClusterAPI)
+	}
+	if cp := r.ClusterAPI.ControlPlane; cp == nil || cp.Name != "default/w1-control-plane" || cp.Replicas != 1 || cp.UpToDate != 1 {
+		t.Errorf("check --capi-cluster: the KubeadmControlPlane read at v1beta2 is %+v, want 1 of 1 up to date", cp)
 	}
 	m := r.ClusterAPI.Machines[0]
 	if m.Member == "" || len(r.Members) != 1 || r.Members[0].Machine != m.Name {
