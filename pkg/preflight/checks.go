@@ -259,7 +259,7 @@ func lbNotReadyAware(f *facts) []finding.Finding {
 		lbs = f.curSet.LBChecks
 	}
 	for _, lb := range lbs {
-		desc, bad := lbVerdict(lb, providerVersion(f, "InfrastructureProvider"))
+		desc, bad := lbVerdict(lb, infraVersion(f, lb.Kind))
 		if desc == "" {
 			f.notes = append(f.notes, lb.Kind+" "+lb.Name+": health check not stated and provider version unknown: lb-check-not-ready-aware not judged")
 			continue
@@ -285,7 +285,15 @@ func lbNotReadyAware(f *facts) []finding.Finding {
 }
 
 // lbVerdict describes a health check and says whether it ignores readiness; "" when unknown.
-func lbVerdict(lb input.LBCheck, capa string) (string, bool) {
+// version is the provider's (clusterctl inventory), "" unknown. What each provider builds when
+// its cluster object does not say (the sources, in docs/preflight.md):
+//   - CAPA: TCP:6443 (classic ELB from v2.8.1, NLB always) or SSL:6443 (classic ELB before
+//     v2.8.1); /readyz only with healthCheckProtocol HTTP or HTTPS;
+//   - CAPZ: an HTTPS /readyz probe from v1.10.0, TCP before;
+//   - CAPV: kube-vip's VIP follows a lease its holder renews through its own apiserver, no check;
+//   - CAPO: an Octavia TCP monitor (no type field);
+//   - CAPH: the Hetzner load balancer's own TCP check unless healthCheck says http(s).
+func lbVerdict(lb input.LBCheck, version string) (string, bool) {
 	switch {
 	case lb.Target != "":
 		return lb.Target, !(lb.Protocol == "HTTPS" || lb.Protocol == "HTTP") || lb.Path != "/readyz"
@@ -293,20 +301,55 @@ func lbVerdict(lb input.LBCheck, capa string) (string, bool) {
 		return lb.Protocol, true
 	case lb.Protocol == "HTTP" || lb.Protocol == "HTTPS":
 		p := lb.Path
-		if p == "" {
-			p = "/readyz" // CAPA's path for HTTP(S) checks since v2.4.0
+		if p == "" && lb.Kind != "HetznerCluster" {
+			p = "/readyz" // CAPA's path for HTTP(S) checks (DefaultAPIServerHealthCheckPath)
 		}
 		return lb.Protocol + " " + p, p != "/readyz"
-	case strings.HasSuffix(lb.APIVersion, "/v1beta1") && lb.Kind == "AWSCluster":
-		return "the CAPA v1.x default (classic ELB, no /readyz)", true
-	case lb.Kind == "AWSCluster" && capa != "":
-		v, err := parseSemver(capa)
-		if err == nil && v.less(2, 4, 0) {
-			return "the CAPA " + capa + " default (classic ELB SSL)", true
+	}
+	switch lb.Kind {
+	case "AWSCluster":
+		if strings.HasSuffix(lb.APIVersion, "/v1beta1") {
+			return "the CAPA v1.x default (classic ELB SSL:6443, no /readyz)", true
 		}
-		return "HTTPS /readyz (CAPA " + capa + " default)", false
+		if v, err := parseSemver(version); err == nil {
+			if v.less(2, 8, 1) {
+				return "the CAPA " + version + " default for an unset healthCheckProtocol (classic ELB SSL:6443, NLB TCP:6443)", true
+			}
+			return "the CAPA " + version + " default for an unset healthCheckProtocol (TCP:6443)", true
+		}
+		return "CAPA's default for an unset healthCheckProtocol (TCP:6443, or SSL:6443 on a classic ELB before v2.8.1; /readyz only with HTTP or HTTPS)", true
+	case "AzureCluster":
+		v, err := parseSemver(version)
+		if err != nil {
+			return "", false
+		}
+		if v.less(1, 10, 0) {
+			return "the CAPZ " + version + " TCP probe", true
+		}
+		return "HTTPS /readyz (CAPZ " + version + ")", false
+	case "VSphereCluster":
+		return "kube-vip (CAPV's template: the VIP follows a lease its holder renews through its own apiserver; no readiness check)", true
+	case "OpenStackCluster":
+		return "an Octavia TCP monitor (CAPO builds no other)", true
+	case "HetznerCluster":
+		return "the Hetzner load balancer's own TCP check (CAPH: no healthCheck set)", true
 	}
 	return "", false
+}
+
+// infraVersion is the version clusterctl's inventory gives the infrastructure provider of a
+// provider cluster kind ("" when the inventory does not list it).
+func infraVersion(f *facts, kind string) string {
+	name := map[string]string{"AWSCluster": "aws", "AzureCluster": "azure", "VSphereCluster": "vsphere",
+		"OpenStackCluster": "openstack", "HetznerCluster": "hetzner"}[kind]
+	for _, s := range []*input.Set{f.plSet, f.curSet} {
+		for _, p := range s.Providers {
+			if p.Type == "InfrastructureProvider" && (name == "" || p.Name == name) {
+				return p.Version
+			}
+		}
+	}
+	return ""
 }
 
 func legacyTokens(f *facts) []finding.Finding {

@@ -369,6 +369,20 @@ func labHealthCheck(hc string) (protocol, path string, known bool) {
 	return "", "", false
 }
 
+// providerDefaultLB reports whether a provider cluster of kind with no health check in its spec
+// still has a control-plane load balancer whose check its provider decides (preflight judges it
+// by provider and version): AWS, Azure, vSphere (kube-vip), Hetzner; OpenStack only with
+// spec.apiServerLoadBalancer.enabled (octavia true).
+func providerDefaultLB(kind string, octavia bool) bool {
+	switch kind {
+	case "AWSCluster", "AzureCluster", "VSphereCluster", "HetznerCluster":
+		return true
+	case "OpenStackCluster":
+		return octavia
+	}
+	return false
+}
+
 // LBCheck is a provider cluster's control-plane load-balancer health check.
 type LBCheck struct {
 	Object
@@ -392,6 +406,10 @@ func parseLBCheck(s *Set, obj Object, h header, doc []byte) error {
 			LoadBalancer *struct {
 				HealthCheck string `json:"healthCheck"`
 			} `json:"loadBalancer"`
+			// CAPO: an Octavia load balancer only when enabled.
+			APIServerLoadBalancer *struct {
+				Enabled *bool `json:"enabled"`
+			} `json:"apiServerLoadBalancer"`
 		} `json:"spec"`
 		Status struct {
 			Network struct {
@@ -416,7 +434,7 @@ func parseLBCheck(s *Set, obj Object, h header, doc []byte) error {
 			return nil
 		}
 	}
-	if lb == nil && out.Target == "" {
+	if lb == nil && out.Target == "" && !providerDefaultLB(obj.Kind, c.Spec.APIServerLoadBalancer != nil && c.Spec.APIServerLoadBalancer.Enabled != nil && *c.Spec.APIServerLoadBalancer.Enabled) {
 		s.Ignored = append(s.Ignored, obj)
 		return nil
 	}
