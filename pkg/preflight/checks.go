@@ -37,6 +37,14 @@ func removes(f *facts) bool {
 }
 
 func rolloutPlanned(f *facts) []finding.Finding {
+	if f.cur.Source == "kops" && len(f.roll.Rolled) > 0 {
+		// kops update cluster --yes writes the new launch templates; the control-plane instances
+		// run the new flags only once kops rolling-update cluster replaces them
+		// (kops docs/operations/rolling-update.md; nodeup renders the flags at boot).
+		return []finding.Finding{finding.New("rollout-planned", fmt.Sprintf(
+			"The planned Cluster spec changes the API servers (%s): kops update cluster --yes writes new launch templates, and no control-plane instance runs them until kops rolling-update cluster --yes replaces it. Order: %s.",
+			strings.Join(f.roll.Reasons, ", "), strings.Join(f.roll.Rolled, ", "))).On("", "Cluster/"+f.cur.Cluster)}
+	}
 	if f.cur.KCP == nil || len(f.roll.Rolled) == 0 {
 		return nil
 	}

@@ -66,9 +66,10 @@ func TestCorpus(t *testing.T) {
 		"kcp-benign-1.29-to-1.30":      {"no-change", "rollout-planned"},
 		"kcp-sa-secret-regenerated":    {"rollout-planned", "sa-key-change"},
 		// one master: no overlap of old and new members, so no issuer-switch finding.
-		"kops-irsa-enable-drops-old": {"issuer-change-drops-old"},
+		// Every kops change of the API server's flags rolls the control plane (kops rolling-update).
+		"kops-irsa-enable-drops-old": {"issuer-change-drops-old", "rollout-planned"},
 		// step 4 of the migration: the new primary was already accepted.
-		"kops-sai-migration-keeps-old":         nil,
+		"kops-sai-migration-keeps-old":         {"rollout-planned"},
 		"kubeadm-v1beta3-to-v1beta4-deckhouse": {"no-change"},
 		"static-pod-sa-key-rotation":           {"sa-key-change"},
 	}
@@ -101,7 +102,7 @@ func TestCases(t *testing.T) {
 		{"static-audience", "", []string{"audience-change-drops-old", "legacy-token-secrets"}},
 		{"static-key-legacy", "", []string{"legacy-token-secrets", "sa-key-change"}},
 		{"kubeadm-join-differs", "", []string{"issuer-join-differs", "issuer-switch-before-all-accept"}},
-		{"kops-switch", "", []string{"issuer-change-drops-old", "issuer-switch-before-all-accept"}},
+		{"kops-switch", "", []string{"issuer-change-drops-old", "issuer-switch-before-all-accept", "rollout-planned"}},
 	}
 	for _, c := range cases {
 		t.Run(c.dir, func(t *testing.T) {
