@@ -26,10 +26,37 @@ const CloudLabProgram = "credwatch-cloudlab"
 // maxCloudEvidence bounds what the program's stdout may hold (its evidence is tens of KB).
 const maxCloudEvidence = 16 << 20
 
-// runCloud runs s's era in the credwatch-cloudlab program: a lab of one member and one node
-// beside a vCenter simulator, torn down by the program (on SIGTERM too: a cancelled run is
-// asked to stop, never killed, so nothing it started stays behind).
-func runCloud(ctx context.Context, s Scenario, o RunOptions) (*Evidence, error) {
+// CloudEra is a cloud era's lab (see cloudlab.Eras): a lab of one member and one node beside a
+// vCenter simulator or a real Keystone, with the scenario's steps, run by the credwatch-cloudlab
+// program. The steps' evidence becomes Evidence.Cloud.
+type CloudEra struct {
+	// Era is one of cloudlab.Eras.
+	Era string
+	// Version is the line the era's lab runs when it is not lab.DefaultVersion (the in-tree
+	// era's lab.InTreeCloudVersion); the program chooses it, RunOptions.Version does not.
+	Version string
+}
+
+// String is "cloud ERA (LINE)".
+func (c CloudEra) String() string { return "cloud " + c.Era + " (" + c.line() + ")" }
+
+// StartsOn is c.Version.
+func (c CloudEra) StartsOn() string { return c.Version }
+
+func (c CloudEra) line() string {
+	if c.Version == "" {
+		return lab.DefaultVersion
+	}
+	return c.Version
+}
+
+// Run runs s in the credwatch-cloudlab program, which brings the era's lab up and tears it down
+// itself (on SIGTERM too: a cancelled run is asked to stop, never killed, so nothing it started
+// stays behind).
+func (c CloudEra) Run(ctx context.Context, s Scenario, o RunOptions) (*Evidence, error) {
+	if err := checkLine(s.Name, c.Version, o.Version); err != nil {
+		return nil, err
+	}
 	prog, err := cloudLabProgram(o.CloudLab)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
@@ -38,7 +65,7 @@ func runCloud(ctx context.Context, s Scenario, o RunOptions) (*Evidence, error) 
 	if window <= 0 {
 		window = DefaultWindow
 	}
-	args := []string{"-era", s.CloudEra, "-dir", o.Dir, "-window", window.String()}
+	args := []string{"-era", c.Era, "-dir", o.Dir, "-window", window.String()}
 	if o.BinDir != "" {
 		args = append(args, "-bin-dir", o.BinDir)
 	}
@@ -54,11 +81,7 @@ func runCloud(ctx context.Context, s Scenario, o RunOptions) (*Evidence, error) 
 	}
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 3 * time.Minute
-	line := s.Version
-	if line == "" {
-		line = lab.DefaultVersion
-	}
-	ev := newEvidence(s, line)
+	ev := newEvidence(s, c.line())
 	runErr := cmd.Run()
 	if out.Len() > 0 {
 		var c steps.Evidence

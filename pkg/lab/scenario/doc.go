@@ -7,5 +7,6 @@
 // request" lines each real kube-apiserver logged.
 //
 // Each Scenario is a function over a running *lab.Lab, so tests can run several on one lab; Run
-// gives one scenario its own lab end to end (`credwatch lab scenario NAME`).
+// gives one scenario its own Environment end to end (`credwatch lab scenario NAME`): a plain lab,
+// a cloud era's lab, or a Cluster API management cluster.
 package scenario

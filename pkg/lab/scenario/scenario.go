@@ -5,13 +5,11 @@ package scenario
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/lab"
-	"github.com/credwatch/credwatch/pkg/lab/capi"
 	"github.com/credwatch/credwatch/pkg/report"
 )
 
@@ -19,77 +17,71 @@ import (
 type Scenario struct {
 	Name    string
 	Summary string
+	// Environment is what the scenario runs in, and brings it up and down for Run.
+	Environment Environment
 	// Members is the smallest lab the scenario needs (default 2).
 	Members int
-	// Version, when set, is the line the lab must start on (mixed-version-roll starts old).
-	Version string
 	// Run performs the scenario on env.Lab and returns what it saw. It leaves the lab usable for the
-	// next scenario where it can (members it added are removed again).
+	// next scenario where it can (members it added are removed again). A CloudEra scenario has
+	// none: its steps are the credwatch-cloudlab program's.
 	Run func(ctx context.Context, env *Env) (*Evidence, error)
 	// Notes explain the evidence the same way on every run (what it means, what fixes it); they
 	// open Evidence.Notes, and Run adds what it learned on this run.
 	Notes []string
-	// CloudEra, instead of Run, names the era of the cloud lab the scenario runs in (see
-	// cloudlab.Eras): a lab with nodes and a vCenter simulator, run by the credwatch-cloudlab
-	// program, whose step evidence becomes Evidence.Cloud.
-	CloudEra string
-	// CAPI marks a Cluster API scenario: its lab is the management cluster, one member on the
-	// line of the release RunOptions.CAPI chooses (capi.LineOf).
-	CAPI bool
 }
 
 // All is the registry: every scenario, in the order they are documented.
 func All() []Scenario {
 	return []Scenario{
-		{Name: "healthy-roll", Summary: "every member replaced one by one with the shared key and issuer: no 401s", Run: healthyRoll, Notes: []string{
+		{Name: "healthy-roll", Summary: "every member replaced one by one with the shared key and issuer: no 401s", Environment: PlainLab{}, Run: healthyRoll, Notes: []string{
 			"The tenant re-mints its tokens every 3 s through the load balancer, so tokens minted by old and new members are both in use during the roll.",
 			"Requests without a response are connections cut while a member stopped; they are not authentication failures.",
 		}},
-		{Name: "key-drift", Summary: "a new member with its own service-account key joins the load balancer", Run: keyDrift, Notes: []string{
+		{Name: "key-drift", Summary: "a new member with its own service-account key joins the load balancer", Environment: PlainLab{}, Run: keyDrift, Notes: []string{
 			"Tokens minted by an original member fail on the new member; tokens the new member mints fail on every original member. Through a round-robin load balancer both look intermittent.",
 			"Fix: give the new member the shared sa.key/sa.pub (or add every public key in use to --service-account-key-file on all members).",
 		}},
-		{Name: "issuer-change", Summary: "a new member whose first issuer differs, without and then with the old issuer kept", Run: issuerChange, Notes: []string{
+		{Name: "issuer-change", Summary: "a new member whose first issuer differs, without and then with the old issuer kept", Environment: PlainLab{}, Run: issuerChange, Notes: []string{
 			"A token whose iss is not one of the member's --service-account-issuer values is skipped silently by the service-account authenticators, so the member logs only the bare \"invalid bearer token\".",
 			"Keeping the old issuer as a second value keeps old tokens working on the new member, but the tokens it mints carry the new issuer (the first value) and the original members reject them until they list it too: add the new issuer to every member before making it the first.",
 		}},
-		{Name: "audience-change", Summary: "a new member with different --api-audiences", Run: audienceChange, Notes: []string{
+		{Name: "audience-change", Summary: "a new member with different --api-audiences", Environment: PlainLab{}, Run: audienceChange, Notes: []string{
 			"The tenants' tokens carry the API audiences of the member that minted them (the issuer, when --api-audiences is unset); a member with other API audiences rejects them, and the original members reject the tokens it mints.",
 		}},
-		{Name: "bound-object-deleted", Summary: "a pod is deleted while its token is still in use", Run: boundObjectDeleted, Notes: []string{
+		{Name: "bound-object-deleted", Summary: "a pod is deleted while its token is still in use", Environment: PlainLab{}, Run: boundObjectDeleted, Notes: []string{
 			"Each member keeps accepting a token it has already accepted for up to 10 s (--token-success-cache-ttl); after that the bound-object lookup fails and the token is rejected.",
 			"The validator masks why the lookup failed (NotFound or a timeout both read \"has been invalidated\"); a pod in graceful deletion keeps working tokens for 60 s after its deletionTimestamp.",
 		}},
-		{Name: "serviceaccount-recreated", Summary: "a service account is deleted and re-created with the same name", Run: serviceAccountRecreated, Notes: []string{
+		{Name: "serviceaccount-recreated", Summary: "a service account is deleted and re-created with the same name", Environment: PlainLab{}, Run: serviceAccountRecreated, Notes: []string{
 			"Tokens name the service account's UID; after re-creation every member rejects them until the kubelet mints new ones (at 80 % of the lifetime, or when the pod restarts).",
 		}},
-		{Name: "clock-skew", Summary: "tokens from a member whose clock runs ahead (or behind) are presented to the others", Run: clockSkew, Notes: []string{
+		{Name: "clock-skew", Summary: "tokens from a member whose clock runs ahead (or behind) are presented to the others", Environment: PlainLab{}, Run: clockSkew, Notes: []string{
 			"Go binaries ignore libfaketime and Linux time namespaces do not shift the wall clock, so the tokens are produced the way a skewed member would: the real claims of a pod-bound token, signed with the lab's shared key, with iat/nbf/exp shifted.",
 			"kube-apiserver allows 60 s of leeway both ways and checks nbf, then exp, then iat; since it always sets iat = nbf, a member ahead shows up as \"not valid yet\", never as \"issued in the future\".",
 		}},
-		{Name: "etcd-member-removed", Summary: "a member's etcd member is removed while the load balancer keeps sending to its apiserver", Run: etcdMemberRemoved, Notes: []string{
+		{Name: "etcd-member-removed", Summary: "a member's etcd member is removed while the load balancer keeps sending to its apiserver", Environment: PlainLab{}, Run: etcdMemberRemoved, Notes: []string{
 			"The apiserver whose etcd member is gone keeps authenticating from its informer caches; only cache misses (objects created after the removal) make it read through its own etcd, and those requests wait for the request deadline.",
 			"Only clients the load balancer routes to that member see failures; a load balancer that checks /readyz takes it out.",
 		}},
-		{Name: "mixed-version-roll", Summary: "an old-line control plane replaced by new-line members one by one", Version: lab.OldVersion, Run: mixedVersionRoll, Notes: []string{
+		{Name: "mixed-version-roll", Summary: "an old-line control plane replaced by new-line members one by one", Environment: PlainLab{Version: lab.OldVersion}, Run: mixedVersionRoll, Notes: []string{
 			"The tenant re-mints its tokens every 3 s through the load balancer, so tokens minted by old and new members are both in use during the roll.",
 			"Requests without a response are connections cut while a member stopped; they are not authentication failures.",
 		}},
-		{Name: "capi-roll", Summary: "the real KubeadmControlPlane rolls a kubeadm control plane 1 -> 2 -> 1 (spec.rolloutAfter) behind a cloud-like balancer", CAPI: true, Run: capiRoll, Notes: []string{
+		{Name: "capi-roll", Summary: "the real KubeadmControlPlane rolls a kubeadm control plane 1 -> 2 -> 1 (spec.rolloutAfter) behind a cloud-like balancer", Environment: ClusterAPI{}, Run: capiRoll, Notes: []string{
 			"Cluster API v1.8.1 removes the old machine's etcd member before draining it (controlplane/kubeadm/internal/controllers/scale.go:138); v1.8.2 and later remove it in a pre-terminate hook after the drain.",
 			"A kubeadm apiserver talks only to its local etcd: once that member is removed it serves TLS with no storage, and a tls or tcp check keeps it in the balancer until the machine is deregistered.",
 		}},
-		{Name: "capi-sa-secret-deleted", Summary: "the <cluster>-sa Secret is deleted, then KubeadmControlPlane rolls: a new key up to v1.12, a stopped roll from v1.13", CAPI: true, Run: capiSASecretDeleted, Notes: []string{
+		{Name: "capi-sa-secret-deleted", Summary: "the <cluster>-sa Secret is deleted, then KubeadmControlPlane rolls: a new key up to v1.12, a stopped roll from v1.13", Environment: ClusterAPI{}, Run: capiSASecretDeleted, Notes: []string{
 			"KubeadmControlPlane generates the service-account key pair once, keeps it in the <cluster>-sa Secret and copies it to every machine it joins. Up to Cluster API v1.12 a deleted Secret is generated again, with a new pair, on its next reconcile; from v1.13 (#13175) it is not, once the control plane is initialized: KubeadmControlPlane sets CertificatesAvailable False and joins no new machine.",
 			"With a new pair, while old and new machines serve together, tokens minted by one fail on the other; once the roll is over, every token minted before it fails until its pod gets a new one (the kubelet refreshes at 80 % of the lifetime). A stopped roll breaks no token: restore the Secret from a machine's /etc/kubernetes/pki/sa.key and sa.pub and the roll goes on.",
 		}},
-		{Name: "capi-issuer-placeholder", Summary: "the KubeadmControlPlane's issuer is a placeholder a postKubeadmCommands sed rewrites: each joined machine first serves with the wrong issuer", CAPI: true, Run: capiIssuerPlaceholder, Notes: []string{
+		{Name: "capi-issuer-placeholder", Summary: "the KubeadmControlPlane's issuer is a placeholder a postKubeadmCommands sed rewrites: each joined machine first serves with the wrong issuer", Environment: ClusterAPI{}, Run: capiIssuerPlaceholder, Notes: []string{
 			"kubeadm join renders the apiserver's flags from the kubeadm-config ConfigMap, which KubeadmControlPlane keeps in step with its ClusterConfiguration: the placeholder is in the manifest kubeadm writes, and the kubelet starts the apiserver with it before postKubeadmCommands run.",
 			"Until the kubelet restarts the apiserver from the rewritten manifest, the tokens it mints carry the placeholder issuer, which the other members do not accept, and it accepts only tokens with the placeholder.",
 		}},
-		{Name: "cloud-password-rotated", Summary: "the vSphere account's password is rotated under a kubespray cluster (in-tree provider): new nodes never register", Version: lab.InTreeCloudVersion, CloudEra: "in-tree"},
-		{Name: "cloud-password-rotated-external", Summary: "the same with the vSphere CPI as a DaemonSet: a node that joins stays tainted, its Pods Pending", CloudEra: "external"},
-		{Name: "cloud-password-rotated-openstack", Summary: "the OpenStack account's password is reset in a real Keystone under the OpenStack cloud controller manager: its token is revoked, a new node stays uninitialized", CloudEra: "external-openstack"},
+		{Name: "cloud-password-rotated", Summary: "the vSphere account's password is rotated under a kubespray cluster (in-tree provider): new nodes never register", Environment: CloudEra{Era: "in-tree", Version: lab.InTreeCloudVersion}},
+		{Name: "cloud-password-rotated-external", Summary: "the same with the vSphere CPI as a DaemonSet: a node that joins stays tainted, its Pods Pending", Environment: CloudEra{Era: "external"}},
+		{Name: "cloud-password-rotated-openstack", Summary: "the OpenStack account's password is reset in a real Keystone under the OpenStack cloud controller manager: its token is revoked, a new node stays uninitialized", Environment: CloudEra{Era: "external-openstack"}},
 	}
 }
 
@@ -116,7 +108,7 @@ func Names() []string {
 type RunOptions struct {
 	Dir     string        // lab state directory (required)
 	BinDir  string        // lab binaries (default: lab.DefaultBinDir)
-	Version string        // lab line (default: the scenario's, else lab.DefaultVersion)
+	Version string        // lab line (default: the environment's, else lab.DefaultVersion)
 	Members int           // default: the scenario's minimum, at least 2
 	Window  time.Duration // default DefaultWindow
 	Log     io.Writer     // progress (nil: discard)
@@ -127,46 +119,12 @@ type RunOptions struct {
 	CloudLab string
 }
 
-// Run starts a lab, runs s on it and tears the lab down (also on failure).
-func Run(ctx context.Context, s Scenario, o RunOptions) (ev *Evidence, err error) {
-	if s.Version != "" && o.Version != "" && o.Version != s.Version {
-		return nil, fmt.Errorf("scenario %s always starts on %s (asked for %s)", s.Name, s.Version, o.Version)
+// Run brings up s's environment, runs s in it and tears the environment down (also on failure).
+func Run(ctx context.Context, s Scenario, o RunOptions) (*Evidence, error) {
+	if s.Environment == nil {
+		return nil, fmt.Errorf("scenario %s: no environment", s.Name)
 	}
-	if s.CloudEra != "" {
-		return runCloud(ctx, s, o)
-	}
-	version := o.Version
-	if s.Version != "" {
-		version = s.Version
-	}
-	members := max(o.Members, s.Members, 2)
-	if s.CAPI {
-		// The management cluster is one member on the release's line.
-		line := capi.LineOf(o.CAPI.complete().Version)
-		if o.Version != "" && o.Version != line.Kubernetes {
-			return nil, fmt.Errorf("scenario %s with Cluster API %s starts on %s (asked for %s)", s.Name, o.CAPI.complete().Version, line.Kubernetes, o.Version)
-		}
-		version, members = line.Kubernetes, 1
-	}
-	l, err := lab.Up(ctx, lab.Options{Dir: o.Dir, BinDir: o.BinDir, Members: members, Version: version, Log: o.Log})
-	if err != nil {
-		return nil, fmt.Errorf("scenario %s: start lab: %w", s.Name, err)
-	}
-	defer func() {
-		downCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
-		defer cancel()
-		if derr := l.Down(downCtx); derr != nil {
-			err = errors.Join(err, fmt.Errorf("scenario %s: stop lab: %w", s.Name, derr))
-		}
-	}()
-	ev, err = s.Run(ctx, &Env{Lab: l, Window: o.Window, Log: o.Log, CAPI: o.CAPI})
-	if ev != nil {
-		ev.Restarts = restarts(l.Status(ctx, false))
-	}
-	if err != nil {
-		return ev, fmt.Errorf("scenario %s: %w", s.Name, err)
-	}
-	return ev, nil
+	return s.Environment.Run(ctx, s, o)
 }
 
 // List is the registry as a printable document.
@@ -187,7 +145,7 @@ type Entry struct {
 func NewList() List {
 	l := List{APIVersion: report.APIVersion, Kind: "ScenarioList"}
 	for _, s := range All() {
-		l.Items = append(l.Items, Entry{Name: s.Name, Summary: s.Summary, Version: s.Version})
+		l.Items = append(l.Items, Entry{Name: s.Name, Summary: s.Summary, Version: s.Environment.StartsOn()})
 	}
 	return l
 }

@@ -61,11 +61,12 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("Names = %v, want %v", got, want)
 	}
 	for _, s := range All() {
-		if (s.Run == nil) == (s.CloudEra == "") || s.Summary == "" {
-			t.Errorf("scenario %s is incomplete: a summary, and Run or CloudEra (one of them)", s.Name)
+		cloud, isCloud := s.Environment.(CloudEra)
+		if s.Environment == nil || (s.Run == nil) != isCloud || s.Summary == "" {
+			t.Errorf("scenario %s is incomplete: a summary, an environment, and Run unless the environment is a CloudEra", s.Name)
 		}
-		if s.CloudEra != "" && !slices.Contains(cloudlab.Eras(), s.CloudEra) {
-			t.Errorf("scenario %s: cloud era %q is none of cloudlab's %v", s.Name, s.CloudEra, cloudlab.Eras())
+		if isCloud && !slices.Contains(cloudlab.Eras(), cloud.Era) {
+			t.Errorf("scenario %s: cloud era %q is none of cloudlab's %v", s.Name, cloud.Era, cloudlab.Eras())
 		}
 	}
 	if _, ok := Get("nope"); ok {

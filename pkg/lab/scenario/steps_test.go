@@ -39,7 +39,7 @@ func TestEveryScenarioIsRun(t *testing.T) {
 		all := slices.Concat(lists...)
 		for _, s := range scenario.All() {
 			name := s.Name
-			if (s.CloudEra != "" || s.CAPI) && strings.HasPrefix(what, "the captures") {
+			if _, plain := s.Environment.(scenario.PlainLab); !plain && strings.HasPrefix(what, "the captures") {
 				continue
 			}
 			if !slices.Contains(all, name) {

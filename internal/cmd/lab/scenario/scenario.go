@@ -124,11 +124,11 @@ func (o *options) validate() error {
 		if err := o.validateCAPI(s); err != nil {
 			return err
 		}
-		if s.CloudEra != "" && o.version != "" {
+		if _, cloud := s.Environment.(labscenario.CloudEra); cloud && o.version != "" {
 			return cli.Usagef("--version %s: scenario %s runs on its cloud lab's own line", o.version, s.Name)
 		}
-		if s.Version != "" && o.version != "" && o.version != s.Version {
-			return cli.Usagef("--version %s: scenario %s always starts on %s", o.version, s.Name, s.Version)
+		if v := s.Environment.StartsOn(); v != "" && o.version != "" && o.version != v {
+			return cli.Usagef("--version %s: scenario %s always starts on %s", o.version, s.Name, v)
 		}
 	}
 	if o.version != "" && o.version != lab.DefaultVersion && o.version != lab.OldVersion {
@@ -152,7 +152,7 @@ func (o *options) validate() error {
 // them, with the values the lab builds and knows.
 func (o *options) validateCAPI(s labscenario.Scenario) error {
 	c := o.capi
-	if !s.CAPI {
+	if _, ok := s.Environment.(labscenario.ClusterAPI); !ok {
 		if c != (labscenario.CAPIOptions{}) {
 			return cli.Usagef("--capi, --lb-check and --deregistration are for Cluster API scenarios; %s is not one", s.Name)
 		}
