@@ -138,6 +138,9 @@ type List struct {
 type Entry struct {
 	Name    string `json:"name"`
 	Summary string `json:"summary"`
+	// Environment describes what the scenario runs in (Environment.String).
+	Environment string `json:"environment"`
+	// Version is the line the scenario always starts on (Environment.StartsOn).
 	Version string `json:"version,omitempty"`
 }
 
@@ -145,7 +148,7 @@ type Entry struct {
 func NewList() List {
 	l := List{APIVersion: report.APIVersion, Kind: "ScenarioList"}
 	for _, s := range All() {
-		l.Items = append(l.Items, Entry{Name: s.Name, Summary: s.Summary, Version: s.Environment.StartsOn()})
+		l.Items = append(l.Items, Entry{Name: s.Name, Summary: s.Summary, Environment: s.Environment.String(), Version: s.Environment.StartsOn()})
 	}
 	return l
 }
@@ -153,13 +156,9 @@ func NewList() List {
 // WriteTable prints the registry.
 func (l List) WriteTable(w io.Writer, _ report.TableOptions) error {
 	tw := report.NewTabWriter(w)
-	report.Row(tw, "NAME", "STARTS ON", "WHAT HAPPENS")
+	report.Row(tw, "NAME", "ENVIRONMENT", "WHAT HAPPENS")
 	for _, e := range l.Items {
-		v := e.Version
-		if v == "" {
-			v = "--version (default " + lab.DefaultVersion + ")"
-		}
-		report.Row(tw, e.Name, v, e.Summary)
+		report.Row(tw, e.Name, e.Environment, e.Summary)
 	}
 	return tw.Flush()
 }

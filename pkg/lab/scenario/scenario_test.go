@@ -73,7 +73,8 @@ func TestRegistry(t *testing.T) {
 		t.Error("Get(nope) found something")
 	}
 	var b bytes.Buffer
-	if err := NewList().WriteTable(&b, report.TableOptions{}); err != nil || !regexp.MustCompile(`(?m)^mixed-version-roll +v1\.30\.14 `).MatchString(b.String()) {
+	if err := NewList().WriteTable(&b, report.TableOptions{}); err != nil || !regexp.MustCompile(`(?m)^mixed-version-roll +lab v1\.30\.14 `).MatchString(b.String()) ||
+		!regexp.MustCompile(`(?m)^capi-roll +Cluster API \(--capi, default v1\.8\.1\) `).MatchString(b.String()) {
 		t.Errorf("list table = %q, %v", b.String(), err)
 	}
 }

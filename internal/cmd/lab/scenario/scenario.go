@@ -63,14 +63,15 @@ hosts behind a LabCluster balancer (--lb-check, --deregistration) and rolls it 1
 tenant pods call it. Their evidence is the roll's phases as Cluster API went through them and what
 each machine's apiserver answered and logged. They need ` + "`make capi-binaries`" + `.
 
-With --list, or without NAME, it lists the scenarios with what each one does.`),
+With --list, or without NAME, it lists the scenarios with the environment each one runs in (a
+plain lab and its line, a cloud era, Cluster API) and what each one does.`),
 		Example: `  # a roll in which a new control-plane member brings its own service-account key
   credwatch lab scenario key-drift
 
   # the same on the old line, as JSON
   credwatch lab scenario key-drift --version v1.30.14 -o json
 
-  # every scenario, with the line it starts on
+  # every scenario, with the environment it runs in
   credwatch lab scenario --list
 
   # the second field report: the vSphere password rotated under a kubespray cluster

@@ -57,7 +57,7 @@ func TestList(t *testing.T) {
 	if err := o.run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"kind": "ScenarioList"`, `"name": "key-drift"`, `"version": "v1.30.14"`} {
+	for _, want := range []string{`"kind": "ScenarioList"`, `"name": "key-drift"`, `"version": "v1.30.14"`, `"environment": "cloud in-tree (v1.29.15)"`} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("list lacks %s:\n%s", want, out.String())
 		}
