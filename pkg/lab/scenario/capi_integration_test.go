@@ -152,7 +152,7 @@ func predictionCells(p *scenario.Prediction) string {
 	if !p.Agrees() {
 		agree = "**no**"
 	}
-	return tableRow(orNone(predicted), orNone(strings.Join(p.Observed, ", ")), agree)
+	return strings.Join([]string{orNone(predicted), orNone(strings.Join(p.Observed, ", ")), agree}, " | ")
 }
 
 // tableRow joins cells into a Markdown table row; a cell may itself be a row's inner part.
@@ -265,7 +265,10 @@ func checkNoStoragelessWindow(t *testing.T, ev *scenario.Evidence) {
 	if removed.IsZero() || out.IsZero() {
 		t.Fatalf("phases: etcd removal %v, out of rotation %v", removed, out)
 	}
-	if d := out.Sub(removed); d > 2*capilab.PollEvery {
+	// Out as the machine is deleted, not once a check failed: well under one check interval
+	// (10 s); the two phases are each timed by a 500 ms look, so a second apart is "at once"
+	// (1.0 s behind /readyz in one run).
+	if d := out.Sub(removed); d > 5*time.Second {
 		t.Errorf("%s stayed in rotation %s after its etcd removal (Cluster API %s, %s)", r.Before[0], d, ev.CAPI.CAPI, ev.CAPI.HealthCheck)
 	}
 	if roll, _ := ev.Phase("roll"); roll.Tenants.Unauthorized > 0 {
@@ -323,6 +326,11 @@ func scenarioRow(ev *scenario.Evidence) string {
 	inRotation := "—"
 	if removed, out := c.Roll.At(capilab.PhaseMemberRemoved, old), c.Roll.At(capilab.PhaseOutOfRotation, old); !removed.IsZero() && !out.IsZero() {
 		inRotation = out.Sub(removed).Round(100 * time.Millisecond).String()
+		if out.Sub(removed) < capilab.PollEvery {
+			// Both phases are timed by the look that first saw them: seen in the same look, or
+			// out a look before the removal was seen, is "at once".
+			inRotation = "under " + capilab.PollEvery.String() + " (one look)"
+		}
 	}
 	roll, _ := ev.Phase("roll")
 	lateCell := "—"
