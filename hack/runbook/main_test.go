@@ -156,11 +156,14 @@ func TestMessagesFindTheirSection(t *testing.T) {
 		{"lb-sends-to-unready", 8},
 		{"member-not-ready", 8},
 		{"auth-failures-rising", 8},
+		{"Cluster certificate for sa is not available, please check cluster certificate secrets", 9},
+		{"Certificates are missing or unknown, can't join a new machine", 9},
+		{"capi-roll-blocked", 9},
 	}
-	// Section 0 is the upgrade checklist (preflight first), 1-8 the symptoms.
+	// Section 0 is the upgrade checklist (preflight first), 1-9 the symptoms.
 	heads := regexp.MustCompile(`(?m)^## (\d)\. `).FindAllStringSubmatchIndex(doc, -1)
-	if len(heads) != 9 {
-		t.Fatalf("%s has %d numbered sections, want 9", page, len(heads))
+	if len(heads) != 10 {
+		t.Fatalf("%s has %d numbered sections, want 10", page, len(heads))
 	}
 	sectionAt := func(off int) int {
 		n := 0
