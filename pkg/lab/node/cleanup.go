@@ -154,13 +154,27 @@ func nodeProcesses(dir, cgroupRoot, mntNS string) []nodeProc {
 		base := "/proc/" + e.Name()
 		ns, _ := os.Readlink(base + "/ns/mnt")
 		cmdline, _ := os.ReadFile(base + "/cmdline")
+		comm, _ := os.ReadFile(base + "/comm")
 		if (mntNS != "" && ns == mntNS) || slices.Contains(inCgroup, pid) ||
-			bytes.Contains(append(cmdline, 0), []byte(dir+"/")) || bytes.Contains(append(cmdline, 0), []byte(dir+"\x00")) {
-			comm, _ := os.ReadFile(base + "/comm")
+			bytes.Contains(append(cmdline, 0), []byte(dir+"/")) || bytes.Contains(append(cmdline, 0), []byte(dir+"\x00")) ||
+			orphanShim(base, string(comm), dir) {
 			out = append(out, nodeProc{pid, strings.TrimSpace(string(comm))})
 		}
 	}
 	return out
+}
+
+// orphanShim reports whether the process at base is a containerd shim working in the node's
+// directory: a shim outlives its containerd, leaves the node's cgroup root when its holder is
+// gone, and names only the containerd socket on its command line, but runs in its task's bundle
+// under the node's containerd state (seen after the lab's owner was killed). Only shims are
+// matched by their working directory: a shell cd'ed into the lab directory is not the lab's.
+func orphanShim(base, comm, dir string) bool {
+	if !strings.HasPrefix(strings.TrimSpace(comm), "containerd-shim") {
+		return false
+	}
+	cwd, err := os.Readlink(base + "/cwd")
+	return err == nil && strings.HasPrefix(cwd, dir+"/")
 }
 
 // hostState is what Leftovers compares with: which fixed host paths existed and the kubelet's
