@@ -17,6 +17,7 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/capi"
+	"github.com/credwatch/credwatch/pkg/lab/capi/infra"
 	"github.com/credwatch/credwatch/pkg/lab/labtest"
 )
 
@@ -83,27 +84,46 @@ func testManagers(t *testing.T, l *lab.Lab, dyn dynamic.Interface, version strin
 
 	// The apiserver picks new webhook configurations up from its informer: the first object
 	// may go through before it has. A dry run of a KubeadmConfig shows when the bootstrap
-	// manager's defaulting webhook is called.
-	var format string
-	deadline := time.Now().Add(30 * time.Second)
-	for format == "" {
-		got, err := kubeadmConfigs.Create(ctx, obj("bootstrap.cluster.x-k8s.io/v1beta1", "KubeadmConfig", name, map[string]any{}), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		if err != nil {
-			t.Fatalf("dry-run create a KubeadmConfig: %v", err)
+	// manager's webhook is called: v1.8 defaults its format; v1.14 has no defaulting webhook for
+	// KubeadmConfig (only KubeadmConfigTemplate's) and shows its validating one instead, which
+	// refuses format ignition without the KubeadmBootstrapFormatIgnition gate
+	// (bootstrap/kubeadm/webhooks/admission/kubeadmconfig.go:243 at v1.14.2).
+	if capi.LineOf(version).API == "v1beta2" {
+		const refused = "can be set only if the KubeadmBootstrapFormatIgnition feature gate is enabled"
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+			_, err := kubeadmConfigs.Create(ctx, obj("bootstrap.cluster.x-k8s.io/v1beta1", "KubeadmConfig", name, map[string]any{"format": "ignition"}),
+				metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			if err != nil && strings.Contains(err.Error(), refused) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("KubeadmConfig with format ignition: %v, want the bootstrap manager's webhook to refuse it (%q) within 30 s", err, refused)
+			}
 		}
-		format, _, _ = unstructured.NestedString(got.Object, "spec", "format")
-		if format == "" && time.Now().After(deadline) {
-			t.Fatalf("KubeadmConfig spec.format not defaulted within 30 s: the bootstrap manager's webhook is not called")
+	} else {
+		var format string
+		deadline := time.Now().Add(30 * time.Second)
+		for format == "" {
+			got, err := kubeadmConfigs.Create(ctx, obj("bootstrap.cluster.x-k8s.io/v1beta1", "KubeadmConfig", name, map[string]any{}), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			if err != nil {
+				t.Fatalf("dry-run create a KubeadmConfig: %v", err)
+			}
+			format, _, _ = unstructured.NestedString(got.Object, "spec", "format")
+			if format == "" && time.Now().After(deadline) {
+				t.Fatalf("KubeadmConfig spec.format not defaulted within 30 s: the bootstrap manager's webhook is not called")
+			}
+			if format == "" {
+				time.Sleep(200 * time.Millisecond)
+			}
 		}
-		if format == "" {
-			time.Sleep(200 * time.Millisecond)
+		if format != "cloud-config" {
+			t.Errorf("KubeadmConfig spec.format defaulted to %q, want cloud-config", format)
 		}
-	}
-	if format != "cloud-config" {
-		t.Errorf("KubeadmConfig spec.format defaulted to %q, want cloud-config", format)
 	}
 
-	if _, err := clusters.Create(ctx, obj("cluster.x-k8s.io/v1beta1", "Cluster", name, map[string]any{}), metav1.CreateOptions{}); err != nil {
+	// v1.14 refuses a Cluster with none of controlPlaneRef, infrastructureRef and topology.
+	if _, err := clusters.Create(ctx, obj("cluster.x-k8s.io/v1beta1", "Cluster", name, map[string]any{"controlPlaneRef": map[string]any{
+		"apiVersion": "controlplane.cluster.x-k8s.io/v1beta1", "kind": "KubeadmControlPlane", "name": name}}), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create a Cluster: %v", err)
 	}
 	_, err = clusters.Create(ctx, obj("cluster.x-k8s.io/v1beta1", "Cluster", name+"-topology", map[string]any{
@@ -114,6 +134,13 @@ func testManagers(t *testing.T, l *lab.Lab, dyn dynamic.Interface, version strin
 		t.Errorf("create a Cluster with a topology: %v, want the core manager's webhook to deny it (ClusterTopology)", err)
 	}
 
+	if capi.LineOf(version).API == "v1beta2" {
+		// Converting a v1beta1 KubeadmControlPlane resolves its infrastructureRef's kind to an
+		// apiGroup through that kind's CRD, as on any management cluster that has its provider.
+		if err := infra.InstallCRDs(ctx, dyn); err != nil {
+			t.Fatal(err)
+		}
+	}
 	got, err := kcps.Create(ctx, obj("controlplane.cluster.x-k8s.io/v1beta1", "KubeadmControlPlane", name, map[string]any{
 		"version": "1.30.14",
 		"machineTemplate": map[string]any{"infrastructureRef": map[string]any{
