@@ -5,7 +5,7 @@
 package tools
 
 import (
-	_ "sigs.k8s.io/cluster-api/core"
 	_ "sigs.k8s.io/cluster-api/bootstrap/kubeadm"
 	_ "sigs.k8s.io/cluster-api/controlplane/kubeadm"
+	_ "sigs.k8s.io/cluster-api/core"
 )
