@@ -180,7 +180,7 @@ func (r *Reader) kcpStatus(ctx context.Context, ref Ref) *check.ControlPlaneStat
 	if err != nil {
 		return nil
 	}
-	st := &check.ControlPlaneStatus{Name: ref.Namespace + "/" + name, Conditions: conditionsOf(kcp)}
+	st := &check.ControlPlaneStatus{Name: ref.Namespace + "/" + name, Conditions: Conditions(kcp)}
 	st.Replicas, _, _ = unstructured.NestedInt64(kcp.Object, "status", "replicas")
 	if strings.HasSuffix(kcp.GetAPIVersion(), "/"+V1Beta2) {
 		st.UpToDate, _, _ = unstructured.NestedInt64(kcp.Object, "status", "upToDateReplicas")
@@ -190,8 +190,9 @@ func (r *Reader) kcpStatus(ctx context.Context, ref Ref) *check.ControlPlaneStat
 	return st
 }
 
-// conditionsOf reads o's status.conditions.
-func conditionsOf(o *unstructured.Unstructured) []check.Condition {
+// Conditions reads a Cluster API object's status.conditions (metav1.Condition in v1beta2,
+// Cluster API's own in v1beta1: the same four fields are read).
+func Conditions(o *unstructured.Unstructured) []check.Condition {
 	list, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
 	var out []check.Condition
 	for _, c := range list {
@@ -210,7 +211,7 @@ func machineOf(u unstructured.Unstructured) check.Machine {
 	m := check.Machine{Name: u.GetName(), Phase: str("status", "phase"), NodeName: str("status", "nodeRef", "name"),
 		ProviderID: str("spec", "providerID"), Version: str("spec", "version"), Deleting: u.GetDeletionTimestamp() != nil}
 	if strings.HasSuffix(u.GetAPIVersion(), "/"+V1Beta2) {
-		for _, c := range conditionsOf(&u) {
+		for _, c := range Conditions(&u) {
 			if c.Type == "UpToDate" && (c.Status == "True" || c.Status == "False") {
 				up := c.Status == "True"
 				m.UpToDate = &up

@@ -14,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/credwatch/credwatch/pkg/check"
+	"github.com/credwatch/credwatch/pkg/clusterapi"
 	"github.com/credwatch/credwatch/pkg/lab/capi/infra/controller"
 	"github.com/credwatch/credwatch/pkg/lab/capi/workload"
 )
@@ -60,7 +62,7 @@ func (c *Lab) ControlPlane(ctx context.Context) (ControlPlane, error) {
 		return ControlPlane{}, fmt.Errorf("capi lab: read KubeadmControlPlane %s: %w", cl.ControlPlaneName(), err)
 	}
 	var cp ControlPlane
-	cp.Conditions = conditions(kcp)
+	cp.Conditions = clusterapi.Conditions(kcp)
 	cp.Replicas, _, _ = unstructured.NestedInt64(kcp.Object, "status", "replicas")
 	cp.ReadyReplicas, _, _ = unstructured.NestedInt64(kcp.Object, "status", "readyReplicas")
 	if c.v1beta2() {
@@ -138,29 +140,8 @@ func (c *Lab) WorkloadKubeconfig(ctx context.Context) ([]byte, error) {
 	return data, nil
 }
 
-// Condition is one of an object's status.conditions (metav1.Condition in v1beta2, Cluster API's
-// Condition in v1beta1: the same four fields).
-type Condition struct {
-	Type    string `json:"type"`
-	Status  string `json:"status"`
-	Reason  string `json:"reason,omitempty"`
-	Message string `json:"message,omitempty"`
-}
-
-// conditions reads o's status.conditions.
-func conditions(o *unstructured.Unstructured) []Condition {
-	list, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
-	var out []Condition
-	for _, c := range list {
-		m, ok := c.(map[string]any)
-		if !ok {
-			continue
-		}
-		str := func(k string) string { v, _ := m[k].(string); return v }
-		out = append(out, Condition{Type: str("type"), Status: str("status"), Reason: str("reason"), Message: str("message")})
-	}
-	return out
-}
+// Condition is one of a KubeadmControlPlane's status.conditions, as check reports them.
+type Condition = check.Condition
 
 func namespace(c workload.Config) string {
 	if c.Namespace == "" {
