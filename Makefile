@@ -117,7 +117,7 @@ lab-binaries:
 # What the Cluster API lab (issue 23) runs: kubeadm v1.30.14 and v1.36.3, crictl, the v1.30.14
 # controller manager and scheduler, and Cluster API v1.8.1, v1.8.4 and v1.14.2's managers, CRDs and
 # webhook manifests (the v1.36.3 line's other binaries come from lab-binaries). Not part of
-# `make test`: cold, it builds for ~23 minutes on 2 cores (CONTRIBUTING.md has the figures).
+# `make test`: cold, ~15 min + ~8 min for v1.14 on 2 cores (CONTRIBUTING.md has the figures).
 capi-binaries:
 	hack/labbin/build-capi.sh $(CREDWATCH_LAB_BIN)
 
