@@ -25,6 +25,9 @@ const (
 	SrcNodes           = "nodes"
 	SrcMetrics         = "metrics"
 	SrcPublicIssuer    = "public-issuer"
+	// SrcClusterAPI is the checked cluster's Cluster API view on the management cluster
+	// (Config.ClusterAPI), read by the caller: watch says here why an interval could not read it.
+	SrcClusterAPI = "cluster-api"
 	// SrcCloud: see cloud.go.
 )
 

@@ -52,6 +52,12 @@ type Config struct {
 	Endpoints func() []string
 	// Fetch replaces check.FetchMembers (tests).
 	Fetch func(context.Context, check.MembersConfig) (*check.Snapshot, error)
+	// ClusterAPI, when set, reads the watched cluster's Cluster API view (its KubeadmControlPlane
+	// and control-plane Machines on the management cluster, watch --capi-cluster) at the start of
+	// every interval: the members are related to their Machines and a roll KubeadmControlPlane
+	// will not go on with is a finding (check's capi-roll). A read that fails keeps the last one
+	// read, and the interval's sources say why (check.SrcClusterAPI).
+	ClusterAPI func(context.Context) (*check.ClusterAPI, error)
 	// Observers receive every interval's state and events, in order.
 	Observers []Observer
 	// LogFiles are members' log files followed every interval (--log-file): the causes their
@@ -145,8 +151,9 @@ type Watcher struct {
 	held   *heldTokens
 	seen   memberMemory
 	checks []check.Check
-	logs   *logCauses // nil without LogFiles and PodLogs
-	pods   *podLogs   // nil without PodLogs
+	logs   *logCauses        // nil without LogFiles and PodLogs
+	pods   *podLogs          // nil without PodLogs
+	ca     *check.ClusterAPI // the last Cluster API view read (Config.ClusterAPI); step's alone
 
 	mu   sync.Mutex
 	last *State
@@ -194,6 +201,20 @@ func New(c Config) (*Watcher, error) {
 	}
 	w.checks = watchedChecks()
 	return w, nil
+}
+
+// readClusterAPI sets cfg.ClusterAPI to what Config.ClusterAPI reads now, or to the last view
+// read when this read fails (its error is returned).
+func (w *Watcher) readClusterAPI(ctx context.Context, cfg *check.MembersConfig) error {
+	if w.c.ClusterAPI == nil {
+		return nil
+	}
+	ca, err := w.c.ClusterAPI(ctx)
+	if err == nil {
+		w.ca = ca
+	}
+	cfg.ClusterAPI = w.ca
+	return err
 }
 
 // Last returns the last interval's state (nil before the first one ends).
@@ -265,10 +286,17 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 			cfg.PriorNames[m.URL] = m.Name
 		}
 	}
+	caErr := w.readClusterAPI(ctx, &cfg)
 	podLines := w.followPods(ctx, prev, began)
 	snap, err := w.c.Fetch(ctx, cfg)
 	if err != nil {
 		snap = &check.Snapshot{Now: began, Sources: map[string]string{check.SrcMembers: err.Error()}}
+	}
+	if caErr != nil {
+		if snap.Sources == nil {
+			snap.Sources = map[string]string{}
+		}
+		snap.Sources[check.SrcClusterAPI] = caErr.Error()
 	}
 	if parent.Err() != nil {
 		return false

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
+package watch
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/credwatch/credwatch/pkg/check"
+)
+
+// TestWatchCAPIRollBlocked: with Config.ClusterAPI (watch --capi-cluster), every interval reads
+// the KubeadmControlPlane again; a roll it stops is a finding raised in the interval that reads
+// it, kept through an interval whose read fails (said in the sources), and cleared once the
+// condition is gone.
+func TestWatchCAPIRollBlocked(t *testing.T) {
+	t.Parallel()
+	no := false
+	view := func(status string) *check.ClusterAPI {
+		return &check.ClusterAPI{Cluster: "default/w1", Version: "v1.14.2",
+			Machines: []check.Machine{{Name: "w1-cp-a", UpToDate: &no}},
+			ControlPlane: &check.ControlPlaneStatus{Name: "default/w1-cp", Replicas: 1, UpToDate: 0,
+				Conditions: []check.Condition{{Type: "CertificatesAvailable", Status: status, Reason: "InternalError",
+					Message: "Cluster certificate for sa is not available, please check cluster certificate secrets"}}}}
+	}
+	reads := []func() (*check.ClusterAPI, error){
+		func() (*check.ClusterAPI, error) { return view("True"), nil },
+		func() (*check.ClusterAPI, error) { return view("False"), nil },
+		func() (*check.ClusterAPI, error) { return nil, errors.New("list Machines: connection refused") },
+		func() (*check.ClusterAPI, error) { return view("True"), nil },
+	}
+	n := 0
+	read := func(context.Context) (*check.ClusterAPI, error) {
+		n++
+		return reads[min(n, len(reads))-1]()
+	}
+	fetch := func(_ context.Context, cfg check.MembersConfig) (*check.Snapshot, error) {
+		s := fakeSnapshot(cfg, healthy)
+		s.ClusterAPI = cfg.ClusterAPI // as check.FetchMembers hands it on
+		return s, nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec := &recorder{}
+	stop := ObserverFunc(func(*State, []Event) {
+		if len(rec.states) >= len(reads) {
+			cancel()
+		}
+	})
+	w, err := New(Config{Check: check.Config{Timeout: time.Second}, Interval: 10 * time.Millisecond, MetricsEvery: 1,
+		Fetch: fetch, ClusterAPI: read, Observers: []Observer{rec, stop}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Run(ctx)
+	if len(rec.states) != len(reads) {
+		t.Fatalf("%d intervals ran, want %d", len(rec.states), len(reads))
+	}
+	if i, e := rec.first(raised("capi-roll-blocked", "")); i != 2 {
+		t.Errorf("capi-roll-blocked raised in interval %d (%+v), want 2", i, e)
+	}
+	if i, e := rec.first(func(e Event) bool { return e.Kind == FindingCleared && e.ID == "capi-roll-blocked" }); i != 4 {
+		t.Errorf("capi-roll-blocked cleared in interval %d (%+v), want 4 (kept while the read failed)", i, e)
+	}
+	if why := rec.states[2].Sources[check.SrcClusterAPI]; why != "list Machines: connection refused" {
+		t.Errorf("interval 3 sources say %q of the Cluster API view, want the read's error", why)
+	}
+	if why, ok := rec.states[3].Sources[check.SrcClusterAPI]; ok {
+		t.Errorf("interval 4 read the view and still says %q", why)
+	}
+}
