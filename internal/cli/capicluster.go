@@ -4,12 +4,15 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/rest"
 
 	"github.com/credwatch/credwatch/pkg/clusterapi"
 )
@@ -36,6 +39,36 @@ func NewCAPIClusterFlags(fs *pflag.FlagSet, errOut io.Writer, kube *KubeFlags, u
 	fs.StringVar(&f.alias, "cluster", "", "deprecated: --capi-cluster")
 	Deprecate(fs, errOut, "cluster", deprecatedCAPICluster)
 	return f
+}
+
+// NewCAPIClusterFlag registers --capi-cluster alone, for a command whose --cluster has always
+// been kubectl's kubeconfig cluster (watch). kube must offer -n/--namespace.
+func NewCAPIClusterFlag(fs *pflag.FlagSet, kube *KubeFlags, usage string) *CAPIClusterFlags {
+	f := &CAPIClusterFlags{kube: kube}
+	fs.StringVar(&f.name, "capi-cluster", "", usage)
+	return f
+}
+
+// Workload reads the Cluster ref on the management cluster mgmt and returns the workload
+// cluster's client configuration from its <cluster>-kubeconfig Secret (inline data only:
+// clusterapi.SafeREST), tuned as every credwatch client, and the reader that read it. A Cluster
+// that is not there, or a Secret that holds no usable kubeconfig, is a usage error; a management
+// cluster that does not answer is exit 3.
+func Workload(ctx context.Context, mgmt *rest.Config, ref clusterapi.Ref, kube *KubeFlags) (*rest.Config, *clusterapi.Reader, error) {
+	rd, err := clusterapi.NewReader(mgmt)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := rd.Cluster(ctx, ref); errors.Is(err, clusterapi.ErrNoCluster) {
+		return nil, nil, Usage(fmt.Errorf("--capi-cluster: %w", err))
+	} else if err != nil {
+		return nil, nil, Unreachable(fmt.Errorf("management cluster %s: %w", mgmt.Host, err))
+	}
+	wl, err := rd.WorkloadREST(ctx, ref)
+	if err != nil {
+		return nil, nil, Usage(fmt.Errorf("--capi-cluster: %w", err))
+	}
+	return kube.Tune(wl), rd, nil
 }
 
 // Given says whether a Cluster is named (by --capi-cluster or its alias).

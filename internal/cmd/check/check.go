@@ -219,27 +219,17 @@ func (o *options) fetch(ctx context.Context) (*check.Snapshot, error) {
 // the Cluster's <cluster>-kubeconfig Secret, and reads the control-plane Machines to relate the
 // members to. Machines that cannot be read leave the check without them, said on stderr.
 func (o *options) workload(ctx context.Context) error {
-	rd, err := clusterapi.NewReader(o.cfg.REST)
+	wl, rd, err := cli.Workload(ctx, o.cfg.REST, *o.clusterRef, o.kube)
 	if err != nil {
 		return err
 	}
-	ref := *o.clusterRef
-	if _, err := rd.Cluster(ctx, ref); errors.Is(err, clusterapi.ErrNoCluster) {
-		return cli.Usage(fmt.Errorf("--capi-cluster: %w", err))
-	} else if err != nil {
-		return cli.Unreachable(fmt.Errorf("management cluster %s: %w", o.cfg.REST.Host, err))
-	}
-	wl, err := rd.WorkloadREST(ctx, ref)
-	if err != nil {
-		return cli.Usage(fmt.Errorf("--capi-cluster: %w", err))
-	}
-	ca, err := rd.ControlPlane(ctx, ref)
+	ca, err := rd.ControlPlane(ctx, *o.clusterRef)
 	if err != nil {
 		o.streams.Infof("not relating members to Machines: %v", err)
 	} else if ca.Version == "" {
 		o.streams.Infof("Cluster API version unknown: the management cluster has no clusterctl inventory (providers.clusterctl.cluster.x-k8s.io)")
 	}
-	o.cfg.REST, o.cfg.ClusterAPI = o.kube.Tune(wl), ca
+	o.cfg.REST, o.cfg.ClusterAPI = wl, ca
 	return nil
 }
 

@@ -24,6 +24,8 @@ import (
 	"github.com/credwatch/credwatch/internal/cmd/check/memberflags"
 	"github.com/credwatch/credwatch/internal/userfile"
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/check"
+	"github.com/credwatch/credwatch/pkg/clusterapi"
 	"github.com/credwatch/credwatch/pkg/redact"
 	"github.com/credwatch/credwatch/pkg/report"
 	"github.com/credwatch/credwatch/pkg/watch"
@@ -45,6 +47,11 @@ type options struct {
 	labDir   string
 	logFiles []string
 	podLogs  bool
+	// capi names a Cluster API Cluster on the management cluster the kubeconfig reaches
+	// (--capi-cluster NAME -n NAMESPACE): its workload cluster is watched, its members related to
+	// its Machines, its KubeadmControlPlane read every interval.
+	capi       *cli.CAPIClusterFlags
+	clusterRef *clusterapi.Ref
 
 	cfg watch.Config
 	// reportFile is --report, opened in complete so that an unwritable path is a usage error
@@ -82,6 +89,12 @@ The members' own logs are followed too: static pods' kube-apiserver logs through
 truncation). A cause the logs classifier finds in new lines is a log-cause-appeared event,
 cleared after 3 intervals (at least 30 s) without another line naming it.
 
+Cluster API: with the management cluster's kubeconfig, --capi-cluster NAME -n NAMESPACE watches
+the workload cluster of that Cluster (through its <cluster>-kubeconfig Secret, whose inline data
+alone is used), names the Machine each member runs on, and reads the KubeadmControlPlane every
+interval: a roll it will not go on with (CertificatesAvailable False: from v1.13 a missing
+<cluster>-sa is not generated again) is the capi-roll-blocked finding, with the Machines that wait.
+
 Every call is bounded by --timeout, each interval by --interval plus one --timeout, so a hanging
 member never stalls the loop.
 
@@ -100,7 +113,10 @@ seen; else 3 the trust matrix was built in no interval (no token was reviewed); 
   credwatch watch --duration 10m --fail-on error -o json --report roll.html > events.jsonl
 
   # in the cluster: metrics for Prometheus, Events on the members
-  credwatch watch --listen :9090 --events -o json`,
+  credwatch watch --listen :9090 --events -o json
+
+  # from the management cluster: a Cluster API workload cluster's roll, Machines and all
+  credwatch watch --context mgmt --capi-cluster w1 -n org-a --create-probe-sa`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.complete(cmd); err != nil {
@@ -110,7 +126,7 @@ seen; else 3 the trust matrix was built in no interval (no token was reviewed); 
 		},
 	}
 	fs := cmd.Flags()
-	o.kube = cli.NewKubeFlags(fs, o.streams.Known)
+	o.kube = cli.NewNamespacedKubeFlags(fs, o.streams.Known, "namespace of the Cluster API Cluster of --capi-cluster (default: the kubeconfig context's)")
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON)
 	o.members = memberflags.New(fs, o.streams.Known)
 	fs.DurationVar(&o.interval, "interval", defaultInterval, "time between the starts of two intervals (at least 1s)")
@@ -128,6 +144,7 @@ seen; else 3 the trust matrix was built in no interval (no token was reviewed); 
 	fs.StringArrayVar(&o.logFiles, "log-file", nil, "follow a member's log file, HOST=PATH (repeatable; HOST is the member's name; a regular file that exists at the start): the causes its new lines name are events; survives rotation and truncation")
 	fs.BoolVar(&o.podLogs, "pod-logs", true, "follow the kube-apiserver static pods' logs through the API (needs get on pods/log in kube-system): the causes their new lines name are events")
 	fs.StringVar(&o.live, "live", "auto", "redraw a live view: auto (when stdout is a terminal)|always|never (one line per event)")
+	o.capi = cli.NewCAPIClusterFlag(fs, o.kube, "a Cluster API Cluster on the management cluster the kubeconfig reaches (`NAME` in -n's namespace, or NAMESPACE/NAME): watch its workload cluster (through its <cluster>-kubeconfig Secret), name the Machine each member runs on, and read its KubeadmControlPlane every interval")
 	return cmd, o
 }
 
@@ -161,6 +178,13 @@ func (o *options) complete(cmd *cobra.Command) error {
 	}
 	if err := o.members.Apply(cmd.Context(), &o.cfg.Check); err != nil {
 		return err
+	}
+	var err error
+	if o.clusterRef, err = o.capi.Ref(); err != nil {
+		return err
+	}
+	if o.clusterRef != nil && o.labDir != "" {
+		return cli.Usagef("--capi-cluster watches a workload cluster and --lab the local lab's members: give one")
 	}
 	rc, err := o.kube.RESTConfig()
 	if err != nil {
@@ -227,6 +251,9 @@ func (o *options) run(ctx context.Context) (err error) {
 			}
 		}()
 	}
+	if err := o.workload(ctx); err != nil {
+		return err
+	}
 	var timeline *watch.Timeline
 	if o.report != "" {
 		timeline = watch.NewTimeline()
@@ -274,6 +301,22 @@ func (o *options) run(ctx context.Context) (err error) {
 		return cli.Silent(cli.ExitBrokenPipe) // as a shell reports kubectl or stern killed by SIGPIPE
 	}
 	return ExitFor(sum, o.failOn.Severity)
+}
+
+// workload, with --capi-cluster, turns the management cluster's configuration into the workload
+// cluster's and has every interval read the Cluster API view again.
+func (o *options) workload(ctx context.Context) error {
+	if o.clusterRef == nil {
+		return nil
+	}
+	ref := *o.clusterRef
+	wl, rd, err := cli.Workload(ctx, o.cfg.Check.REST, ref, o.kube)
+	if err != nil {
+		return err
+	}
+	o.cfg.Check.REST = wl
+	o.cfg.ClusterAPI = func(ctx context.Context) (*check.ClusterAPI, error) { return rd.ControlPlane(ctx, ref) }
+	return nil
 }
 
 // heapLimit is watch's soft memory limit (unless GOMEMLIMIT is set). Every body watch reads is

@@ -38,10 +38,33 @@ func TestUsageErrors(t *testing.T) {
 		{"log file missing", []string{"--log-file", "apiserver-1=" + filepath.Join(dir, "apiserver-1.lgo")}, "apiserver-1.lgo: no such file or directory (the file must exist when watch starts)"},
 		{"log file a folder", []string{"--log-file", "apiserver-1=" + dir}, "not a regular file"},
 		{"log file a device", []string{"--log-file", "apiserver-1=" + os.DevNull}, "--log-file apiserver-1=" + os.DevNull + ": open " + os.DevNull + ": not a regular file"},
+		{"-n without a Cluster", []string{"-n", "org-a"}, "-n/--namespace org-a: it is the namespace of --capi-cluster; name the Cluster with --capi-cluster NAME"},
+		{"capi-cluster bad name", []string{"--capi-cluster", "org-a/w1/x"}, `--capi-cluster "org-a/w1/x": want [NAMESPACE/]NAME`},
+		{"capi-cluster and -n disagree", []string{"--capi-cluster", "org-a/w1", "-n", "org-b"}, "--capi-cluster org-a/w1 and -n/--namespace org-b name different namespaces: give one"},
+		{"capi-cluster with --lab", []string{"--capi-cluster", "org-a/w1", "--lab", dir}, "--capi-cluster watches a workload cluster and --lab the local lab's members: give one"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cmdtest.Usage(t, NewCommand, tt.want, append([]string{"--kubeconfig", "/nonexistent"}, tt.args...)...)
 		})
+	}
+}
+
+// TestCAPIClusterUnreachable: a Cluster named well gets as far as reading it from the management
+// cluster (a closed port here): exit 3, naming the Cluster, before any interval runs.
+func TestCAPIClusterUnreachable(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: a, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: a, user: {token: x}}]
+contexts: [{name: a, context: {cluster: a, user: a}}]
+current-context: a
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := cmdtest.Run(t, NewCommand, nil, "--kubeconfig", kubeconfig, "--timeout", "2s", "--duration", "1s", "-o", "json", "--capi-cluster", "w1", "-n", "org-a")
+	if r.Code != cli.ExitUnreachable || !strings.Contains(r.Stderr, "cluster org-a/w1: ") || r.Stdout != "" {
+		t.Errorf("exit %d, want %d naming org-a/w1 and nothing on stdout\nstdout: %s\nstderr: %s", r.Code, cli.ExitUnreachable, r.Stdout, r.Stderr)
 	}
 }
 
