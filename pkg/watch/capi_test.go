@@ -6,6 +6,7 @@ package watch
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,7 +40,10 @@ func TestWatchCAPIRollBlocked(t *testing.T) {
 	}
 	fetch := func(_ context.Context, cfg check.MembersConfig) (*check.Snapshot, error) {
 		s := fakeSnapshot(cfg, healthy)
-		s.ClusterAPI = cfg.ClusterAPI // as check.FetchMembers hands it on
+		s.ClusterAPI = cfg.ClusterAPI // as check.FetchMembers hands it on, relating members to Machines
+		if cfg.ClusterAPI != nil {
+			s.Members[0].Machine = cfg.ClusterAPI.Machines[0].Name
+		}
 		return s, nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -58,6 +62,9 @@ func TestWatchCAPIRollBlocked(t *testing.T) {
 	w.Run(ctx)
 	if len(rec.states) != len(reads) {
 		t.Fatalf("%d intervals ran, want %d", len(rec.states), len(reads))
+	}
+	if _, e := rec.first(kind(MemberJoined, healthy[0].name)); !strings.HasSuffix(e.Message, ", on Machine w1-cp-a") {
+		t.Errorf("member-joined says %q, want the Machine it runs on", e.Message)
 	}
 	if i, e := rec.first(raised("capi-roll-blocked", "")); i != 2 {
 		t.Errorf("capi-roll-blocked raised in interval %d (%+v), want 2", i, e)

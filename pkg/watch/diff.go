@@ -47,7 +47,11 @@ func (d *differ) members(prev *State) {
 	for _, m := range d.cur.Members {
 		p, had := prev.Member(m.Name)
 		if !had {
-			d.add(Event{Kind: MemberJoined, Member: m.Name, Message: fmt.Sprintf("member %s (%s) joined, found by %s", m.Name, m.URL, strings.Join(m.FoundBy, ","))})
+			msg := fmt.Sprintf("member %s (%s) joined, found by %s", m.Name, m.URL, strings.Join(m.FoundBy, ","))
+			if m.Machine != "" {
+				msg += ", on Machine " + m.Machine
+			}
+			d.add(Event{Kind: MemberJoined, Member: m.Name, Message: msg})
 			p = MemberState{Up: true, Ready: true, Version: m.Version, Issuer: m.Issuer, KIDs: m.KIDs, AuthFailures: m.AuthFailures}
 		}
 		switch {

@@ -37,6 +37,8 @@ type State struct {
 // MemberState is one member in one interval.
 type MemberState struct {
 	check.Endpoint
+	// Machine is the Cluster API Machine it runs on (watch --capi-cluster), when found.
+	Machine    string   `json:"machine,omitempty"`
 	Up         bool     `json:"up"`
 	Ready      bool     `json:"ready"`
 	NotReady   []string `json:"notReady,omitempty"`
@@ -111,7 +113,7 @@ func newState(n int, at time.Time, took time.Duration, snap *check.Snapshot, r *
 	}
 	finding.Sort(s.Findings)
 	for _, m := range snap.Members {
-		ms := MemberState{Endpoint: m.Endpoint, Up: m.Reachable,
+		ms := MemberState{Endpoint: m.Endpoint, Machine: m.Machine, Up: m.Reachable,
 			NotReady: m.NotReady, Error: m.Error, Version: m.Version, SigningKID: m.SigningKID}
 		ms.Ready = m.Reachable && len(m.NotReady) == 0
 		if m.Discovery != nil {
