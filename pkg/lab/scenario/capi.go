@@ -157,7 +157,7 @@ func (cs capiScenario) run(ctx context.Context, env *Env) (ev *Evidence, err err
 	if err != nil {
 		return ev, err
 	}
-	stopWatch, err := startWatch(ctx, wcfg, env.Log)
+	stopWatch, err := startWatch(ctx, wcfg, env.Lab.RESTConfig(), env.Log)
 	if err != nil {
 		return ev, err
 	}

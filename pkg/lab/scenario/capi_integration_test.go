@@ -254,6 +254,20 @@ func checkSARollBlocked(t *testing.T, ev *scenario.Evidence) {
 	}) {
 		t.Errorf("check's Cluster API checks said %q, want capi-roll-blocked naming %s", c.Check, c.Roll.Before[0])
 	}
+	// watch --capi-cluster, reading the KubeadmControlPlane every interval, names it as well,
+	// within the bound of its other findings.
+	blockedBy := func(e scenario.WatchEvent) bool {
+		return e.Kind == "finding-raised" && e.ID == "capi-roll-blocked" && strings.Contains(e.Message, "waiting to be replaced: "+c.Roll.Before[0])
+	}
+	if i := slices.IndexFunc(c.Watch, blockedBy); i < 0 {
+		t.Errorf("watch raised no capi-roll-blocked naming %s (%d events)", c.Roll.Before[0], len(c.Watch))
+	} else if d := c.Watch[i].At.Sub(b.Since); d > watchBound {
+		// Earlier is fine: the watch runs from before the Secret is deleted, the roll's poll from
+		// its start.
+		t.Errorf("watch raised capi-roll-blocked %s after the condition, want within %s", d, watchBound)
+	} else {
+		t.Logf("FIGURE watch raised capi-roll-blocked %s after KubeadmControlPlane's condition: %s", d.Round(100*time.Millisecond), c.Watch[i].Message)
+	}
 	t.Logf("FIGURE capi-sa-secret-deleted %s: roll blocked %s after it began: %s", c.CAPI, b.Since.Sub(c.Roll.Started).Round(time.Second), b.Condition.Message)
 }
 

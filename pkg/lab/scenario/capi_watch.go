@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/credwatch/credwatch/pkg/check"
+	"github.com/credwatch/credwatch/pkg/clusterapi"
 	"github.com/credwatch/credwatch/pkg/report"
 	"github.com/credwatch/credwatch/pkg/watch"
 )
@@ -47,10 +48,20 @@ func (r *watchRecorder) Observe(_ *watch.State, evs []watch.Event) {
 // startWatch runs credwatch watch on the workload cluster (cfg: its admin config through the
 // balancer; the probe service account is created) until the returned stop is called, which
 // returns every event it raised. It writes to the cluster only what watch --create-probe-sa does.
-func startWatch(ctx context.Context, cfg *rest.Config, log io.Writer) (stop func() []WatchEvent, err error) {
+//
+// Like watch --capi-cluster, it reads the Cluster API view of the management cluster mgmt every
+// interval (clusterapi.Reader on the Cluster default/w1): members are related to their Machines,
+// and a roll KubeadmControlPlane stops is a finding.
+func startWatch(ctx context.Context, cfg, mgmt *rest.Config, log io.Writer) (stop func() []WatchEvent, err error) {
+	rd, err := clusterapi.NewReader(mgmt)
+	if err != nil {
+		return nil, err
+	}
+	ref := clusterapi.Ref{Namespace: "default", Name: "w1"}
 	rec := &watchRecorder{}
 	w, err := watch.New(watch.Config{Check: check.Config{REST: cfg, CreateProbeSA: true}, Interval: capiWatchInterval,
-		Observers: []watch.Observer{rec}})
+		ClusterAPI: func(ctx context.Context) (*check.ClusterAPI, error) { return rd.ControlPlane(ctx, ref) },
+		Observers:  []watch.Observer{rec}})
 	if err != nil {
 		return nil, fmt.Errorf("watch on the workload cluster: %w", err)
 	}
