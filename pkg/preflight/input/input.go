@@ -36,6 +36,8 @@ type Set struct {
 	LegacyToken []Object // kubernetes.io/service-account-token Secrets
 	LBChecks    []LBCheck
 	Providers   []Provider
+	Extensions  []Extension // runtime ExtensionConfigs
+	Managers    []Manager   // providers' manager Deployments
 	Kubeadm     []KubeadmFile
 	StaticPods  []StaticPod
 	Kops        []KopsCluster
@@ -269,13 +271,15 @@ var parsers = map[kindKey]parseFunc{
 	{"bootstrap.cluster.x-k8s.io", "KubeadmConfig"}:          parseKubeadmConfig,
 	{"bootstrap.cluster.x-k8s.io", "KubeadmConfigTemplate"}:  parseKubeadmConfigTemplate,
 	{"clusterctl.cluster.x-k8s.io", "Provider"}:              parseProvider,
-	{"v1", "Secret"}: parseSecret,
-	{"v1", "Pod"}:    parseStaticPod,
-	{"kubeadm.k8s.io", "ClusterConfiguration"}: parseKubeadm,
-	{"kubeadm.k8s.io", "InitConfiguration"}:    parseKubeadm,
-	{"kubeadm.k8s.io", "JoinConfiguration"}:    parseKubeadm,
-	{"kops.k8s.io", "Cluster"}:                 parseKops,
-	{"kops.k8s.io", "InstanceGroup"}:           parseKopsGroup,
+	{"runtime.cluster.x-k8s.io", "ExtensionConfig"}:          parseExtensionConfig,
+	{"apps", "Deployment"}:                                   parseDeployment,
+	{"v1", "Secret"}:                                         parseSecret,
+	{"v1", "Pod"}:                                            parseStaticPod,
+	{"kubeadm.k8s.io", "ClusterConfiguration"}:               parseKubeadm,
+	{"kubeadm.k8s.io", "InitConfiguration"}:                  parseKubeadm,
+	{"kubeadm.k8s.io", "JoinConfiguration"}:                  parseKubeadm,
+	{"kops.k8s.io", "Cluster"}:                               parseKops,
+	{"kops.k8s.io", "InstanceGroup"}:                         parseKopsGroup,
 }
 
 // unmarshal decodes doc into v, naming what failed.
