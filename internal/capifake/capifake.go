@@ -37,8 +37,10 @@ func resource(k schema.GroupVersionKind) schema.GroupVersionResource {
 // Client serves objs, and Cluster API's groups at served only.
 func Client(served []string, objs ...runtime.Object) *dynamicfake.FakeDynamicClient {
 	lists := map[schema.GroupVersionResource]string{
-		{Group: "clusterctl.cluster.x-k8s.io", Version: "v1alpha3", Resource: "providers"}: "ProviderList",
-		{Version: "v1", Resource: "secrets"}:                                               "SecretList",
+		{Group: "clusterctl.cluster.x-k8s.io", Version: "v1alpha3", Resource: "providers"}:    "ProviderList",
+		{Version: "v1", Resource: "secrets"}:                                                  "SecretList",
+		{Group: "apps", Version: "v1", Resource: "deployments"}:                               "DeploymentList",
+		{Group: "runtime.cluster.x-k8s.io", Version: "v1beta2", Resource: "extensionconfigs"}: "ExtensionConfigList",
 	}
 	groups := map[string]bool{}
 	for _, k := range kinds() {

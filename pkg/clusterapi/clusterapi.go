@@ -38,6 +38,11 @@ var (
 	KubeadmControlPlaneResource = schema.GroupVersionResource{Group: "controlplane.cluster.x-k8s.io", Version: V1Beta1, Resource: "kubeadmcontrolplanes"}
 	ProviderResource            = schema.GroupVersionResource{Group: "clusterctl.cluster.x-k8s.io", Version: "v1alpha3", Resource: "providers"}
 	SecretResource              = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	// ExtensionConfigResource is the runtime SDK's ExtensionConfig at v1beta2 (v1.11 on), which
+	// every release with in-place updates (v1.12 on) serves; older ones answer NotFound.
+	ExtensionConfigResource = schema.GroupVersionResource{Group: "runtime.cluster.x-k8s.io", Version: V1Beta2, Resource: "extensionconfigs"}
+	// DeploymentResource is what a provider's manager runs as.
+	DeploymentResource = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 )
 
 // Labels Cluster API puts on a cluster's Machines.

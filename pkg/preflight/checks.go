@@ -29,7 +29,7 @@ type check func(f *facts) []finding.Finding
 // checks is the ordered list of predictions; no-change runs last, over the others' findings.
 func checks() []check {
 	return []check{rolloutPlanned, issuerDropsOld, issuerSwitch, issuerPlaceholder, issuerJoinDiffers,
-		saKeyUnread, saSecretMissing, saKeyChange, audienceDropsOld, etcdBeforeDrain, lbNotReadyAware, legacyTokens}
+		saKeyUnread, saSecretMissing, saKeyChange, audienceDropsOld, etcdBeforeDrain, lbNotReadyAware, inPlaceUpdate, legacyTokens}
 }
 
 func removes(f *facts) bool {

@@ -99,6 +99,9 @@ func TestCases(t *testing.T) {
 		{"labcluster-tls", "", []string{"etcd-removed-before-drain", "lb-check-not-ready-aware", "rollout-planned"}},
 		// The KubeadmConfigSpec brings its own key files (v1beta2): their keys, not <cluster>-sa's.
 		{"kcp-spec-key-files", "", []string{"rollout-planned", "sa-key-change"}},
+		// In-place updates configured (v1.14.2 inventory, gate on, one extension): two of three
+		// machines may be updated in place.
+		{"kcp-in-place", "", []string{"in-place-update-possible", "rollout-planned"}},
 		{"static-audience", "", []string{"audience-change-drops-old", "legacy-token-secrets"}},
 		{"static-key-legacy", "", []string{"legacy-token-secrets", "sa-key-change"}},
 		{"kubeadm-join-differs", "", []string{"issuer-join-differs", "issuer-switch-before-all-accept"}},

@@ -86,7 +86,8 @@ func fakeManagement(t *testing.T) func(context.Context, live.Config) (*input.Set
 	return func(ctx context.Context, c live.Config) (*input.Set, error) {
 		c.Mgmt = nil
 		c.Client = dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
-			clusterapi.MachineResource: "MachineList", clusterapi.KubeadmConfigResource: "KubeadmConfigList", clusterapi.ProviderResource: "ProviderList"}, objs...)
+			clusterapi.MachineResource: "MachineList", clusterapi.KubeadmConfigResource: "KubeadmConfigList", clusterapi.ProviderResource: "ProviderList",
+			clusterapi.DeploymentResource: "DeploymentList", clusterapi.ExtensionConfigResource: "ExtensionConfigList"}, objs...)
 		return live.Read(ctx, c)
 	}
 }

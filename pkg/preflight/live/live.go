@@ -87,6 +87,11 @@ func Read(ctx context.Context, c Config) (*input.Set, error) {
 		}
 	}
 	objs = append(objs, r.list(ctx, "clusterctl Providers", r.plain(clusterapi.ProviderResource), metav1.NamespaceAll, "")...)
+	// What decides an in-place update (v1.12 on): the runtime extensions and KubeadmControlPlane's
+	// manager Deployment, whose --feature-gates say whether InPlaceUpdates is on.
+	objs = append(objs, r.list(ctx, "ExtensionConfigs", r.plain(clusterapi.ExtensionConfigResource), metav1.NamespaceAll, "")...)
+	objs = append(objs, r.list(ctx, "KubeadmControlPlane's manager Deployment", r.plain(clusterapi.DeploymentResource), metav1.NamespaceAll,
+		input.ProviderLabel+"=control-plane-kubeadm")...)
 	s := &input.Set{}
 	if err := s.AddObjects("cluster "+c.Namespace+"/"+c.Name, objs...); err != nil {
 		return nil, err

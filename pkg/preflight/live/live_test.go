@@ -354,3 +354,42 @@ func TestReadV1Beta2(t *testing.T) {
 		})
 	}
 }
+
+// TestReadInPlace: live mode reads what decides an in-place update — the ExtensionConfigs and
+// KubeadmControlPlane's manager Deployment (by clusterctl's provider label; other Deployments are
+// not read) — so a roll of the current spec on a v1.14 management cluster set up for in-place
+// updates predicts them.
+func TestReadInPlace(t *testing.T) {
+	objs, _, _ := fixture(t)
+	deploy := func(name, provider, gates string) *unstructured.Unstructured {
+		var labels map[string]any
+		if provider != "" {
+			labels = map[string]any{input.ProviderLabel: provider}
+		}
+		return obj("apps/v1", "Deployment", "capi-kubeadm-control-plane-system", name, labels, map[string]any{"spec": map[string]any{
+			"template": map[string]any{"spec": map[string]any{"containers": []any{map[string]any{
+				"name": "manager", "args": []any{"--leader-elect", "--feature-gates=" + gates}}}}}}})
+	}
+	ext := obj("runtime.cluster.x-k8s.io/v1beta2", "ExtensionConfig", "", "in-place-updater", nil, map[string]any{"status": map[string]any{
+		"handlers": []any{map[string]any{"name": "can-update-machine.in-place-updater", "requestHook": map[string]any{"hook": "CanUpdateMachine"}}}}})
+	objs = append(objs, deploy("capi-kubeadm-control-plane-controller-manager", "control-plane-kubeadm", "InPlaceUpdates=true"),
+		deploy("unrelated", "", "InPlaceUpdates=false"), deploy("capi-controller-manager", "cluster-api", "InPlaceUpdates=false"), ext)
+	s, err := Read(context.Background(), Config{Client: client(objs), Name: "w1", Members: members(t, "drifted"), Known: &redact.Known{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Managers) != 1 || s.Managers[0].Name != "capi-kubeadm-control-plane-controller-manager" || !s.Managers[0].Gates["InPlaceUpdates"] {
+		t.Errorf("managers %+v, want KubeadmControlPlane's alone, with InPlaceUpdates on", s.Managers)
+	}
+	if len(s.Extensions) != 1 || !s.Extensions[0].Serves("CanUpdateMachine") {
+		t.Errorf("extensions %+v, want in-place-updater serving CanUpdateMachine", s.Extensions)
+	}
+	r, err := preflight.Run(preflight.Config{Current: s, Reroll: true, CAPIVersion: "v1.14.2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A reroll is rolloutAfter's: no machine is eligible, and the note says so.
+	if !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "started by rolloutAfter") }) {
+		t.Errorf("notes %q, want the in-place note of a rolloutAfter roll", r.Notes)
+	}
+}
