@@ -81,6 +81,17 @@ func FuzzProvider(f *testing.F) {
 	fuzzKind(f, "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Provider\n", "type: CoreProvider\nversion: v1.8.1\n")
 }
 
+func FuzzExtensionConfig(f *testing.F) {
+	fuzzKind(f, "apiVersion: runtime.cluster.x-k8s.io/v1beta2\nkind: ExtensionConfig\n",
+		"metadata: {name: x}\nstatus:\n  handlers:\n  - name: a\n    requestHook: {hook: CanUpdateMachine}\n", "status: {handlers: [{}]}\n")
+}
+
+func FuzzManagerDeployment(f *testing.F) {
+	fuzzKind(f, "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: m\n  labels: {cluster.x-k8s.io/provider: control-plane-kubeadm}\n",
+		"spec:\n  template:\n    spec:\n      containers:\n      - args: [--feature-gates=InPlaceUpdates=true,A=false]\n",
+		"spec: {template: {spec: {containers: [{command: [--feature-gates], args: []}]}}}\n")
+}
+
 func FuzzSecret(f *testing.F) {
 	fuzzKind(f, "apiVersion: v1\nkind: Secret\n", "metadata:\n  name: a-sa\ndata:\n  tls.crt: AAAA\n", "type: kubernetes.io/service-account-token\n")
 }
