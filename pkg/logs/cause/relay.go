@@ -64,6 +64,7 @@ var consumers = []consumer{
 	{"kubelet", []string{"MountVolume.SetUp failed", "currently active client certificate has expired",
 		"existing bootstrap client certificate"}},
 	{"apiserver", []string{"Failed to make webhook authenticator request"}},
+	{"kubeadm", []string{"[discovery] ", "cluster-info ConfigMap", "cluster info object", `"kubeadm token create"`}},
 }
 
 // loggers maps structured logger names to the components that use them.
