@@ -107,7 +107,7 @@ func componentField(text string) string {
 
 // clouds are the providers whose SDK errors the catalogue spells under keys prefixed with their
 // name ("aws-…", "azure-…"); a line with no other sign of its writer is reported as that SDK's.
-var clouds = []string{"aws", "azure", "gcp", "hetzner", "digitalocean"}
+var clouds = []string{"aws", "azure", "gcp", "hetzner", "digitalocean", "openstack"}
 
 // cloudOf names the cloud of a message key, or "".
 func cloudOf(key string) string {
