@@ -53,6 +53,9 @@ func Syslog(line string, ref time.Time) (rest string, t time.Time, host, prog st
 	if host[0] == '[' { // "2021-09-08T08:45:40.239Z [ERROR] …": a level, not a host (hclog)
 		return "", t, "", "", false
 	}
+	if host[len(host)-1] == ':' { // "2017-06-06T08:00:50.756Z Error: ENOENT: …": a message, not a host
+		return "", t, "", "", false
+	}
 	s = s[sp+1:]
 	colon := strings.Index(s, ": ")
 	if colon <= 0 || strings.IndexByte(s[:colon], ' ') >= 0 {
