@@ -55,7 +55,13 @@ type consumer struct {
 // consumers are checked in order: a relaying component before the one whose message it relays
 // (external-secrets relays Vault's error, istio-csr istiod's message).
 var consumers = []consumer{
-	{"istiod", []string{"KubeJWTAuthenticator", "failed to validate the JWT from cluster"}},
+	{"istiod", []string{"KubeJWTAuthenticator", "failed to validate the JWT from cluster", "Failed to fetch jwt public key from",
+		"Failed to fetch public key from", "Failed to fetch jwks_uri from", "Failed to refresh JWT public key from",
+		"Failed to resolve Jwks from issuer"}},
+	{"istio-proxy", []string{"\tcitadelclient\t", "\txdsproxy\t"}},
+	{"envoy", []string{"jwt_authn_access_denied{", "Jwt authentication completed with: "}},
+	{"linkerd-proxy", []string{"linkerd2_proxy::", "linkerd_proxy_identity_client::"}},
+	{"linkerd-identity", []string{"Unable to create kubernetes token reviews"}},
 	{"vault", []string{"auth.kubernetes.auth_kubernetes", "login unauthorized due to: ", `claim "iss" is invalid`, `claim \"iss\" is invalid`,
 		`claim "aud" is invalid`, `claim \"aud\" is invalid`}},
 	{"dapr-sentry", []string{"scope=dapr.sentry"}},

@@ -54,6 +54,15 @@ func TestClassifyRelayed(t *testing.T) {
 		{"named beats marker", Line{Msg: `{"error":"invalid_client","error_description":"AADSTS7000215: Invalid client secret provided."}`}, "cloud-login-failed", "azure"},
 		{"named beats a longer marker", Line{Msg: "failed to get token", Err: `http call(https://login.microsoftonline.com/t/oauth2/v2.0/token)(POST) error: reply status code was 401: {"error_description":"AADSTS7000222: The provided client secret keys are expired."}`}, "cloud-credential-expired", "azure"},
 		{"zap console", Line{Msg: `Unable to authenticate the request	{"component": "vcluster", "error": "[invalid bearer token, oidc: email not verified]"}`}, "oidc-token-rejected", "vcluster"},
+		// Delegation: the webhook authenticator's frame gives way to a denied TokenReview, and only to it;
+		// mesh components named by their own words.
+		{"denied TokenReview in the frame", Line{Msg: `Failed to make webhook authenticator request: tokenreviews.authentication.k8s.io is forbidden: User "system:serviceaccount:m:p" cannot create resource "tokenreviews" in API group "authentication.k8s.io" at the cluster scope`}, "tokenreview-forbidden", "apiserver"},
+		{"frame around anything else", Line{Msg: "Failed to make webhook authenticator request: Unauthorized"}, "authn-webhook-rejected", "apiserver"},
+		{"denied SubjectAccessReview", Line{Msg: "Failed to make webhook authorizer request", Err: `subjectaccessreviews.authorization.k8s.io is forbidden: User "system:serviceaccount:m:p" cannot create resource "subjectaccessreviews" in API group "authorization.k8s.io" at the cluster scope`}, "tokenreview-forbidden", "client"},
+		{"istiod JWKS fetch", Line{Msg: `Failed to fetch public key from "https://idp/jwks": Get "https://idp/jwks": net/http: request canceled (Client.Timeout exceeded while awaiting headers)`}, "jwks-unreachable", "istiod"},
+		{"envoy access log", Line{Msg: `"GET / HTTP/1.1" 401 - jwt_authn_access_denied{Jwt_is_expired} - "-" 0 14 0 -`}, "token-expired", "envoy"},
+		{"linkerd proxy", Line{Msg: `linkerd2_proxy::app::identity Failed to certify identity: grpc-status: Unknown`}, "unknown", "linkerd-proxy"},
+		{"linkerd identity", Line{Msg: "Unable to create kubernetes token reviews: "}, "tokenreview-forbidden", "linkerd-identity"},
 	}
 	for _, tt := range tests {
 		m, ok := cl.Classify(tt.l)
