@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -131,24 +132,35 @@ func TestFieldCorpus(t *testing.T) {
 	if rate < fieldPassRate {
 		t.Errorf("field corpus pass rate %.1f %% < %.0f %%:\n%s", 100*rate, 100*fieldPassRate, strings.Join(misses, "\n"))
 	}
-	table := fieldTable(fams, pass, total, len(threads))
-	b, err := os.ReadFile(fieldDocs)
+	checkDocSection(t, fieldDocs, fieldTableBegin, fieldTableEnd, fieldTable(fams, pass, total, len(threads)), "TestFieldCorpus")
+}
+
+// docSections serialises the tests that check and rewrite sections of one document (-update).
+var docSections sync.Mutex
+
+// checkDocSection requires the part of the document at path between the lines begin and end to
+// be content; with -update it rewrites that part instead. run names the test that writes it.
+func checkDocSection(t *testing.T, path, begin, end, content, run string) {
+	t.Helper()
+	docSections.Lock()
+	defer docSections.Unlock()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := string(b)
-	i, j := strings.Index(doc, fieldTableBegin), strings.Index(doc, fieldTableEnd)
+	i, j := strings.Index(doc, begin), strings.Index(doc, end)
 	if i < 0 || j < i {
-		t.Fatalf("%s has no %q … %q section", fieldDocs, fieldTableBegin, fieldTableEnd)
+		t.Fatalf("%s has no %q … %q section", path, begin, end)
 	}
-	if doc[i+len(fieldTableBegin):j] == table {
+	if doc[i+len(begin):j] == content {
 		return
 	}
 	if !*updateDocs {
-		t.Errorf("the field corpus table in %s is out of date: run go test ./pkg/logs -run TestFieldCorpus -update", fieldDocs)
+		t.Errorf("a generated section of %s is out of date: run go test ./pkg/logs -run %s -update", path, run)
 		return
 	}
-	if err := os.WriteFile(fieldDocs, []byte(doc[:i+len(fieldTableBegin)]+table+doc[j:]), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(doc[:i+len(begin)]+content+doc[j:]), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
