@@ -196,6 +196,15 @@ func (c *Classifier) classify(l Line) (Match, bool) {
 	if l.Err != "" {
 		text += ": " + l.Err
 	}
+	m, ok := c.match(l, text)
+	if ok && m.Kind == "cause" && quotesOnly(l, text) {
+		return Match{}, false
+	}
+	return m, ok
+}
+
+// match names the cause or event of l, whose text is text, before quotesOnly has its say.
+func (c *Classifier) match(l Line, text string) (Match, bool) {
 	errText, ok := authError(l)
 	cut := l.Truncated
 	if !ok {
@@ -211,7 +220,7 @@ func (c *Classifier) classify(l Line) (Match, bool) {
 	}
 	p := c.m.best(text, modeContains, standalone)
 	if p == nil {
-		if !onPath(l, text) {
+		if !onPath(text) {
 			return Match{}, false
 		}
 		return Match{Cause: Unknown, Kind: "cause", Text: text, Component: firstOf(componentOf(l.Logger, text), "client")}, true

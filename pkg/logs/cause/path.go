@@ -77,13 +77,10 @@ func Nearest(text string) (family string, words []string, ok bool) {
 	return Families[best].Name, words, true
 }
 
-// onPath reports whether l, which no catalogue message matched, logs a failure on the credential
-// path: a failure word and a family's word in its text, at a severity above info.
-func onPath(l Line, text string) bool {
-	switch strings.ToLower(l.Severity) {
-	case "i", "info", "debug", "trace", "d":
-		return false
-	}
+// onPath reports whether text, which no catalogue message matched, logs a failure on the
+// credential path: it holds a failure word and a family's word. (A line that only quotes one —
+// at info or below, or saying it succeeded — is then dropped by quotesOnly, like a named cause.)
+func onPath(text string) bool {
 	failed := false
 	for _, w := range failureWords {
 		if strings.Contains(text, w) {
