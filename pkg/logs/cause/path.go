@@ -17,13 +17,19 @@ import (
 // holds no catalogue message: the strongest of the families' words.
 var PathAnchors = []string{"Unauthorized", "Unauthenticated", "unauthenticated", "AADSTS", "invalid_grant",
 	"invalid_client", "AccessDenied", "credential", "Credential", "oidc", "OIDC", "token", "Token",
-	"jwt_authn_access_denied{", "UNAUTHENTICATED"}
+	"jwt_authn_access_denied{", "UNAUTHENTICATED", "certificate", "certify", "login", "Jwt authentication"}
 
 // jwt_authn_access_denied{ stands for Envoy's access-log details (one anchor, not eight), UNAUTHENTICATED
 // for gRPC Java's status (a proxyless client told so by istiod's CA).
 // (Every anchor is 4 bytes or more: the gate's SIMD scan needs it; JWT-library lines hold "token".
 // "unauthorized" and "x509: " are family words but not anchors: their fingerprints are common
-// enough in logs to slow the gate's scan by a third, measured leaving each anchor out on a 200 MB dense log.)
+// enough in logs to slow the gate's scan by a third, measured leaving each anchor out on a 200 MB dense log.
+// "certificate", "certify" (Linkerd's "Failed to certify identity"), "login" (Consul's and Vault's
+// login failures) and Envoy's "Jwt authentication" were added for issue 43's consumers: with them
+// the scan passes 0.175 % of a dense log's positions to the exact check instead of 0.186 %, and
+// 0.83 % of the lab captures' instead of 1.00 %. What a word costs depends on the Teddy buckets
+// it lands in with the others, not on the word alone: with "Login" and "Jwks" besides, the dense
+// figure was 0.241 %; with "Login", "jwks", "Jwks" and "JWKS" 0.323 %.)
 
 // A Family is a kind of credential failure, named by its words.
 type Family struct {
@@ -36,11 +42,11 @@ type Family struct {
 var Families = []Family{
 	{"service-account tokens", []string{"bearer token", "service account token", "serviceaccounts/token", "TokenRequest",
 		"TokenReview", "tokenreview", "projected token", "token", "Token"}},
-	{"JWT and OIDC libraries", []string{"jwt", "JWT", "Jwt", "oidc", "OIDC", "id token", "ID token", "jwks", "JWKS", "Jwks", "signature",
+	{"JWT and OIDC libraries", []string{"jwt", "Jwt", "JWT", "oidc", "OIDC", "id token", "ID token", "jwks", "Jwks", "JWKS", "signature",
 		`"aud"`, `"iss"`, "(exp)", "(iat)", "(nbf)"}},
 	{"cloud credentials", []string{"AADSTS", "oauth2", "invalid_grant", "invalid_client", "sts:", "sts.", "AssumeRole",
 		"AccessDenied", "credential", "Credential", "password", "login", "Login"}},
-	{"certificates", []string{"x509: ", "tls: ", "certificate"}},
+	{"certificates", []string{"x509: ", "tls: ", "certificate", "certify"}},
 	{"authentication", []string{"Unauthorized", "unauthorized", "Unauthenticated", "unauthenticated", "UNAUTHENTICATED", "authentication failed",
 		"Authentication failed", "failed to authenticate", " 401 ", ": 401", "=401"}},
 }
