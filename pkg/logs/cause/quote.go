@@ -55,17 +55,38 @@ func severityClass(l Line) sevClass {
 	return severityOf(l.Msg)
 }
 
-// levelClass classifies a level name or klog letter, in any case.
+// levelClass classifies a level name or klog letter, in any case, without building a string:
+// it runs for every line that names a cause.
 func levelClass(s string) sevClass {
-	switch strings.ToLower(s) {
-	case "i", "d", "t", "info", "informational", "debug", "debu", "trace", "trac", "verbose", "notice":
-		return sevQuiet
-	case "w", "warn", "warning":
-		return sevWarn
-	case "e", "f", "error", "erro", "err", "fatal", "fata", "critical", "crit", "panic", "severe", "alert", "emerg", "dpanic":
-		return sevLoud
+	if len(s) == 1 {
+		switch s[0] | 0x20 {
+		case 'i', 'd', 't':
+			return sevQuiet
+		case 'w':
+			return sevWarn
+		case 'e', 'f':
+			return sevLoud
+		}
+		return sevUnknown
+	}
+	for _, l := range levels {
+		if strings.EqualFold(s, l.name) {
+			return l.class
+		}
 	}
 	return sevUnknown
+}
+
+// levels are the level names levelClass knows beside klog's letters.
+var levels = []struct {
+	name  string
+	class sevClass
+}{
+	{"info", sevQuiet}, {"error", sevLoud}, {"warn", sevWarn}, {"warning", sevWarn}, {"debug", sevQuiet},
+	{"trace", sevQuiet}, {"fatal", sevLoud}, {"informational", sevQuiet}, {"debu", sevQuiet}, {"trac", sevQuiet},
+	{"verbose", sevQuiet}, {"notice", sevQuiet}, {"erro", sevLoud}, {"err", sevLoud}, {"fata", sevLoud},
+	{"critical", sevLoud}, {"crit", sevLoud}, {"panic", sevLoud}, {"dpanic", sevLoud}, {"severe", sevLoud},
+	{"alert", sevLoud}, {"emerg", sevLoud},
 }
 
 // severityHead is how far into a message severityOf looks: past a timestamp, a thread or
