@@ -48,7 +48,7 @@ func TestQuotesOnly(t *testing.T) {
 		{"an error is an error whatever it says", Line{Msg: "Successfully read the token file, but oidc: token is expired", Severity: "E"}, "token-expired"},
 		// Records that are evidence at any severity.
 		{"client-go request trace", Line{Msg: "GET https://192.168.99.100:8443/api?timeout=32s 401 Unauthorized in 0 milliseconds", Severity: "I"}, Client},
-		{"Envoy's jwt_authn outcome", Line{Msg: "[2023-04-02 14:37:45.918][18][debug][jwt] [authenticator.cc:220] Jwt authentication completed with: Jwt is expired"}, Unknown},
+		{"Envoy's jwt_authn outcome", Line{Msg: "[2023-04-02 14:37:45.918][18][debug][jwt] [authenticator.cc:220] Jwt authentication completed with: Jwt is expired"}, "token-expired"}, // jwt_verify_lib's status (issue 43's meshes)
 		{"Envoy's outcome OK", Line{Msg: "[2023-04-02 14:37:45.918][18][debug][jwt] [authenticator.cc:220] Jwt authentication completed with: OK; oidc: token is expired"}, ""},
 		{"glog-era failure at info", Line{Msg: "Unable to register 10.0.0.4 with the apiserver: Post https://10.0.0.2:6443/api/v1/nodes: x509: certificate signed by unknown authority", Severity: "I"}, "tls-untrusted"},
 		{"the failure opens the line only", Line{Msg: "node registration: Unable to register: x509: certificate signed by unknown authority", Severity: "I"}, ""},
