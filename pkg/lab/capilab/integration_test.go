@@ -70,6 +70,12 @@ func controlPlane(t *testing.T, version string) {
 // when the test ends. The context bounds the whole test.
 func startCAPILab(t *testing.T, version string, b infra.LoadBalancer) (*capilab.Lab, context.Context, time.Time) {
 	t.Helper()
+	return startCAPILabWith(t, version, workload.Config{Name: "w1", LoadBalancer: b})
+}
+
+// startCAPILabWith is startCAPILab with the workload cluster's configuration (replicas, …).
+func startCAPILabWith(t *testing.T, version string, wc workload.Config) (*capilab.Lab, context.Context, time.Time) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("lab test: skipped under -short")
 	}
@@ -86,7 +92,7 @@ func startCAPILab(t *testing.T, version string, b infra.LoadBalancer) (*capilab.
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	t.Cleanup(cancel)
 	t0 := time.Now()
-	c, err := capilab.Start(ctx, l, capilab.Config{CAPI: version, Log: labtest.Log(t), Cluster: workload.Config{Name: "w1", LoadBalancer: b}})
+	c, err := capilab.Start(ctx, l, capilab.Config{CAPI: version, Log: labtest.Log(t), Cluster: wc})
 	if err != nil {
 		t.Fatal(err)
 	}
