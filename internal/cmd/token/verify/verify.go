@@ -61,8 +61,8 @@ and --service-account-key-file; --audience mirrors --api-audiences (default: the
 Exit status: 0 accepted, 1 rejected, 2 bad input or usage.`,
 		Example: `  # would the 1.30 member accept this pod's token?
   credwatch token verify token.jwt --key sa.pub --issuer https://kubernetes.default.svc.cluster.local --kube-version 1.30
-  # against the keys a cluster publishes, ten minutes from now
-  credwatch token verify token.jwt --jwks https://10.0.0.1:6443 --ca-file ca.crt --issuer https://kubernetes.default.svc --at +10m`,
+  # against the keys a cluster publishes (to service accounts: token is one's), ten minutes from now
+  credwatch token verify token.jwt --jwks https://10.0.0.1:6443 --ca-file ca.crt --bearer-token-file token --issuer https://kubernetes.default.svc --at +10m`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.complete(cmd.Context(), args); err != nil {
