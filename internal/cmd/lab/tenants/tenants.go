@@ -199,6 +199,41 @@ func (o *startOptions) run(ctx context.Context) error {
 		}
 		return cli.Unreachable(fmt.Errorf("%w (is the lab up? 'credwatch lab up --dir %s')", err, dir))
 	}
+	if err := waitRunning(ctx, c, dir); err != nil {
+		return err
+	}
 	fmt.Fprintf(o.streams.Out, "tenants started in namespace %s: %d pods; see 'credwatch lab tenants'\n", o.cfg.Namespace, o.cfg.Pods)
 	return nil
+}
+
+// waitRunning waits, at most a minute, until the tenants the supervisor was asked to start answer
+// with tallies: it starts them after answering the request, and 'lab tenants' run before then
+// would only hear that they are still starting.
+func waitRunning(ctx context.Context, c *supervisor.Client, dir string) error {
+	wait, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for wait.Err() == nil {
+		err := c.Do(wait, http.MethodGet, "/v1/services/"+ServiceName+"/tallies", nil, nil)
+		var se *supervisor.Error
+		switch {
+		case err == nil:
+			return nil
+		case errors.As(err, &se) && se.Status == http.StatusServiceUnavailable:
+			if st, err := c.Status(wait, false); err == nil && strings.HasPrefix(st.Services[ServiceName], "exited") {
+				return fmt.Errorf("tenants in %s: %s", dir, st.Services[ServiceName])
+			}
+		case wait.Err() == nil:
+			return clientErr(err, dir)
+		}
+		select {
+		case <-wait.Done():
+		case <-tick.C:
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return fmt.Errorf("tenants in %s still starting after a minute (see %s)", dir, filepath.Join(dir, "supervisor.log"))
 }

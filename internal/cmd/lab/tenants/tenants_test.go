@@ -7,15 +7,21 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/credwatch/credwatch/internal/cli"
+	"github.com/credwatch/credwatch/internal/cmdtest"
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/labtest"
+	"github.com/credwatch/credwatch/pkg/lab/supervisor"
 	"github.com/credwatch/credwatch/pkg/lab/tally"
 	"github.com/credwatch/credwatch/pkg/lab/tenant"
 
@@ -74,6 +80,66 @@ func TestStartValidate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStartWaitsForTenants: `lab tenants start` returns once the tenants answer with tallies (the
+// supervisor starts them after answering the request), so that `lab tenants` right after it shows
+// them instead of exit 4, "still starting"; tenants that could not start are its error.
+func TestStartWaitsForTenants(t *testing.T) {
+	tests := []struct {
+		name    string
+		ready   int32  // the tallies request answered first (those before: 503, still starting); 0: none
+		service string // the service's state in the supervisor's status
+		code    int
+		want    string
+	}{
+		{"running", 3, "running", cli.ExitOK, "tenants started in namespace tenants: 2 pods"},
+		{"could not start", 0, "exited: create namespace tenants: forbidden", cli.ExitInternal, "exited: create namespace tenants: forbidden"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			asked := fakeSupervisor(t, dir, tt.ready, tt.service)
+			r := cmdtest.Run(t, func(s cli.Streams) *cobra.Command { return NewCommand(s, dir) }, nil, "start")
+			if r.Code != tt.code || !strings.Contains(r.Stdout+r.Stderr, tt.want) {
+				t.Fatalf("exit %d, want %d with %q\nstdout: %s\nstderr: %s", r.Code, tt.code, tt.want, r.Stdout, r.Stderr)
+			}
+			if tt.ready > 0 && asked.Load() != tt.ready {
+				t.Errorf("asked for tallies %d times, want %d: returned before the tenants ran", asked.Load(), tt.ready)
+			}
+		})
+	}
+}
+
+// fakeSupervisor answers on dir's supervisor socket as a lab whose tenants service starts, and
+// answers its tallies from request number ready on (never if 0); it counts those requests.
+func fakeSupervisor(t *testing.T, dir string, ready int32, service string) *atomic.Int32 {
+	t.Helper()
+	var asked atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/services/"+ServiceName, func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"started":"tenants"}`))
+	})
+	mux.HandleFunc("GET /v1/services/"+ServiceName+"/tallies", func(w http.ResponseWriter, _ *http.Request) {
+		if n := asked.Add(1); ready == 0 || n < ready {
+			http.Error(w, `{"error":"tenants are still starting"}`, http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte(`{"kind":"LabTenants"}`))
+	})
+	mux.HandleFunc("GET /v1/status", func(w http.ResponseWriter, _ *http.Request) {
+		_ = json.NewEncoder(w).Encode(supervisor.State{Phase: supervisor.PhaseReady, Services: map[string]string{ServiceName: service}})
+	})
+	ln, err := net.Listen("unix", supervisor.SocketPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(mux)
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return &asked
 }
 
 func TestTalliesTable(t *testing.T) {
