@@ -20,8 +20,8 @@ import (
 
 // TestExamplesParse: every example of every command's help, and every `credwatch …` command line
 // in the README and the user docs' code blocks, names a command that exists and flags it has,
-// with values its flags accept (parsed as the command would, not run: most need a cluster).
-// A flag renamed or removed without its docs fails here.
+// with values its flags accept (parsed as the command would). A flag renamed or removed without
+// its docs fails here; classes() (examples_class_test.go) says where each one is run.
 func TestExamplesParse(t *testing.T) {
 	var out bytes.Buffer
 	exs := examples(t)
