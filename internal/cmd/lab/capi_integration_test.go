@@ -146,6 +146,12 @@ func checkCAPICluster(t *testing.T, bin, dir string) {
 		t.Errorf("check --capi-cluster: machine %+v, members %+v: want the member related to it", m, r.Members)
 	}
 	t.Logf("check --capi-cluster: exit %d, machine %s (%s) runs member %s", code, m.Name, m.Phase, m.Member)
+	// watch --capi-cluster reads the same: its member-joined event names the Machine.
+	wout, wcode := run(t, bin, "watch", "--kubeconfig", filepath.Join(dir, "admin.kubeconfig"), "--capi-cluster", "w1", "-n", "default",
+		"--create-probe-sa", "--interval", "2s", "--duration", "7s", "-o", "json")
+	if wcode == clipkg.ExitUsage || wcode == clipkg.ExitInternal || !strings.Contains(wout, "on Machine "+m.Name) {
+		t.Errorf("watch --capi-cluster: exit %d, want a member-joined event on Machine %s:\n%s", wcode, m.Name, wout)
+	}
 	if _, code := run(t, bin, "check", "--kubeconfig", filepath.Join(dir, "admin.kubeconfig"), "--capi-cluster", "nope", "-n", "default"); code != clipkg.ExitUsage {
 		t.Errorf("check --capi-cluster nope -n default: exit %d, want %d", code, clipkg.ExitUsage)
 	}

@@ -73,6 +73,7 @@ func classes() []classified {
 		offline("logs --year 2026 pkg/logs/testdata/lab/v1.36.3/key-drift/apiserver-*.log"),
 		offline("logs --year 2026 pkg/logs/testdata/lab/v1.36.3/serviceaccount-recreated/apiserver-*.log"),
 		offline("logs --year 2026 vault.log"),
+		offline("logs --year 2026 secrets.log"),
 		offline("logs -o json /var/log/pods/"),
 		offline("logs -o sarif --fail-on warning /var/log/pods/"),
 		offline("logs apiserver-*.log.gz kubelet-journal.txt"),
@@ -129,6 +130,7 @@ func classes() []classified {
 
 		skip("check --context mgmt --capi-cluster w1 -n org-a --create-probe-sa", capi),
 		skip("check --kubeconfig ~/.local/state/credwatch/lab/admin.kubeconfig --capi-cluster w1 -n default --create-probe-sa", capi),
+		skip("watch --context mgmt --capi-cluster w1 -n org-a --create-probe-sa", capi),
 		skip("lab capi status", capi),
 		skip("lab capi status -o json", capi),
 		skip("lab capi up --capi v1.14.2 --lb-check tcp", capi),

@@ -53,6 +53,7 @@ func offlineFiles(root string, sim *cloudtest.VCSim) map[string]fileFrom {
 		"irsa.log":                    runbook,
 		"kube-controller-manager.log": runbook,
 		"consumers.log":               runbook,
+		"secrets.log":                 runbook,
 		// preflight: the rendered manifests of a roll, and the live side's
 		"current.yaml":          repo(pair + "current.yaml"),
 		"planned.yaml":          repo(pair + "planned.yaml"),
