@@ -3,9 +3,10 @@
 #
 # The lab tests spend most of their time waiting (apiservers starting, watch intervals), so on
 # 2 cores the longest lab packages, pkg/watch (~6 min), pkg/lab/cloudlab (~4 min) and
-# internal/cmd/root (~5 min: the doc examples run on a lab), run beside all the others (each stream runs its packages one at a time, -p 1). Concurrent labs are
-# safe: each reserves its own 127.0.x.1:6443 and 10.200.x.0/24. The side stream's output is
-# printed when both streams have ended.
+# internal/cmd/root (~5 min: the doc examples run on a lab), run beside all the others (each
+# stream runs its packages one at a time, -p 1). Concurrent labs are safe: each reserves its own
+# 127.0.x.1:6443 and 10.200.x.0/24. The side stream's output is printed when both streams have
+# ended.
 # TEST_STREAMS=1 runs everything in one stream, as before.
 set -uo pipefail
 cd "$(dirname "$0")/.."
