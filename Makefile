@@ -25,6 +25,9 @@ DEPLOY_MODULES := hack/krew hack/promtool hack/helm
 # types, with real documents validated against them; a module of its own keeps the schema library
 # out of go.mod. unit, test and lint run it too.
 DOC_MODULES := hack/schemagen
+# hack/labbin/signer: the lab's external JWT signer, a module of its own so gRPC stays out of go.mod
+# (hack/labbin/build.sh builds it); lint and unit run its tests too.
+LAB_MODULES := hack/labbin/signer
 
 all: build
 
@@ -55,14 +58,14 @@ lint:
 	hack/boilerplate.sh
 	@out="$$(gofmt -l $$(git ls-files '*.go' | grep -v '^hack/labbin/'))"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	set -e; for m in $(DOC_MODULES); do (cd $$m && $(GO) vet ./...); done
+	set -e; for m in $(DOC_MODULES) $(LAB_MODULES); do (cd $$m && $(GO) vet ./...); done
 	$(GO) vet -tags capture ./pkg/lab/scenario/
 	@if $(GO) list -deps ./pkg/check ./pkg/cloud | grep -E '/pkg/(timechart|markup)$$|html/template'; then echo "pkg/check or pkg/cloud links the HTML/chart stack above (classify log lines with pkg/logs/cause, not pkg/logs)"; exit 1; fi
 	$(GO) run $(STATICCHECK) ./...
 
 unit:
 	$(GO) test -short -count=1 $(GOTEST_FLAGS) ./...
-	set -e; for m in $(DOC_MODULES); do (cd $$m && $(GO) test -short -count=1 $(GOTEST_FLAGS) ./...); done
+	set -e; for m in $(DOC_MODULES) $(LAB_MODULES); do (cd $$m && $(GO) test -short -count=1 $(GOTEST_FLAGS) ./...); done
 
 # Integration tests run against real kube-apiserver/etcd processes (the lab) and vcsim/Keystone.
 integration: every-scenario lab-binaries

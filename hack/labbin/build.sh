@@ -2,7 +2,8 @@
 # build.sh OUTDIR: build the lab's binaries into OUTDIR/<version>/<name>, skipping any already there.
 #   OUTDIR/v1.36.3/{kube-apiserver,kube-controller-manager,kube-scheduler,kubelet,kube-proxy,kubectl}, OUTDIR/v1.30.14/kube-apiserver,
 #   OUTDIR/v1.29.15/{kube-apiserver,kube-controller-manager,kube-scheduler,kubelet,kube-proxy} (the in-tree vSphere era),
-#   OUTDIR/v1.36.3/vsphere-cloud-controller-manager (the external era), OUTDIR/etcd-v3.6.16/etcd
+#   OUTDIR/v1.36.3/vsphere-cloud-controller-manager (the external era), OUTDIR/etcd-v3.6.16/etcd,
+#   OUTDIR/v1.36.3/external-jwt-signer (the members' external token signer)
 # Each comes from its own module under hack/labbin, so the tool's go.mod stays light.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -33,3 +34,7 @@ build k8s-v1.29.15 v1.29.15 k8s.io/kubernetes/cmd/kube-proxy kube-proxy
 # Static (CGO_ENABLED=0): the lab runs it as a Pod from an image holding only the binary.
 ccm_src=$(cd "$here/ccm" && cat go.mod go.sum *.go | sha256sum | cut -c1-16)
 CGO_ENABLED=0 build ccm v1.36.3 . vsphere-cloud-controller-manager "$ccm_src"
+# The members' external JWT signer (KEP-740, GA in 1.36): the published k8s.io/externaljwt v1 gRPC
+# API on a Unix socket (hack/labbin/signer), in a module of its own so gRPC stays out of go.mod.
+signer_src=$(cd "$here/signer" && cat go.mod go.sum *.go | sha256sum | cut -c1-16)
+CGO_ENABLED=0 build signer v1.36.3 . external-jwt-signer "$signer_src"

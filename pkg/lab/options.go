@@ -42,6 +42,9 @@ const (
 	DefaultIssuer = "https://kubernetes.default.svc.cluster.local"
 	// ServiceCIDR is every member's --service-cluster-ip-range.
 	ServiceCIDR = "10.96.0.0/16"
+	// ExternalSigner is the lab's external JWT signer program (hack/labbin/signer), built with
+	// DefaultVersion's binaries.
+	ExternalSigner = "external-jwt-signer"
 )
 
 // SA key choices for MemberOptions.SAKey (anything else is a path to a PEM private key).
@@ -256,6 +259,7 @@ func Binaries() []BinaryRef {
 		{InTreeCloudVersion, "kube-proxy"},
 		{DefaultVersion, CloudControllerManager},
 		{DefaultVersion, "kubectl"}, // not run by the lab: hack/krew's plugin install test runs it
+		{DefaultVersion, ExternalSigner},
 	}
 }
 
