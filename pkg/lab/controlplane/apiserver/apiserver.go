@@ -22,11 +22,17 @@ type Config struct {
 	// ClientCAFile, CertFile and KeyFile: the CA clients' certificates chain to, and the serving
 	// pair; CertDir is where the apiserver may write what it generates.
 	ClientCAFile, CertFile, KeyFile, CertDir string
-	SAKeyFile                                string   // --service-account-signing-key-file
-	SAPubFile                                string   // --service-account-key-file
-	Issuers                                  []string // the first signs, every one is accepted
-	Audiences                                []string // --api-audiences; empty: the first issuer
-	ServiceCIDR                              string
+	SAKeyFile                                string // --service-account-signing-key-file
+	SAPubFile                                string // --service-account-key-file
+	// SigningEndpoint is an external signer's socket (--service-account-signing-endpoint); when
+	// set, SAKeyFile and SAPubFile are left out: kube-apiserver refuses either flag beside it
+	// ("can't set `--service-account-signing-key-file` and/or `--service-account-key-file` with
+	// `--service-account-signing-endpoint` (They are mutually exclusive)", k8s.io/kubernetes
+	// pkg/controlplane/apiserver/options/validation.go at v1.36.3, line 100).
+	SigningEndpoint string
+	Issuers         []string // the first signs, every one is accepted
+	Audiences       []string // --api-audiences; empty: the first issuer
+	ServiceCIDR     string
 }
 
 // Args are the member's flags, in a stable order.
@@ -40,12 +46,17 @@ func (c Config) Args() []string {
 		"--tls-cert-file=" + c.CertFile,
 		"--tls-private-key-file=" + c.KeyFile,
 		"--cert-dir=" + c.CertDir,
-		"--service-account-signing-key-file=" + c.SAKeyFile,
-		"--service-account-key-file=" + c.SAPubFile,
-		"--authorization-mode=Node,RBAC",
-		"--service-cluster-ip-range=" + c.ServiceCIDR,
-		"--profiling=false",
 	}
+	if c.SigningEndpoint != "" {
+		args = append(args, "--service-account-signing-endpoint="+c.SigningEndpoint)
+	} else {
+		args = append(args, "--service-account-signing-key-file="+c.SAKeyFile, "--service-account-key-file="+c.SAPubFile)
+	}
+	args = append(args,
+		"--authorization-mode=Node,RBAC",
+		"--service-cluster-ip-range="+c.ServiceCIDR,
+		"--profiling=false",
+	)
 	for _, iss := range c.Issuers {
 		args = append(args, "--service-account-issuer="+iss)
 	}

@@ -5,6 +5,7 @@ package apiserver
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -35,5 +36,26 @@ func TestArgs(t *testing.T) {
 				t.Errorf("args %q lack etcd or port", args)
 			}
 		})
+	}
+}
+
+// TestArgsExternalSigner: a member with an external signer names its socket and no key file
+// (kube-apiserver refuses either key flag beside the endpoint).
+func TestArgsExternalSigner(t *testing.T) {
+	c := Config{SAKeyFile: "/lab/sa/sa.key", SAPubFile: "/lab/sa/sa.pub", SigningEndpoint: "/lab/signers/1/signer.sock"}
+	args := c.Args()
+	if !slices.Contains(args, "--service-account-signing-endpoint=/lab/signers/1/signer.sock") {
+		t.Errorf("args %q lack the signing endpoint", args)
+	}
+	for _, a := range args {
+		if strings.HasPrefix(a, "--service-account-signing-key-file") || strings.HasPrefix(a, "--service-account-key-file") {
+			t.Errorf("args carry %s beside the signing endpoint", a)
+		}
+	}
+	c.SigningEndpoint = ""
+	if args := c.Args(); !slices.Contains(args, "--service-account-key-file=/lab/sa/sa.pub") || slices.ContainsFunc(args, func(a string) bool {
+		return strings.HasPrefix(a, "--service-account-signing-endpoint")
+	}) {
+		t.Errorf("args without a signer = %q, want the key files", args)
 	}
 }
