@@ -14,6 +14,8 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/lab/controlplane/apiserver"
 	"github.com/credwatch/credwatch/pkg/lab/controlplane/pki"
+	"github.com/credwatch/credwatch/pkg/lab/proc"
+	"github.com/credwatch/credwatch/pkg/lab/signer"
 )
 
 // startMember allocates the next apiserver name, writes its certificate and key files and starts
@@ -60,16 +62,26 @@ func (l *Lab) startMember(ctx context.Context, o MemberOptions, etcdName string)
 		SAKeyFile: keyFile, SAPubFiles: []string{pubFile}, EtcdName: etcdName,
 		LogFile: l.path("logs", name+".log"),
 	}}
+	if l.o.ExternalSigner {
+		if err := externalSignerLine(o.Version); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if m.signer, err = l.startSigner(ctx, name, netns, keyFile); err != nil {
+			return nil, err
+		}
+		m.SigningEndpoint, m.SignerLogFile = m.signer.Socket(), m.signer.LogFile()
+	}
+	fail := func(err error) (*memberProc, error) { m.signer.Stop(stopGrace); return nil, err }
 	args := apiserver.Config{
 		IP: ip, Port: port, EtcdURL: e.ClientURL,
 		ClientCAFile: l.path("pki", "ca.crt"), CertFile: crt, KeyFile: key, CertDir: l.path("pki"),
-		SAKeyFile: keyFile, SAPubFile: pubFile, Issuers: o.Issuers, Audiences: o.APIAudiences,
-		ServiceCIDR: ServiceCIDR,
+		SAKeyFile: keyFile, SAPubFile: pubFile, SigningEndpoint: m.SigningEndpoint,
+		Issuers: o.Issuers, Audiences: o.APIAudiences, ServiceCIDR: ServiceCIDR,
 	}.Args()
 	if l.hosts != nil {
 		ka, err := l.kubeletClientArgs()
 		if err != nil {
-			return nil, err
+			return fail(err)
 		}
 		args = append(args, ka...)
 	}
@@ -77,19 +89,55 @@ func (l *Lab) startMember(ctx context.Context, o MemberOptions, etcdName string)
 	args = append(args, o.ExtraArgs...)
 	m.Args = append([]string{bin}, args...)
 	if err := pki.WriteKubeconfig(l.MemberKubeconfig(name), m.URL, "credwatch-lab-admin", l.ca.CertPEM(), l.adminCert, l.adminKey); err != nil {
-		return nil, err
+		return fail(err)
 	}
 	p, err := startProc(name, netns, bin, args, m.LogFile)
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	m.proc = p
 	l.mu.Lock()
 	l.mems = append(l.mems, m)
 	l.logs[name] = m.LogFile
+	if m.signer != nil {
+		l.logs[m.signer.Name()] = m.signer.LogFile()
+	}
 	l.mu.Unlock()
 	l.logf("lab: started %s (%s) on %s, etcd %s", name, o.Version, addr, etcdName)
 	return m, nil
+}
+
+// startSigner starts the external signer of member name on its host (network namespace netns),
+// serving and signing with keyFile; its socket, control file and log are in
+// <dir>/signers/<n>/ (short: a Unix socket path has at most 107 bytes).
+func (l *Lab) startSigner(ctx context.Context, member, netns, keyFile string) (*signer.Signer, error) {
+	bin, err := Binary(l.o.BinDir, DefaultVersion, ExternalSigner)
+	if err != nil {
+		return nil, err
+	}
+	n := strconv.Itoa(memberNumber(member))
+	name := "signer-" + n
+	s, err := signer.Start(ctx, name, l.path("signers", n), signer.ForKey(keyFile), func(args []string, logFile string) (*proc.Proc, error) {
+		return startProc(name, netns, bin, args, logFile)
+	}, l.o.Wait)
+	if err != nil {
+		return nil, err
+	}
+	l.logf("lab: started %s for %s on %s", name, member, s.Socket())
+	return s, nil
+}
+
+// Signer returns the external signer of a running member (Options.ExternalSigner), which a
+// scenario steers (signer.Signer.Set).
+func (l *Lab) Signer(member string) (*signer.Signer, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, m := range l.mems {
+		if m.Name == member && m.signer != nil {
+			return m.signer, true
+		}
+	}
+	return nil, false
 }
 
 // memberSAKey resolves MemberOptions.SAKey to a private key file and its public key file.
@@ -126,6 +174,7 @@ func (l *Lab) waitMember(ctx context.Context, m *memberProc) error {
 func (l *Lab) stopMember(m *memberProc) {
 	l.lb.Remove(m.Name)
 	m.proc.Stop(stopGrace)
+	m.signer.Stop(stopGrace)
 	l.mu.Lock()
 	l.mems = slices.DeleteFunc(l.mems, func(x *memberProc) bool { return x == m })
 	l.mu.Unlock()

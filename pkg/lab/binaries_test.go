@@ -85,6 +85,7 @@ func TestNeeds(t *testing.T) {
 		{lab.Options{WithControllerManager: true}, []lab.BinaryRef{{"", "etcd"}, {lab.DefaultVersion, "kube-apiserver"}, {lab.DefaultVersion, "kube-controller-manager"}}},
 		{lab.Options{Nodes: 1}, []lab.BinaryRef{{"", "etcd"}, {lab.DefaultVersion, "kube-apiserver"}, {lab.DefaultVersion, "kube-controller-manager"},
 			{lab.DefaultVersion, "kube-scheduler"}, {lab.DefaultVersion, "kubelet"}, {lab.DefaultVersion, "kube-proxy"}}},
+		{lab.Options{ExternalSigner: true}, []lab.BinaryRef{{"", "etcd"}, {lab.DefaultVersion, "kube-apiserver"}, {lab.DefaultVersion, lab.ExternalSigner}}},
 	}
 	for _, tt := range tests {
 		if got := tt.o.Needs(); !slices.Equal(got, tt.want) {

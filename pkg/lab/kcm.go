@@ -51,11 +51,19 @@ func (l *Lab) StartControllerManager(ctx context.Context) error {
 		"--cert-dir=" + l.path("pki", "kube-controller-manager-serving"),
 		"--leader-elect=true",
 		"--use-service-account-credentials=true",
-		"--service-account-private-key-file=" + l.SharedSAKeyFile(),
 		"--root-ca-file=" + l.path("pki", "ca.crt"),
 		"--cluster-name=credwatch-lab",
 		"--service-cluster-ip-range=" + ServiceCIDR,
 		"--profiling=false",
+	}
+	// --service-account-private-key-file turns on the legacy token controller, which signs Secret
+	// tokens with that key itself (JWTTokenGenerator: k8s.io/kubernetes
+	// cmd/kube-controller-manager/app/service_accounts.go at v1.36.3, lines 49-77). Members with
+	// external signers verify only the keys their signers' FetchKeys return, so beside them the
+	// flag goes (the controller logs "Controller is disabled because there is no private key"),
+	// as a kubeadm cluster moving to a signer must drop it from the manifest too.
+	if !l.o.ExternalSigner {
+		args = append(args, "--service-account-private-key-file="+l.SharedSAKeyFile())
 	}
 	args = append(args, l.o.Cloud.controllerManagerArgs()...)
 	r, err := l.startController("kube-controller-manager", bin, args, l.ControllerManagerLogFile())

@@ -26,6 +26,7 @@ import (
 	"github.com/credwatch/credwatch/pkg/lab/controlplane/pki"
 	"github.com/credwatch/credwatch/pkg/lab/hostnet"
 	"github.com/credwatch/credwatch/pkg/lab/proc"
+	"github.com/credwatch/credwatch/pkg/lab/signer"
 )
 
 // stopGrace is how long a child gets between SIGTERM and SIGKILL.
@@ -69,6 +70,7 @@ type Lab struct {
 type memberProc struct {
 	Member
 	proc        *proc.Proc
+	signer      *signer.Signer // nil without Options.ExternalSigner
 	etcdRemoved bool
 }
 
@@ -194,11 +196,15 @@ func (l *Lab) Down(ctx context.Context) error {
 	l.mu.Unlock()
 	nodeErr := l.stopNodes(ctx)
 	l.closeRegistries()
-	var procs []*proc.Proc
+	var procs, signers []*proc.Proc
 	for _, m := range mems {
 		procs = append(procs, m.proc)
+		if m.signer != nil {
+			signers = append(signers, m.signer.Proc())
+		}
 	}
 	proc.StopAll(procs, stopGrace)
+	proc.StopAll(signers, stopGrace) // after the apiservers, which keep calling them until they stop
 	kcm.Stop(stopGrace)
 	l.sched.Stop(stopGrace)
 	if l.etcd != nil {

@@ -37,6 +37,13 @@ func TestOptionsComplete(t *testing.T) {
 		{name: "too many members", in: Options{Dir: "x", Members: 51}, wantErr: "members 51"},
 		{name: "negative etcd", in: Options{Dir: "x", EtcdMembers: -1}, wantErr: "etcd members -1"},
 		{name: "bad lb mode", in: Options{Dir: "x", LBMode: "sometimes"}, wantErr: `unknown load-balancer mode "sometimes"`},
+		{name: "external signer on the new line", in: Options{Dir: "x", ExternalSigner: true}, check: func(t *testing.T, o Options) {
+			if !o.ExternalSigner || o.Version != DefaultVersion {
+				t.Errorf("external signer: %+v", o)
+			}
+		}},
+		{name: "external signer on the old line", in: Options{Dir: "x", ExternalSigner: true, Version: OldVersion},
+			wantErr: "external signer: kube-apiserver v1.30.14 has the ExternalServiceAccountTokenSigner gate off (on by default from 1.34)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,7 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/credwatch/credwatch/pkg/kubever"
 	"github.com/credwatch/credwatch/pkg/lab/controlplane/lb"
+	"github.com/credwatch/credwatch/pkg/lab/signer"
 )
 
 // LBMode selects which members the load balancer sends connections to.
@@ -42,10 +44,15 @@ const (
 	DefaultIssuer = "https://kubernetes.default.svc.cluster.local"
 	// ServiceCIDR is every member's --service-cluster-ip-range.
 	ServiceCIDR = "10.96.0.0/16"
-	// ExternalSigner is the lab's external JWT signer program (hack/labbin/signer), built with
-	// DefaultVersion's binaries.
-	ExternalSigner = "external-jwt-signer"
+	// ExternalSigner is the members' external JWT signer program (Options.ExternalSigner), built
+	// with DefaultVersion's binaries.
+	ExternalSigner = signer.Binary
 )
+
+// externalSignerSince is the first line whose kube-apiserver has the ExternalServiceAccountTokenSigner
+// gate on by default (beta in 1.34, GA and locked on in 1.36: k8s.io/kubernetes
+// pkg/features/kube_features.go at v1.36.3, lines 1468-1472).
+var externalSignerSince = kubever.MustParse("v1.34.0")
 
 // SA key choices for MemberOptions.SAKey (anything else is a path to a PEM private key).
 const (
@@ -93,9 +100,16 @@ type Options struct {
 	Registries []string `json:"registries,omitempty"`
 	// ExtraImages are more image tarballs imported into every node (e.g. a cloud controller
 	// manager's).
-	ExtraImages []string      `json:"extraImages,omitempty"`
-	Wait        time.Duration `json:"wait,omitempty"`
-	Log         io.Writer     `json:"-"`
+	ExtraImages []string `json:"extraImages,omitempty"`
+	// ExternalSigner runs an external JWT signer (KEP-740, the lab program external-jwt-signer)
+	// beside every member, on its host, and starts the member with
+	// --service-account-signing-endpoint and without key files; the signer serves and signs with
+	// the member's key (MemberOptions.SAKey). The controller manager then runs without
+	// --service-account-private-key-file: its legacy token controller is off, as it must be when no
+	// member verifies with a key file. Needs a line from v1.34 (the gate on by default).
+	ExternalSigner bool          `json:"externalSigner,omitempty"`
+	Wait           time.Duration `json:"wait,omitempty"`
+	Log            io.Writer     `json:"-"`
 }
 
 // RemoveOptions configures RemoveMember.
@@ -119,6 +133,10 @@ type Member struct {
 	EtcdName     string   `json:"etcdName"`
 	LogFile      string   `json:"logFile"`
 	Args         []string `json:"args"`
+	// SigningEndpoint is the socket of the member's external signer (Options.ExternalSigner),
+	// whose log is SignerLogFile; SAKeyFile and SAPubFiles are then the key it started with.
+	SigningEndpoint string `json:"signingEndpoint,omitempty"`
+	SignerLogFile   string `json:"signerLogFile,omitempty"`
 }
 
 // ValidateLBMode reports whether m is a known load-balancer mode.
@@ -187,11 +205,28 @@ func (o *Options) complete() error {
 	if err := o.Cloud.validate(); err != nil {
 		return err
 	}
+	if o.ExternalSigner {
+		if err := externalSignerLine(o.Version); err != nil {
+			return err
+		}
+	}
 	if o.Wait <= 0 {
 		o.Wait = 90 * time.Second
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
+	}
+	return nil
+}
+
+// externalSignerLine is nil when version's kube-apiserver can use an external signer.
+func externalSignerLine(version string) error {
+	v, err := kubever.Parse(version)
+	if err != nil {
+		return fmt.Errorf("external signer: version %q: %w", version, err)
+	}
+	if !v.AtLeast(externalSignerSince) {
+		return fmt.Errorf("external signer: kube-apiserver %s has the ExternalServiceAccountTokenSigner gate off (on by default from %s)", version, externalSignerSince)
 	}
 	return nil
 }
@@ -266,7 +301,7 @@ func Binaries() []BinaryRef {
 // Needs lists the lab binaries a lab started with o runs: etcd, kube-apiserver of o.Version (the
 // default when empty), kube-controller-manager with WithControllerManager, and with Nodes the
 // controller manager, kube-scheduler, kubelet and kube-proxy (the controller manager and kubelet of
-// Cloud.Version when set). (A node's system programs,
+// Cloud.Version when set), and with ExternalSigner the signer program. (A node's system programs,
 // containerd and runc, are checked when it starts.)
 func (o Options) Needs() []BinaryRef {
 	v := o.Version
@@ -280,6 +315,9 @@ func (o Options) Needs() []BinaryRef {
 	}
 	if o.Nodes > 0 {
 		out = append(out, BinaryRef{v, "kube-scheduler"}, BinaryRef{cv, "kubelet"}, BinaryRef{v, "kube-proxy"})
+	}
+	if o.ExternalSigner {
+		out = append(out, BinaryRef{DefaultVersion, ExternalSigner})
 	}
 	return out
 }

@@ -51,6 +51,7 @@ type Status struct {
 type MemberStatus struct {
 	Member
 	PID         int    `json:"pid"`
+	SignerPID   int    `json:"signerPid,omitempty"` // its external signer (Options.ExternalSigner)
 	KeyID       string `json:"keyID,omitempty"`
 	Ready       bool   `json:"ready"`
 	InLB        bool   `json:"inLB"`
@@ -84,6 +85,9 @@ func (s Status) PIDs() []int {
 	var out []int
 	for _, m := range s.Members {
 		out = append(out, m.PID)
+		if m.SignerPID != 0 {
+			out = append(out, m.SignerPID)
+		}
 	}
 	if s.Scheduler != nil {
 		out = append(out, s.Scheduler.PID)
@@ -114,7 +118,7 @@ func (l *Lab) Status(ctx context.Context, probe bool) Status {
 		s.NetworkPrefix, s.Hosts = l.hosts.Prefix(), l.hosts.Hosts()
 	}
 	for _, m := range l.mems {
-		s.Members = append(s.Members, MemberStatus{Member: cloneMember(m.Member), PID: m.proc.PID(), EtcdRemoved: m.etcdRemoved})
+		s.Members = append(s.Members, MemberStatus{Member: cloneMember(m.Member), PID: m.proc.PID(), SignerPID: m.signer.PID(), EtcdRemoved: m.etcdRemoved})
 	}
 	for _, n := range l.nodes {
 		s.Nodes = append(s.Nodes, n.status)
