@@ -74,9 +74,16 @@ type Failures struct {
 }
 
 // ForKey is the Control of a signer that serves and signs with one key (a PEM private key file),
-// with the default refresh hint and lifetime.
+// with the default refresh hint and lifetime. Its data timestamp is when the key file was written
+// (the key store's own time, the same for every signer serving that file), or, when the file
+// cannot be read, when the control file is.
 func ForKey(file string) Control {
-	return Control{Keys: []Key{{File: file}}, RefreshHintSeconds: DefaultRefreshHint, MaxTokenExpirationSeconds: DefaultMaxTokenExpiration}
+	c := Control{Keys: []Key{{File: file}}, RefreshHintSeconds: DefaultRefreshHint, MaxTokenExpirationSeconds: DefaultMaxTokenExpiration}
+	if fi, err := os.Stat(file); err == nil {
+		t := fi.ModTime().UTC()
+		c.DataTimestamp = &t
+	}
+	return c
 }
 
 // Launch starts the program with args, its output appended to logFile (the lab runs it on the
