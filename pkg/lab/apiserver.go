@@ -117,7 +117,11 @@ func (l *Lab) startSigner(ctx context.Context, member, netns, keyFile string) (*
 	}
 	n := strconv.Itoa(memberNumber(member))
 	name := "signer-" + n
-	s, err := signer.Start(ctx, name, l.path("signers", n), signer.ForKey(keyFile), func(args []string, logFile string) (*proc.Proc, error) {
+	c := signer.ForKey(keyFile)
+	if l.o.SignerRefreshHint > 0 {
+		c.RefreshHintSeconds = int64(l.o.SignerRefreshHint / time.Second)
+	}
+	s, err := signer.Start(ctx, name, l.path("signers", n), c, func(args []string, logFile string) (*proc.Proc, error) {
 		return startProc(name, netns, bin, args, logFile)
 	}, l.o.Wait)
 	if err != nil {

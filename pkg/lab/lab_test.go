@@ -44,6 +44,8 @@ func TestOptionsComplete(t *testing.T) {
 		}},
 		{name: "external signer on the old line", in: Options{Dir: "x", ExternalSigner: true, Version: OldVersion},
 			wantErr: "external signer: kube-apiserver v1.30.14 has the ExternalServiceAccountTokenSigner gate off (on by default from 1.34)"},
+		{name: "signer refresh hint without signers", in: Options{Dir: "x", SignerRefreshHint: 5 * time.Second}, wantErr: "signer refresh hint 5s: want at least 1s, with external signers"},
+		{name: "signer refresh hint below a second", in: Options{Dir: "x", ExternalSigner: true, SignerRefreshHint: time.Millisecond}, wantErr: "signer refresh hint 1ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -107,9 +107,12 @@ type Options struct {
 	// the member's key (MemberOptions.SAKey). The controller manager then runs without
 	// --service-account-private-key-file: its legacy token controller is off, as it must be when no
 	// member verifies with a key file. Needs a line from v1.34 (the gate on by default).
-	ExternalSigner bool          `json:"externalSigner,omitempty"`
-	Wait           time.Duration `json:"wait,omitempty"`
-	Log            io.Writer     `json:"-"`
+	ExternalSigner bool `json:"externalSigner,omitempty"`
+	// SignerRefreshHint is the refresh hint the signers start with (default
+	// signer.DefaultRefreshHint, 60 s): how often each member fetches its signer's keys.
+	SignerRefreshHint time.Duration `json:"signerRefreshHint,omitempty"`
+	Wait              time.Duration `json:"wait,omitempty"`
+	Log               io.Writer     `json:"-"`
 }
 
 // RemoveOptions configures RemoveMember.
@@ -209,6 +212,9 @@ func (o *Options) complete() error {
 		if err := externalSignerLine(o.Version); err != nil {
 			return err
 		}
+	}
+	if o.SignerRefreshHint != 0 && (o.SignerRefreshHint < time.Second || !o.ExternalSigner) {
+		return fmt.Errorf("signer refresh hint %s: want at least 1s, with external signers", o.SignerRefreshHint)
 	}
 	if o.Wait <= 0 {
 		o.Wait = 90 * time.Second
