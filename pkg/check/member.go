@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -36,6 +37,7 @@ type memberClient struct {
 	servedMu sync.Mutex
 	served   string
 	cert     string // SHA-256 of the serving certificate
+	jwksCC   string // Cache-Control of the last JWKS answer
 }
 
 type cnRecorder struct {
@@ -49,9 +51,29 @@ func (r cnRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		r.mc.servedMu.Lock()
 		r.mc.served = resp.TLS.PeerCertificates[0].Subject.CommonName
 		r.mc.cert = certFingerprint(resp.TLS.PeerCertificates[0])
+		if req.URL.Path == jwksPath {
+			r.mc.jwksCC = resp.Header.Get("Cache-Control")
+		}
 		r.mc.servedMu.Unlock()
 	}
 	return resp, err
+}
+
+// jwksPath is where a member publishes its service-account keys.
+const jwksPath = "/openid/v1/jwks"
+
+// maxAge is the max-age directive of a Cache-Control value (nil: none).
+func maxAge(cc string) *int {
+	for d := range strings.SplitSeq(cc, ",") {
+		v, ok := strings.CutPrefix(strings.TrimSpace(d), "max-age=")
+		if !ok {
+			continue
+		}
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			return &n
+		}
+	}
+	return nil
 }
 
 // WrappedRoundTripper lets client-go reach the inner transport (to cancel requests).
@@ -156,7 +178,7 @@ func probeMemberScoped(ctx context.Context, c *Config, mc *memberClient, m *Memb
 		m.Discovery = &d
 	})
 	wg.Go(func() {
-		raw, err := mc.get(ctx, c, "/openid/v1/jwks", "application/jwk-set+json, application/json")
+		raw, err := mc.get(ctx, c, jwksPath, "application/jwk-set+json, application/json")
 		if err != nil {
 			m.JWKSErr = report.Plain(err.Error())
 			return
@@ -167,6 +189,9 @@ func probeMemberScoped(ctx context.Context, c *Config, mc *memberClient, m *Memb
 			return
 		}
 		m.JWKS = keys
+		mc.servedMu.Lock()
+		m.JWKSMaxAge = maxAge(mc.jwksCC)
+		mc.servedMu.Unlock()
 	})
 	wg.Go(func() { m.NotReady, m.ReadyzErr = readyz(ctx, c, mc) })
 	if skipMetrics {

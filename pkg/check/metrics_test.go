@@ -54,6 +54,7 @@ func TestParseMetrics(t *testing.T) {
 // format (written by the Prometheus library's own encoder, then parsed again).
 func FuzzParseMetrics(f *testing.F) {
 	f.Add(sampleMetrics)
+	f.Add(signerSample)
 	f.Add("")
 	f.Fuzz(func(t *testing.T, text string) {
 		m, err := ParseMetrics(strings.NewReader(text))
@@ -83,13 +84,29 @@ func exposition(t *testing.T, m *Metrics) string {
 		counter("serviceaccount_valid_tokens_total", m.ValidTokens),
 		counter("serviceaccount_invalid_legacy_auto_token_uses_total", m.InvalidLegacy),
 	}
-	if m.AuthAttempts != nil {
-		attempts := &dto.MetricFamily{Name: proto.String("authentication_attempts"), Type: dto.MetricType_COUNTER.Enum()}
-		for _, result := range slices.Sorted(maps.Keys(m.AuthAttempts)) {
-			one := counter("", m.AuthAttempts[result], &dto.LabelPair{Name: proto.String("result"), Value: proto.String(result)})
-			attempts.Metric = append(attempts.Metric, one.Metric...)
+	byLabel := func(name, label string, vals map[string]float64) *dto.MetricFamily {
+		f := &dto.MetricFamily{Name: proto.String(name), Type: dto.MetricType_COUNTER.Enum()}
+		for _, v := range slices.Sorted(maps.Keys(vals)) {
+			one := counter("", vals[v], &dto.LabelPair{Name: proto.String(label), Value: proto.String(v)})
+			f.Metric = append(f.Metric, one.Metric...)
 		}
-		fams = append(fams, attempts)
+		return f
+	}
+	if m.AuthAttempts != nil {
+		fams = append(fams, byLabel("authentication_attempts", "result", m.AuthAttempts))
+	}
+	if s := m.Signer; s != nil {
+		gauge := func(name string, v float64) *dto.MetricFamily {
+			return &dto.MetricFamily{Name: proto.String(name), Type: dto.MetricType_GAUGE.Enum(),
+				Metric: []*dto.Metric{{Gauge: &dto.Gauge{Value: proto.Float64(v)}}}}
+		}
+		fams = append(fams, gauge(metricFetchKeysSuccess, s.FetchKeysSuccess), gauge(metricFetchKeysData, s.DataTimestamp))
+		if s.FetchKeys != nil {
+			fams = append(fams, byLabel(metricFetchKeysTotal, "code", s.FetchKeys))
+		}
+		if s.Sign != nil {
+			fams = append(fams, byLabel(metricSignTotal, "code", s.Sign))
+		}
 	}
 	var b strings.Builder
 	for _, f := range fams {
@@ -107,10 +124,66 @@ func sameMetrics(a, b *Metrics) bool {
 		(a.AuthAttempts == nil) != (b.AuthAttempts == nil) || len(a.AuthAttempts) != len(b.AuthAttempts) {
 		return false
 	}
-	for k, v := range a.AuthAttempts {
-		if w, ok := b.AuthAttempts[k]; !ok || !same(v, w) {
+	sameMap := func(x, y map[string]float64) bool {
+		if (x == nil) != (y == nil) || len(x) != len(y) {
 			return false
 		}
+		for k, v := range x {
+			if w, ok := y[k]; !ok || !same(v, w) {
+				return false
+			}
+		}
+		return true
+	}
+	if !sameMap(a.AuthAttempts, b.AuthAttempts) || (a.Signer == nil) != (b.Signer == nil) {
+		return false
+	}
+	if s, t := a.Signer, b.Signer; s != nil {
+		return same(s.FetchKeysSuccess, t.FetchKeysSuccess) && same(s.DataTimestamp, t.DataTimestamp) &&
+			sameMap(s.FetchKeys, t.FetchKeys) && sameMap(s.Sign, t.Sign)
 	}
 	return true
+}
+
+// signerSample is what a v1.36.3 member with an external signer exports (taken from a lab member
+// whose signer's FetchKeys had started failing; histogram lines left out).
+const signerSample = `# HELP apiserver_externaljwt_fetch_keys_data_timestamp [ALPHA] Unix Timestamp in seconds of the last successful FetchKeys data_timestamp value returned by the external signer
+# TYPE apiserver_externaljwt_fetch_keys_data_timestamp gauge
+apiserver_externaljwt_fetch_keys_data_timestamp 1.7966128195036025e+09
+# HELP apiserver_externaljwt_fetch_keys_request_total [ALPHA] Total attempts at syncing supported JWKs
+# TYPE apiserver_externaljwt_fetch_keys_request_total counter
+apiserver_externaljwt_fetch_keys_request_total{code="OK"} 1
+apiserver_externaljwt_fetch_keys_request_total{code="Unavailable"} 3
+# HELP apiserver_externaljwt_fetch_keys_success_timestamp [ALPHA] Unix Timestamp in seconds of the last successful FetchKeys request
+# TYPE apiserver_externaljwt_fetch_keys_success_timestamp gauge
+apiserver_externaljwt_fetch_keys_success_timestamp 1.7966128197045207e+09
+# HELP apiserver_externaljwt_sign_request_total [ALPHA] Total attempts at signing JWT
+# TYPE apiserver_externaljwt_sign_request_total counter
+apiserver_externaljwt_sign_request_total{code="OK"} 12
+`
+
+func TestParseSignerMetrics(t *testing.T) {
+	m, err := ParseMetrics(strings.NewReader(signerSample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.Signer
+	if s == nil || s.FetchKeys["OK"] != 1 || s.FetchKeys["Unavailable"] != 3 || s.FetchKeysFailed() != 3 || s.Sign["OK"] != 12 ||
+		s.FetchKeysSuccess != 1.7966128197045207e+09 || s.DataTimestamp != 1.7966128195036025e+09 {
+		t.Errorf("signer metrics %+v", s)
+	}
+	// Registered but never set (a member without a signer): HELP and TYPE, no sample.
+	none, err := ParseMetrics(strings.NewReader("# HELP apiserver_externaljwt_fetch_keys_success_timestamp x\n# TYPE apiserver_externaljwt_fetch_keys_success_timestamp gauge\n"))
+	if err != nil || none.Signer != nil {
+		t.Errorf("no samples: %+v, %v; want no signer", none.Signer, err)
+	}
+}
+
+func TestMaxAge(t *testing.T) {
+	for cc, want := range map[string]int{"public, max-age=0": 0, "public, max-age=3600": 3600, "max-age=12, public": 12, "": -1, "public": -1, "max-age=x": -1} {
+		got := maxAge(cc)
+		if (got == nil) != (want < 0) || got != nil && *got != want {
+			t.Errorf("maxAge(%q) = %v, want %d", cc, got, want)
+		}
+	}
 }

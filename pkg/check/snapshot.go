@@ -108,6 +108,12 @@ type Member struct {
 	DiscoveryErr string     `json:"discoveryError,omitempty"`
 	JWKS         []JWK      `json:"jwks,omitempty"`
 	JWKSErr      string     `json:"jwksError,omitempty"`
+	// JWKSMaxAge is the max-age of the JWKS answer's Cache-Control (nil: none): how long the
+	// member's keys stay current. With an external signer it is the time left to the next key
+	// refresh, 0 once that refresh is overdue (k8s.io/kubernetes
+	// pkg/serviceaccount/externaljwt/plugin/keycache.go at v1.36.3, lines 95-101, served by
+	// pkg/routes/openidmetadata.go, line 39).
+	JWKSMaxAge *int `json:"jwksMaxAge,omitempty"`
 
 	// From the probe token minted through this member (TokenRequest with no audiences).
 	SigningKID   string   `json:"signingKid,omitempty"`
@@ -150,6 +156,32 @@ type Metrics struct {
 	ValidTokens   float64            `json:"validTokensTotal"`
 	AuthAttempts  map[string]float64 `json:"authenticationAttempts,omitempty"` // result -> count
 	InvalidLegacy float64            `json:"invalidLegacyAutoTokenUsesTotal"`
+	// Signer is the member's external JWT signer (--service-account-signing-endpoint), nil when
+	// its /metrics show none.
+	Signer *SignerMetrics `json:"externalSigner,omitempty"`
+}
+
+// SignerMetrics are what a member's /metrics say of its external JWT signer (the
+// apiserver_externaljwt_* families).
+type SignerMetrics struct {
+	// FetchKeysSuccess is when its last FetchKeys succeeded, DataTimestamp the data_timestamp that
+	// answer carried (Unix seconds; 0: not exported).
+	FetchKeysSuccess float64 `json:"fetchKeysSuccessTimestamp,omitempty"`
+	DataTimestamp    float64 `json:"fetchKeysDataTimestamp,omitempty"`
+	// FetchKeys and Sign count its calls by gRPC code ("OK", "Unavailable", ...).
+	FetchKeys map[string]float64 `json:"fetchKeysRequests,omitempty"`
+	Sign      map[string]float64 `json:"signRequests,omitempty"`
+}
+
+// FetchKeysFailed is how many of its FetchKeys calls failed (any code but OK).
+func (s *SignerMetrics) FetchKeysFailed() float64 {
+	var n float64
+	for code, v := range s.FetchKeys {
+		if code != "OK" {
+			n += v
+		}
+	}
+	return n
 }
 
 // Matrix is the trust matrix: the probe token minted through each member (rows), reviewed by
