@@ -147,6 +147,21 @@ func atLeast(fs []finding.Finding, sev catalogue.Severity) []finding.Finding {
 	return out
 }
 
+// allAccepted asserts that the matrix has n rows and every member accepted every token.
+func allAccepted(t *testing.T, mx *check.Matrix, n int) {
+	t.Helper()
+	if mx == nil || len(mx.Rows) != n {
+		t.Fatalf("matrix: %+v, want %d rows", mx, n)
+	}
+	for _, row := range mx.Rows {
+		for _, c := range row.Cells {
+			if !c.Accepted {
+				t.Errorf("%s -> %s rejected: %s %s", row.Via, c.Member, c.Cause, c.Message)
+			}
+		}
+	}
+}
+
 func cellOf(r *check.Report, via, member string) check.Cell {
 	for _, row := range r.Matrix.Rows {
 		if row.Via != via {
@@ -178,16 +193,7 @@ func TestIntegrationCheck(t *testing.T) {
 		if r.Partial || len(r.Skipped) > 0 {
 			t.Errorf("healthy lab: partial=%v skipped=%+v", r.Partial, r.Skipped)
 		}
-		if r.Matrix == nil || len(r.Matrix.Rows) != 3 {
-			t.Fatalf("matrix: %+v", r.Matrix)
-		}
-		for _, row := range r.Matrix.Rows {
-			for _, c := range row.Cells {
-				if !c.Accepted {
-					t.Errorf("%s -> %s rejected: %s %s", row.Via, c.Member, c.Cause, c.Message)
-				}
-			}
-		}
+		allAccepted(t, r.Matrix, 3)
 		if r.PublicIssuer == nil || r.PublicIssuer.Error != "" {
 			t.Errorf("public issuer not checked: %+v", r.PublicIssuer)
 		}
