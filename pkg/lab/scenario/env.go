@@ -126,12 +126,14 @@ type phase struct {
 	versions map[string]string
 	probes   []Probe
 	measured map[string]string
+	// signerBase counts each member's signer lines (signerLines) when the phase began.
+	signerBase map[string]int
 }
 
 // begin starts a phase: tenant tallies are reset and every current member's auth-line count is
 // remembered, so the phase reports only what was logged from now on.
 func (e *Env) begin(name string, tenants ...*tenant.Tenant) *phase {
-	p := &phase{env: e, name: name, start: time.Now(), tenants: tenants, base: map[string]int{}, roles: map[string]string{}, versions: map[string]string{}, measured: map[string]string{}}
+	p := &phase{env: e, name: name, start: time.Now(), tenants: tenants, base: map[string]int{}, roles: map[string]string{}, versions: map[string]string{}, measured: map[string]string{}, signerBase: map[string]int{}}
 	for _, t := range tenants {
 		t.Reset()
 	}
@@ -148,6 +150,7 @@ func (p *phase) track(m lab.Member, role string) {
 		p.order = append(p.order, m.Name)
 		lines, _ := p.env.Lab.AuthLines(m.Name)
 		p.base[m.Name] = len(lines)
+		p.signerBase[m.Name] = len(p.env.signerLines(m.Name))
 	}
 	p.roles[m.Name] = role
 	if m.Version != "" {
@@ -160,6 +163,7 @@ func (p *phase) added(m lab.Member, role string) {
 	if _, ok := p.roles[m.Name]; !ok {
 		p.order = append(p.order, m.Name)
 		p.base[m.Name] = 0
+		p.signerBase[m.Name] = 0
 	}
 	p.roles[m.Name] = role
 	p.versions[m.Name] = m.Version
@@ -213,9 +217,29 @@ func (p *phase) end() Phase {
 			lines = lines[:maxLinesPerMember]
 		}
 		me.AuthLines = lines
+		if sl := p.env.signerLines(name); p.signerBase[name] <= len(sl) {
+			me.SignerMessages = countLines(sl[p.signerBase[name]:])
+		}
 		out.Members = append(out.Members, me)
 	}
 	p.env.logf("scenario: phase %q: %d requests, %d 401", p.name, tallies.Requests, tallies.Unauthorized)
+	return out
+}
+
+// signerLines are the lines a member logged of its external signer's keys (k8s.io/kubernetes
+// pkg/serviceaccount/externaljwt/plugin/keycache.go: the stale set, a kid not found after a
+// refresh, a failed sync).
+func (e *Env) signerLines(member string) []string {
+	data, err := e.Lab.MemberLog(member)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for line := range strings.Lines(string(data)) {
+		if strings.Contains(line, " keycache.go:") {
+			out = append(out, strings.TrimRight(line, "\n"))
+		}
+	}
 	return out
 }
 

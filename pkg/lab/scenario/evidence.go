@@ -90,6 +90,10 @@ type MemberEvidence struct {
 	Statuses     map[int]int    `json:"statuses,omitempty"`
 	AuthMessages []MessageCount `json:"authMessages,omitempty"`
 	AuthLines    []string       `json:"authLines,omitempty"` // up to 100, oldest first
+	// SignerMessages are what the member logged of its external signer's keys (its key cache:
+	// "Key id %q not found after refresh", "when syncing supported public keys(Stale set of keys
+	// will be supported): ..."), the klog header left out.
+	SignerMessages []MessageCount `json:"signerMessages,omitempty"`
 }
 
 // MessageCount is one distinct err="..." value of the "Unable to authenticate the request" lines.
@@ -178,14 +182,29 @@ var streamID = regexp.MustCompile(`stream ID \d+`)
 
 // countMessages groups lines by their err value (stream IDs blanked), most frequent first.
 func countMessages(lines []string) []MessageCount {
-	idx := map[string]int{}
-	var out []MessageCount
-	for _, l := range lines {
+	return countBy(lines, func(l string) string {
 		msg := AuthError(l)
 		if msg == "" {
 			msg = strings.TrimSpace(l)
 		}
-		msg = streamID.ReplaceAllString(msg, "stream ID N")
+		return streamID.ReplaceAllString(msg, "stream ID N")
+	})
+}
+
+// klogHeader is the header of a klog line ("E1207 03:07:59.708973   31486 keycache.go:79] ").
+var klogHeader = regexp.MustCompile(`^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ \S+:\d+\] `)
+
+// countLines groups klog lines by their text after the header, most frequent first.
+func countLines(lines []string) []MessageCount {
+	return countBy(lines, func(l string) string { return klogHeader.ReplaceAllString(strings.TrimSpace(l), "") })
+}
+
+// countBy groups lines by message(line), most frequent first; each keeps its first line as example.
+func countBy(lines []string, message func(string) string) []MessageCount {
+	idx := map[string]int{}
+	var out []MessageCount
+	for _, l := range lines {
+		msg := message(l)
 		i, ok := idx[msg]
 		if !ok {
 			idx[msg] = len(out)
@@ -279,6 +298,16 @@ func (p Phase) writeTable(w io.Writer) error {
 		fmt.Fprintf(w, "What the members logged is under %s.\n", p.LogsIn)
 	case !logged:
 		fmt.Fprintln(w, `No member logged "Unable to authenticate the request".`)
+	}
+	signer := false
+	for _, m := range p.Members {
+		for _, mc := range m.SignerMessages {
+			if !signer {
+				fmt.Fprintln(w, "What the members logged of their external signers' keys:")
+				signer = true
+			}
+			fmt.Fprintf(w, "  %s  %d x %s\n", m.Name, mc.Count, mc.Message)
+		}
 	}
 	if len(p.Probes) > 0 {
 		fmt.Fprintln(w, "Probes:")

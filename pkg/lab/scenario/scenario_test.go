@@ -55,6 +55,20 @@ func TestCountMessagesStreamIDs(t *testing.T) {
 	}
 }
 
+// TestCountLines groups klog lines by their text after the header (each member's signer lines).
+func TestCountLines(t *testing.T) {
+	lines := []string{
+		`E1207 03:07:59.708973   31486 keycache.go:79] when syncing supported public keys(Stale set of keys will be supported): x`,
+		`E1207 03:08:09.713359   31486 keycache.go:79] when syncing supported public keys(Stale set of keys will be supported): x`,
+		`E1207 03:08:10.000001   31486 keycache.go:123] Key id "k" not found after refresh`,
+	}
+	got := countLines(lines)
+	if len(got) != 2 || got[0].Count != 2 || got[0].Message != "when syncing supported public keys(Stale set of keys will be supported): x" ||
+		got[0].Example != lines[0] || got[1].Message != `Key id "k" not found after refresh` {
+		t.Errorf("countLines = %+v", got)
+	}
+}
+
 func TestRegistry(t *testing.T) {
 	want := []string{"healthy-roll", "key-drift", "issuer-change", "audience-change", "bound-object-deleted", "serviceaccount-recreated", "clock-skew", "etcd-member-removed", "mixed-version-roll", "capi-roll", "capi-sa-secret-deleted", "capi-issuer-placeholder", "cloud-password-rotated", "cloud-password-rotated-external", "cloud-password-rotated-openstack"}
 	if got := Names(); strings.Join(got, ",") != strings.Join(want, ",") {
