@@ -60,7 +60,7 @@ func (p PlainLab) Run(ctx context.Context, s Scenario, o RunOptions) (*Evidence,
 	if p.Version != "" {
 		version = p.Version
 	}
-	return runOnLab(ctx, s, o, version, max(o.Members, s.Members, 2))
+	return runOnLab(ctx, s, o, lab.Options{Version: version, Members: max(o.Members, s.Members, 2)})
 }
 
 // ClusterAPI is a Cluster API management cluster: a lab of one member on the line of the
@@ -82,7 +82,42 @@ func (ClusterAPI) Run(ctx context.Context, s Scenario, o RunOptions) (*Evidence,
 	if o.Version != "" && o.Version != line.Kubernetes {
 		return nil, fmt.Errorf("scenario %s with Cluster API %s starts on %s (asked for %s)", s.Name, release, line.Kubernetes, o.Version)
 	}
-	return runOnLab(ctx, s, o, line.Kubernetes, 1)
+	return runOnLab(ctx, s, o, lab.Options{Version: line.Kubernetes, Members: 1})
+}
+
+// SignerLab is a lab whose members sign through external JWT signers (lab.Options.ExternalSigner:
+// one signer per member host, no key files) on lab.DefaultVersion, the line where the signer is
+// GA: RunOptions.Members members, at least the scenario's Members and 2.
+type SignerLab struct {
+	// RefreshHint is the refresh hint the signers start with (default DefaultSignerRefreshHint).
+	RefreshHint time.Duration
+}
+
+// DefaultSignerRefreshHint is a SignerLab's refresh hint: short, so that a member whose signer
+// fails is stale within seconds.
+const DefaultSignerRefreshHint = 3 * time.Second
+
+// String is "lab V, external signers".
+func (SignerLab) String() string { return "lab " + lab.DefaultVersion + ", external signers" }
+
+// StartsOn is lab.DefaultVersion.
+func (SignerLab) StartsOn() string { return lab.DefaultVersion }
+
+// LabOptions are the lab options of the environment for a lab of members.
+func (e SignerLab) LabOptions(members int) lab.Options {
+	hint := e.RefreshHint
+	if hint == 0 {
+		hint = DefaultSignerRefreshHint
+	}
+	return lab.Options{Version: lab.DefaultVersion, Members: members, ExternalSigner: true, SignerRefreshHint: hint}
+}
+
+// Run starts the lab, runs s.Run on it and stops it.
+func (e SignerLab) Run(ctx context.Context, s Scenario, o RunOptions) (*Evidence, error) {
+	if err := checkLine(s.Name, lab.DefaultVersion, o.Version); err != nil {
+		return nil, err
+	}
+	return runOnLab(ctx, s, o, e.LabOptions(max(o.Members, s.Members, 2)))
 }
 
 // checkLine refuses a line asked for that differs from the one scenario name always starts on
@@ -94,13 +129,14 @@ func checkLine(name, fixed, asked string) error {
 	return nil
 }
 
-// runOnLab starts a lab of members on version, runs s.Run on it and tears the lab down (also on
-// failure).
-func runOnLab(ctx context.Context, s Scenario, o RunOptions, version string, members int) (ev *Evidence, err error) {
+// runOnLab starts a lab as lo says (its directory, binaries and log from o), runs s.Run on it and
+// tears the lab down (also on failure).
+func runOnLab(ctx context.Context, s Scenario, o RunOptions, lo lab.Options) (ev *Evidence, err error) {
 	if s.Run == nil {
 		return nil, fmt.Errorf("scenario %s: no steps to run on a lab", s.Name)
 	}
-	l, err := lab.Up(ctx, lab.Options{Dir: o.Dir, BinDir: o.BinDir, Members: members, Version: version, Log: o.Log})
+	lo.Dir, lo.BinDir, lo.Log = o.Dir, o.BinDir, o.Log
+	l, err := lab.Up(ctx, lo)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: start lab: %w", s.Name, err)
 	}

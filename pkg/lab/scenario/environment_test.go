@@ -21,6 +21,7 @@ func TestEnvironmentString(t *testing.T) {
 		{CloudEra{Era: "in-tree", Version: lab.InTreeCloudVersion}, "cloud in-tree (v1.29.15)"},
 		{CloudEra{Era: "external"}, "cloud external (" + lab.DefaultVersion + ")"},
 		{ClusterAPI{}, "Cluster API (--capi, default v1.8.1)"},
+		{SignerLab{}, "lab v1.36.3, external signers"},
 	}
 	for _, tt := range tests {
 		if got := tt.env.String(); got != tt.want {
@@ -40,6 +41,7 @@ func TestRunRefusesLine(t *testing.T) {
 		{"cloud-password-rotated", RunOptions{Version: lab.DefaultVersion}, "scenario cloud-password-rotated always starts on v1.29.15 (asked for v1.36.3)"},
 		{"capi-roll", RunOptions{Version: lab.DefaultVersion}, "scenario capi-roll with Cluster API v1.8.1 starts on v1.30.14 (asked for v1.36.3)"},
 		{"capi-roll", RunOptions{Version: lab.OldVersion, CAPI: CAPIOptions{Version: capi.V1142}}, "scenario capi-roll with Cluster API v1.14.2 starts on v1.36.3 (asked for v1.30.14)"},
+		{"signer-key-divergence", RunOptions{Version: lab.OldVersion}, "scenario signer-key-divergence always starts on v1.36.3 (asked for v1.30.14)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.scenario+"/"+tt.o.Version, func(t *testing.T) {

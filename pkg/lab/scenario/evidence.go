@@ -78,6 +78,9 @@ type Phase struct {
 	// before it was observed, beside what the phase showed (for phases that change the control
 	// plane).
 	Prediction *Prediction `json:"prediction,omitempty"`
+	// Findings are what credwatch check raised at the end of the phase ("ID [member]: message"),
+	// for phases that ask it.
+	Findings []string `json:"findings,omitempty"`
 }
 
 // MemberEvidence is one member's part of a phase: what the tenants saw from it and what it logged.
@@ -328,6 +331,12 @@ func (p Phase) writeTable(w io.Writer) error {
 	}
 	if p.Prediction != nil {
 		fmt.Fprintln(w, "Preflight: "+p.Prediction.note())
+	}
+	if len(p.Findings) > 0 {
+		fmt.Fprintln(w, "credwatch check:")
+		for _, f := range p.Findings {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
 	}
 	if len(p.Measured) > 0 {
 		keys := make([]string, 0, len(p.Measured))

@@ -136,6 +136,14 @@ func logged(t *testing.T, m scenario.MemberEvidence, want string) {
 	t.Errorf("%s did not log err=%q; it logged %v", m.Name, want, m.AuthMessages)
 }
 
+// quiet asserts that the tenants made requests in phase p and none was rejected.
+func quiet(t *testing.T, p scenario.Phase) {
+	t.Helper()
+	if p.Tenants.Unauthorized != 0 || p.Tenants.Requests == 0 {
+		t.Errorf("phase %q: %d requests, %d 401s; want some and none", p.Name, p.Tenants.Requests, p.Tenants.Unauthorized)
+	}
+}
+
 func probesAsExpected(t *testing.T, p scenario.Phase) {
 	t.Helper()
 	for _, pr := range p.Probes {
@@ -172,10 +180,7 @@ func noUnauthorized(t *testing.T, ev *scenario.Evidence) {
 
 func keyDriftCheck(want string) check {
 	return func(t *testing.T, ev *scenario.Evidence) {
-		before := phase(t, ev, "before")
-		if before.Tenants.Unauthorized != 0 || before.Tenants.Requests == 0 {
-			t.Errorf("before the new member: %d requests, %d 401s; want some and none", before.Tenants.Requests, before.Tenants.Unauthorized)
-		}
+		quiet(t, phase(t, ev, "before"))
 		p := phase(t, ev, "a new member")
 		probesAsExpected(t, p)
 		drifted := memberWithRole(t, p, "added")

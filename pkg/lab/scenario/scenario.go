@@ -67,6 +67,14 @@ func All() []Scenario {
 			"The tenant re-mints its tokens every 3 s through the load balancer, so tokens minted by old and new members are both in use during the roll.",
 			"Requests without a response are connections cut while a member stopped; they are not authentication failures.",
 		}},
+		{Name: "signer-key-divergence", Summary: "one member's external signer serves another key set than the others'", Environment: SignerLab{}, Members: 3, Run: signerKeyDivergence, Notes: []string{
+			"Each member asks only its own signer (FetchKeys) which keys it verifies with: the member whose signer serves another set rejects the others' tokens, and they reject the tokens it mints, each with \"invalid signature, no keys found\" after a FetchKeys for the unknown kid that still lacks it (logged as \"Key id ... not found after refresh\").",
+			"Fix: make every member's signer serve the same keys; a member fetches again at once when it meets an unknown kid, so no restart is needed.",
+		}},
+		{Name: "signer-stale", Summary: "one member's external signer fails FetchKeys: it keeps the stale key set, then rejects the key the signers rotate to", Environment: SignerLab{}, Members: 3, Run: signerStale, Notes: []string{
+			"A member whose FetchKeys fails keeps verifying with the set it fetched last and retries every 10 s; no /readyz check fails. Nothing breaks until a signer signs with a key outside that set: then the member rejects those tokens, its own fresh ones included, with \"invalid signature, no keys found\".",
+			"credwatch check names it from the member's /metrics (apiserver_externaljwt_fetch_keys_request_total with failures, an old apiserver_externaljwt_fetch_keys_success_timestamp) and its JWKS answer's Cache-Control max-age=0 (its refresh is overdue).",
+		}},
 		{Name: "capi-roll", Summary: "the real KubeadmControlPlane rolls a kubeadm control plane 1 -> 2 -> 1 (spec.rolloutAfter) behind a cloud-like balancer", Environment: ClusterAPI{}, Run: capiRoll, Notes: []string{
 			"Cluster API v1.8.1 removes the old machine's etcd member before draining it (controlplane/kubeadm/internal/controllers/scale.go:138); v1.8.2 and later remove it in a pre-terminate hook after the drain.",
 			"A kubeadm apiserver talks only to its local etcd: once that member is removed it serves TLS with no storage, and a tls or tcp check keeps it in the balancer until the machine is deregistered.",

@@ -70,7 +70,7 @@ func TestCountLines(t *testing.T) {
 }
 
 func TestRegistry(t *testing.T) {
-	want := []string{"healthy-roll", "key-drift", "issuer-change", "audience-change", "bound-object-deleted", "serviceaccount-recreated", "clock-skew", "etcd-member-removed", "mixed-version-roll", "capi-roll", "capi-sa-secret-deleted", "capi-issuer-placeholder", "cloud-password-rotated", "cloud-password-rotated-external", "cloud-password-rotated-openstack"}
+	want := []string{"healthy-roll", "key-drift", "issuer-change", "audience-change", "bound-object-deleted", "serviceaccount-recreated", "clock-skew", "etcd-member-removed", "mixed-version-roll", "signer-key-divergence", "signer-stale", "capi-roll", "capi-sa-secret-deleted", "capi-issuer-placeholder", "cloud-password-rotated", "cloud-password-rotated-external", "cloud-password-rotated-openstack"}
 	if got := Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("Names = %v, want %v", got, want)
 	}
@@ -88,7 +88,8 @@ func TestRegistry(t *testing.T) {
 	}
 	var b bytes.Buffer
 	if err := NewList().WriteTable(&b, report.TableOptions{}); err != nil || !regexp.MustCompile(`(?m)^mixed-version-roll +lab v1\.30\.14 `).MatchString(b.String()) ||
-		!regexp.MustCompile(`(?m)^capi-roll +Cluster API \(--capi, default v1\.8\.1\) `).MatchString(b.String()) {
+		!regexp.MustCompile(`(?m)^capi-roll +Cluster API \(--capi, default v1\.8\.1\) `).MatchString(b.String()) ||
+		!regexp.MustCompile(`(?m)^signer-stale +lab v1\.36\.3, external signers `).MatchString(b.String()) {
 		t.Errorf("list table = %q, %v", b.String(), err)
 	}
 }

@@ -63,8 +63,15 @@ hosts behind a LabCluster balancer (--lb-check, --deregistration) and rolls it 1
 tenant pods call it. Their evidence is the roll's phases as Cluster API went through them and what
 each machine's apiserver answered and logged. They need ` + "`make capi-binaries`" + `.
 
+The external-signer scenarios (signer-key-divergence, signer-stale) run on a lab of v1.36.3
+members that sign through external JWT signers (KEP-740: one lab signer per member host, speaking
+the k8s.io/externaljwt v1 API on a Unix socket, and no key files); the scenario changes what one
+signer serves. Their evidence adds what each member logged of its signer's keys and what
+credwatch check raised.
+
 With --list, or without NAME, it lists the scenarios with the environment each one runs in (a
-plain lab and its line, a cloud era, Cluster API) and what each one does.`),
+plain lab and its line, a lab with external signers, a cloud era, Cluster API) and what each one
+does.`),
 		Example: `  # a roll in which a new control-plane member brings its own service-account key
   credwatch lab scenario key-drift
 
