@@ -21,6 +21,8 @@ func TestBadInputIsUsageError(t *testing.T) {
 		{"bad version", []string{"up", "--version", "v1.29.0"}, `--version "v1.29.0"`},
 		{"bad lb mode", []string{"up", "--lb-mode", "sometimes"}, "--lb-mode"},
 		{"bad wait", []string{"up", "--wait", "0s"}, "--wait"},
+		{"signer on the old line", []string{"up", "--external-signer", "--version", "v1.30.14"}, "--external-signer: the signer needs v1.36.3"},
+		{"signer hint without signer", []string{"up", "--signer-refresh-hint", "5s"}, "--signer-refresh-hint 5s"},
 		{"bad sa key", []string{"add-member", "--sa-key", "/nonexistent/key.pem"}, `--sa-key "/nonexistent/key.pem"`},
 		{"bad member version", []string{"roll", "--version", "1.36"}, `--version "1.36"`},
 		{"empty issuer", []string{"add-member", "--issuer", ""}, "--issuer: empty"},

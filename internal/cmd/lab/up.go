@@ -48,6 +48,7 @@ func newUp(s cli.Streams) *cobra.Command {
 	}
 	cli.Examples(cmd, `  credwatch lab up --members 3
   credwatch lab up --version v1.30.14 --lb-mode all --with-controller-manager
+  credwatch lab up --external-signer --signer-refresh-hint 5s
   export KUBECONFIG=$(credwatch lab status -o json | jq -r .lab.adminKubeconfig)`)
 	f := cmd.Flags()
 	o.dir.add(f)
@@ -60,6 +61,8 @@ func newUp(s cli.Streams) *cobra.Command {
 	f.IntVar(&o.opts.Nodes, "nodes", 0, "worker nodes (real kubelet, containerd, kube-proxy; needs --network hosts; brings kube-scheduler and the controller manager)")
 	f.StringArrayVar(&o.opts.Registries, "registry", nil, "a plain-http registry on this machine's loopback (127.0.0.1:PORT) the nodes pull from under the same name, repeatable")
 	f.StringVar(&o.network, "network", string(lab.NetworkHosts), "hosts (each member in its own network namespace on 10.200.x.0/24; needs root) or loopback (127.0.x.y)")
+	f.BoolVar(&o.opts.ExternalSigner, "external-signer", false, "run an external JWT signer beside each member and start the members with --service-account-signing-endpoint instead of key files ("+lab.DefaultVersion+")")
+	f.DurationVar(&o.opts.SignerRefreshHint, "signer-refresh-hint", 0, "with --external-signer: how often members fetch their signers' keys (default 60s)")
 	f.DurationVar(&o.opts.Wait, "wait", 90*time.Second, "how long each member may take to become ready")
 	return cmd
 }
@@ -101,12 +104,21 @@ func (o *upOptions) complete() error {
 	if o.opts.Nodes > 0 && o.opts.Network != lab.NetworkHosts {
 		return cli.Usagef("--nodes %d: nodes need --network hosts", o.opts.Nodes)
 	}
+	if o.opts.ExternalSigner && o.opts.Version != lab.DefaultVersion {
+		return cli.Usagef("--external-signer: the signer needs %s (--version %s)", lab.DefaultVersion, o.opts.Version)
+	}
+	if o.opts.SignerRefreshHint != 0 && (!o.opts.ExternalSigner || o.opts.SignerRefreshHint < time.Second) {
+		return cli.Usagef("--signer-refresh-hint %s: want at least 1s, with --external-signer", o.opts.SignerRefreshHint)
+	}
 	need := []string{}
 	if o.opts.WithControllerManager || o.opts.Nodes > 0 {
 		need = append(need, "kube-controller-manager")
 	}
 	if o.opts.Nodes > 0 {
 		need = append(need, "kube-scheduler", "kubelet", "kube-proxy")
+	}
+	if o.opts.ExternalSigner {
+		need = append(need, lab.ExternalSigner)
 	}
 	for _, b := range need {
 		if _, err := lab.Binary(o.opts.BinDir, o.opts.Version, b); err != nil {
