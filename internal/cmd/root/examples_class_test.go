@@ -43,6 +43,8 @@ func classes() []classified {
 			"(TestIntegrationCAPIScenarios, TestIntegrationCLICAPISupervisorKilledMidRoll)"
 		ownLab = "starts a lab of its own with tenants for minutes; TestIntegrationScenarioNewLine and " +
 			"TestIntegrationScenarioOldLine (pkg/lab/scenario) run key-drift through the same runner on both lines"
+		signerLab = "a second lab, its members signing through external signers; TestIntegrationSignerLab " +
+			"(pkg/lab/signer) starts the same lab through lab.Options.ExternalSigner, TestIntegrationCheckExternalSigners (pkg/check) checks it"
 		cloudLab = "a cloud: credwatch-cloudlab, real nodes and vcsim; TestIntegrationScenarioCommand " +
 			"(pkg/lab/cloudlab) runs this command"
 		nodes = "needs real lab nodes (kubelet, containerd, the tenant image); TestIntegrationLabNodes " +
@@ -146,6 +148,7 @@ func classes() []classified {
 		skip("preflight --context mgmt --capi-cluster w1 -n capi-system --planned planned.yaml --fail-on warning", capi),
 		skip("lab scenario cloud-password-rotated", cloudLab),
 		skip("lab scenario key-drift", ownLab),
+		skip("lab up --external-signer --signer-refresh-hint 5s", signerLab),
 		skip("lab scenario key-drift --version v1.30.14 -o json", ownLab),
 		skip("lab tenant-pods deploy --replicas 2", nodes),
 		skip("lab tenant-pods tally --since 30s", nodes),
