@@ -408,6 +408,13 @@ func (l *Lab) reserveAddresses() (net.Listener, error) {
 			lastErr = err
 			continue
 		}
+		if hostnet.InUse(networkPrefix(x)) {
+			// Its lab network is still there: a lab whose load balancer is gone but whose
+			// network is not yet (teardown), or a leftover. Two labs on one x collide there.
+			_ = ln.Close()
+			lastErr = fmt.Errorf("lab network %s still exists", networkPrefix(x))
+			continue
+		}
 		l.x = x
 		return ln, nil
 	}

@@ -240,6 +240,10 @@ func (n *Network) machineVeth() string { return n.cfg.Prefix + "-lan" }
 
 func nsName(h Host) string { return strings.TrimPrefix(h.NetNS, "/run/netns/") }
 
+// InUse says whether the lab network of prefix exists (its bridge namespace): a lab that is
+// still tearing it down, or a leftover, whose loopback reservation may already be gone.
+func InUse(prefix string) bool { return nsExists(prefix + "-lan") }
+
 func nsExists(name string) bool {
 	_, err := os.Stat("/run/netns/" + name)
 	return err == nil
