@@ -47,7 +47,7 @@ func newUp(s cli.Streams) *cobra.Command {
 		},
 	}
 	cli.Examples(cmd, `  credwatch lab up --members 3
-  credwatch lab up --version v1.30.14 --lb-mode all --with-controller-manager
+  credwatch lab up --version v1.30.14 --lb-mode all
   credwatch lab up --external-signer --signer-refresh-hint 5s
   export KUBECONFIG=$(credwatch lab status -o json | jq -r .lab.adminKubeconfig)`)
 	f := cmd.Flags()

@@ -128,7 +128,7 @@ func classes() []classified {
 		onLab("lab down"),
 		onLab("lab up"),
 		onLab("lab up --members 3"),
-		onLab("lab up --version v1.30.14 --lb-mode all --with-controller-manager"),
+		onLab("lab up --version v1.30.14 --lb-mode all"),
 
 		skip("check --context mgmt --capi-cluster w1 -n org-a --create-probe-sa", capi),
 		skip("check --kubeconfig ~/.local/state/credwatch/lab/admin.kubeconfig --capi-cluster w1 -n default --create-probe-sa", capi),
