@@ -28,6 +28,7 @@ import (
 const (
 	ClusterAPIVersion      = "cluster.x-k8s.io/v1beta1"
 	ControlPlaneAPIVersion = "controlplane.cluster.x-k8s.io/v1beta1"
+	BootstrapAPIVersion    = "bootstrap.cluster.x-k8s.io/v1beta1"
 	InfraAPIVersion        = infra.Group + "/" + infra.Version
 )
 
@@ -46,6 +47,9 @@ type Config struct {
 	// V1Beta2 (v1.11 on: references by apiGroup, extraArgs as name/value lists, spec.rollout).
 	API      string
 	Replicas int // control-plane machines; default 1
+	// Workers is the replicas of the MachineDeployment NAME-md-0 (kubeadm join, no control
+	// plane); 0 makes none (the lab's workload clusters have had no worker).
+	Workers int
 	// MaxSurge is the rolling update's surge (KCP accepts 0 or 1); default 1.
 	MaxSurge int
 	// LoadBalancer is the LabCluster's balancer (health check, deregistration).
@@ -87,6 +91,9 @@ func (c *Config) complete() error {
 	if c.Replicas < 1 || c.Replicas > 5 || c.Replicas%2 == 0 {
 		return fmt.Errorf("workload cluster %s: %d control-plane replicas: want 1, 3 or 5", c.Name, c.Replicas)
 	}
+	if c.Workers < 0 || c.Workers > 3 {
+		return fmt.Errorf("workload cluster %s: %d workers: want 0 to 3", c.Name, c.Workers)
+	}
 	if c.MaxSurge < 0 || c.MaxSurge > 1 {
 		return fmt.Errorf("workload cluster %s: max surge %d: want 0 or 1", c.Name, c.MaxSurge)
 	}
@@ -100,7 +107,8 @@ func (c *Config) complete() error {
 }
 
 // Objects returns, in the order to create them, the LabMachineTemplate, the KubeadmControlPlane,
-// the LabCluster and the Cluster.
+// the LabCluster and the Cluster, then, with Workers, the workers' LabMachineTemplate,
+// KubeadmConfigTemplate and MachineDeployment.
 func Objects(c Config) ([]*unstructured.Unstructured, error) {
 	if c.MaxSurge == 0 {
 		c.MaxSurge = 1
@@ -113,7 +121,7 @@ func Objects(c Config) ([]*unstructured.Unstructured, error) {
 		"intervalSeconds": int64(c.LoadBalancer.IntervalSeconds), "unhealthyThreshold": int64(c.LoadBalancer.UnhealthyThreshold),
 	}
 	cp := c.ControlPlaneName()
-	return []*unstructured.Unstructured{
+	objs := []*unstructured.Unstructured{
 		c.object(InfraAPIVersion, "LabMachineTemplate", cp, map[string]any{"template": map[string]any{"spec": map[string]any{}}}),
 		c.kubeadmControlPlane(),
 		c.object(InfraAPIVersion, "LabCluster", c.Name, map[string]any{"loadBalancer": lb}),
@@ -125,7 +133,37 @@ func Objects(c Config) ([]*unstructured.Unstructured, error) {
 			"infrastructureRef": c.ref(InfraAPIVersion, "LabCluster", c.Name),
 			"controlPlaneRef":   c.ref(c.apiVersion(ControlPlaneAPIVersion), "KubeadmControlPlane", cp),
 		}),
-	}, nil
+	}
+	if c.Workers > 0 {
+		objs = append(objs, c.workerObjects()...)
+	}
+	return objs, nil
+}
+
+// WorkersName is the workers' MachineDeployment (and its templates') name.
+func (c Config) WorkersName() string { return c.Name + "-md-0" }
+
+// workerObjects are the workers: a LabMachineTemplate, a KubeadmConfigTemplate that joins with
+// the lab's settings, and a MachineDeployment of Workers machines.
+func (c Config) workerObjects() []*unstructured.Unstructured {
+	md := c.WorkersName()
+	bootstrapRef := c.ref(c.apiVersion(BootstrapAPIVersion), "KubeadmConfigTemplate", md)
+	infraRef := c.ref(InfraAPIVersion, "LabMachineTemplate", md)
+	template := map[string]any{"clusterName": c.Name, "version": c.Version,
+		"bootstrap": map[string]any{"configRef": bootstrapRef}, "infrastructureRef": infraRef}
+	labels := map[string]any{"cluster.x-k8s.io/cluster-name": c.Name, "cluster.x-k8s.io/deployment-name": md}
+	return []*unstructured.Unstructured{
+		c.object(InfraAPIVersion, "LabMachineTemplate", md, map[string]any{"template": map[string]any{"spec": map[string]any{}}}),
+		c.object(c.apiVersion(BootstrapAPIVersion), "KubeadmConfigTemplate", md, map[string]any{"template": map[string]any{"spec": map[string]any{
+			"format":            "cloud-config",
+			"joinConfiguration": map[string]any{"nodeRegistration": c.nodeRegistration(), "patches": c.patches()},
+		}}}),
+		c.object(c.apiVersion(ClusterAPIVersion), "MachineDeployment", md, map[string]any{
+			"clusterName": c.Name, "replicas": int64(c.Workers),
+			"selector": map[string]any{"matchLabels": labels},
+			"template": map[string]any{"metadata": map[string]any{"labels": labels}, "spec": template},
+		}),
+	}
 }
 
 // apiVersion is one of Cluster API's v1beta1 API versions in c.API.
@@ -181,14 +219,7 @@ func (c Config) args(m map[string]string) any {
 // settings for init and join.
 func (c Config) kubeadmControlPlane() *unstructured.Unstructured {
 	lab := kubeadm.LabSettings(node.KubeadmPatchesDir)
-	nodeReg := map[string]any{
-		"name":                  "{{ ds.meta_data.local_hostname }}",
-		"criSocket":             "unix://" + node.KubeadmCRISocket,
-		"imagePullPolicy":       lab.ImagePullPolicy,
-		"ignorePreflightErrors": list(lab.IgnorePreflightErrors),
-		"kubeletExtraArgs":      c.args(map[string]string{"provider-id": infra.ProviderIDPrefix + "{{ ds.meta_data.local_hostname }}"}),
-	}
-	patches := map[string]any{"directory": lab.PatchesDir}
+	nodeReg, patches := c.nodeRegistration(), c.patches()
 	infraRef := c.ref(InfraAPIVersion, "LabMachineTemplate", c.ControlPlaneName())
 	spec := map[string]any{
 		"replicas": int64(c.Replicas),
@@ -224,6 +255,25 @@ func (c Config) kubeadmControlPlane() *unstructured.Unstructured {
 	}
 	o.Object["metadata"].(map[string]any)["annotations"] = ann
 	return o
+}
+
+// nodeRegistration is every lab host's kubeadm nodeRegistration: its name and provider ID from
+// the instance metadata, the lab's CRI socket, no image pulls, the preflight checks a network
+// namespace fails ignored.
+func (c Config) nodeRegistration() map[string]any {
+	lab := kubeadm.LabSettings(node.KubeadmPatchesDir)
+	return map[string]any{
+		"name":                  "{{ ds.meta_data.local_hostname }}",
+		"criSocket":             "unix://" + node.KubeadmCRISocket,
+		"imagePullPolicy":       lab.ImagePullPolicy,
+		"ignorePreflightErrors": list(lab.IgnorePreflightErrors),
+		"kubeletExtraArgs":      c.args(map[string]string{"provider-id": infra.ProviderIDPrefix + "{{ ds.meta_data.local_hostname }}"}),
+	}
+}
+
+// patches is the kubeadm patches directory the lab's hosts carry.
+func (Config) patches() map[string]any {
+	return map[string]any{"directory": kubeadm.LabSettings(node.KubeadmPatchesDir).PatchesDir}
 }
 
 // list is ss as a JSON list, for unstructured content.

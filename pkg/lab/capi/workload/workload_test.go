@@ -4,6 +4,7 @@
 package workload
 
 import (
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -127,5 +128,44 @@ func TestObjectsV1beta2(t *testing.T) {
 	_ = kcp.DeepCopy()
 	if _, err := Objects(Config{Name: "w1", API: "v1alpha4"}); err == nil || !strings.Contains(err.Error(), `"v1alpha4"`) {
 		t.Errorf("Objects(API v1alpha4) = %v", err)
+	}
+}
+
+// TestObjectsWorkers: a MachineDeployment of workers joins with the control plane's kubeadm
+// settings, in each API version's reference shape.
+func TestObjectsWorkers(t *testing.T) {
+	for _, api := range []string{V1Beta1, V1Beta2} {
+		objs, err := Objects(Config{Name: "w1", API: api, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kinds []string
+		for _, o := range objs[4:] {
+			kinds = append(kinds, o.GetKind()+"/"+o.GetName())
+		}
+		if got := strings.Join(kinds, " "); got != "LabMachineTemplate/w1-md-0 KubeadmConfigTemplate/w1-md-0 MachineDeployment/w1-md-0" {
+			t.Fatalf("%s worker objects: %s", api, got)
+		}
+		md := objs[6].Object
+		if got, _, _ := unstructured.NestedInt64(md, "spec", "replicas"); got != 1 {
+			t.Errorf("%s replicas %d", api, got)
+		}
+		ref, _, _ := unstructured.NestedStringMap(md, "spec", "template", "spec", "bootstrap", "configRef")
+		want := map[string]string{"apiVersion": "bootstrap.cluster.x-k8s.io/v1beta1", "kind": "KubeadmConfigTemplate", "name": "w1-md-0"}
+		if api == V1Beta2 {
+			want = map[string]string{"apiGroup": "bootstrap.cluster.x-k8s.io", "kind": "KubeadmConfigTemplate", "name": "w1-md-0"}
+		}
+		if !maps.Equal(ref, want) {
+			t.Errorf("%s configRef %v, want %v", api, ref, want)
+		}
+		if got, _, _ := unstructured.NestedString(objs[5].Object, "spec", "template", "spec", "joinConfiguration", "nodeRegistration", "criSocket"); got != "unix:///run/containerd/containerd.sock" {
+			t.Errorf("%s worker criSocket %q", api, got)
+		}
+		if objs[5].GetAPIVersion() != "bootstrap.cluster.x-k8s.io/"+api {
+			t.Errorf("KubeadmConfigTemplate apiVersion %s", objs[5].GetAPIVersion())
+		}
+	}
+	if _, err := Objects(Config{Name: "w1", Workers: 4}); err == nil {
+		t.Error("4 workers accepted")
 	}
 }
