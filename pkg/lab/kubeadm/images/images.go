@@ -60,23 +60,43 @@ func Build(ctx context.Context, c Config) (string, error) {
 			return "", fmt.Errorf("kubeadm images: the pause image: %w", err)
 		}
 	}
+	return c.tarball(ctx, fmt.Sprintf("kubeadm-images-%s-%s-", c.Version, c.Arch), refs)
+}
+
+// BuildPrograms returns the path of a docker-archive tarball holding one image per ref (lab
+// binaries other than kubeadm's: the Cluster API managers for a cluster that runs them as pods),
+// made as Build makes its images and cached under name in c.OutDir. c.Version is the images'
+// version label.
+func BuildPrograms(ctx context.Context, c Config, name string, refs []Ref) (string, error) {
+	if err := c.complete(); err != nil {
+		return "", err
+	}
+	for _, r := range refs {
+		if r.Binary == Pause {
+			return "", fmt.Errorf("kubeadm images: %s: BuildPrograms holds lab binaries, not the pause image", r.Tag)
+		}
+	}
+	return c.tarball(ctx, fmt.Sprintf("%s-%s-%s-", name, c.Version, c.Arch), refs)
+}
+
+// tarball builds (or finds) the tarball of refs named prefix+hash, and removes older ones of
+// the same prefix: each is hundreds of MB.
+func (c *Config) tarball(ctx context.Context, prefix string, refs []Ref) (string, error) {
 	plan, err := c.plan(refs)
 	if err != nil {
 		return "", err
 	}
-	key, err := plan.key(c)
+	key, err := plan.key(*c)
 	if err != nil {
 		return "", err
 	}
-	prefix := fmt.Sprintf("kubeadm-images-%s-%s-", c.Version, c.Arch)
 	out := filepath.Join(c.OutDir, prefix+key[:16]+".tar")
 	if _, err := os.Stat(out); err == nil {
 		return out, nil
 	}
-	if err := plan.write(ctx, c, out); err != nil {
+	if err := plan.write(ctx, *c, out); err != nil {
 		return "", err
 	}
-	// One tarball per version and architecture is enough: each is hundreds of MB.
 	old, _ := filepath.Glob(filepath.Join(c.OutDir, prefix+"*.tar"))
 	for _, p := range old {
 		if p != out {
@@ -197,9 +217,12 @@ func (p plan) key(c Config) (string, error) {
 // write builds the images, as many at once as there are CPUs (gzip is the cost), and writes the
 // tarball at out.
 func (p plan) write(ctx context.Context, c Config, out string) error {
-	pause, err := labPause(c.LabImages)
-	if err != nil {
-		return err
+	var pause v1.Image
+	if p.hasPause() {
+		var err error
+		if pause, err = labPause(c.LabImages); err != nil {
+			return err
+		}
 	}
 	imgs := make([]v1.Image, len(p))
 	errs := make([]error, len(p))
@@ -268,6 +291,15 @@ func (im image) build(c Config) (v1.Image, error) {
 		return nil, fmt.Errorf("kubeadm images: %s: %w", im.Tag, err)
 	}
 	return img, nil
+}
+
+func (p plan) hasPause() bool {
+	for _, im := range p {
+		if im.Binary == Pause {
+			return true
+		}
+	}
+	return false
 }
 
 // labPause reads the pause image from the lab images tarball.
