@@ -24,7 +24,7 @@ build() { # module-dir version package name [source-hash]
     ld="$ld -X k8s.io/component-base/version.gitVersion=$2 -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${mm#1.}"
     ld="$ld -X k8s.io/client-go/pkg/version.gitVersion=$2" ;;
   capi-v*) # Cluster API (hack/version.sh's variables): the managers log it at start.
-    local v="${2#capi-}" mm; mm="${v#v}"; mm="${mm%.*}"
+    local v="${2#capi-}" mm; v="${v%%/*}"; mm="${v#v}"; mm="${mm%.*}"
     ld="$ld -X sigs.k8s.io/cluster-api/version.gitVersion=$v -X sigs.k8s.io/cluster-api/version.gitMajor=${mm%%.*} -X sigs.k8s.io/cluster-api/version.gitMinor=${mm#*.}" ;;
   crictl-v*) ld="$ld -X sigs.k8s.io/cri-tools/pkg/version.Version=${2#crictl-}" ;;
   esac
