@@ -6,6 +6,7 @@ package capi
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -32,16 +33,38 @@ var inventoryProviders = []inventoryProvider{
 	{"capi-kubeadm-control-plane-system", "control-plane-kubeadm", "ControlPlaneProvider", "kubeadm"},
 }
 
-// inventoryObjects are the Provider objects for version.
+// providerOf is the inventory entry of manager (one of ManagerNames).
+func providerOf(manager string) inventoryProvider {
+	for i, m := range ManagerNames() {
+		if m == manager {
+			return inventoryProviders[i]
+		}
+	}
+	return inventoryProviders[0]
+}
+
+// LabInfraProvider is the lab infrastructure provider's entry (package infra), at the version
+// the lab gives it: clusterctl move checks that the target cluster has every provider the
+// source has, infrastructure included.
+var LabInfraProvider = inventoryProvider{"capl-system", "infrastructure-lab", "InfrastructureProvider", "lab"}
+
+// labInfraVersion is the lab provider's version in the inventory (its API is v1alpha1).
+const labInfraVersion = "v0.1.0"
+
+// inventoryObjects are the Provider objects for version, and the lab provider's.
 func inventoryObjects(version string) []object {
 	var out []object
-	for _, p := range inventoryProviders {
+	for _, p := range append(slices.Clone(inventoryProviders), LabInfraProvider) {
+		v := version
+		if p == LabInfraProvider {
+			v = labInfraVersion
+		}
 		out = append(out, &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": InventoryAPIVersion, "kind": "Provider",
 			"metadata": map[string]any{"name": p.name, "namespace": p.namespace, "labels": map[string]any{
 				"clusterctl.cluster.x-k8s.io": "", "cluster.x-k8s.io/provider": p.name,
 			}},
-			"type": p.typ, "providerName": p.providerName, "version": version,
+			"type": p.typ, "providerName": p.providerName, "version": v,
 		}})
 	}
 	return out
@@ -70,6 +93,6 @@ func (m *Managers) writeInventory(ctx context.Context, wait time.Duration) error
 			return fmt.Errorf("capi: record %s/%s in the clusterctl inventory: %w", p.GetNamespace(), p.GetName(), err)
 		}
 	}
-	fmt.Fprintf(m.log, "capi: clusterctl inventory records %d providers at %s\n", len(inventoryProviders), m.Release.Version)
+	fmt.Fprintf(m.log, "capi: clusterctl inventory records %d providers at %s\n", len(inventoryProviders)+1, m.Release.Version)
 	return nil
 }

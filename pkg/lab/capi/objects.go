@@ -230,5 +230,10 @@ func labelContract(crd object) {
 			labels["cluster.x-k8s.io/"+v] = v
 		}
 	}
+	// clusterctl init labels every component with the clusterctl label and its provider's
+	// name; clusterctl move finds the kinds to move by the first.
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	labels["clusterctl.cluster.x-k8s.io"] = ""
+	labels["cluster.x-k8s.io/provider"] = providerOf(owner(group)).name
 	crd.SetLabels(labels)
 }

@@ -136,10 +136,10 @@ func TestConversionAndContract(t *testing.T) {
 		url    string
 		labels string
 	}{
-		{"cluster.x-k8s.io", []string{"v1beta1", "v1beta2"}, "https://10.0.0.1:9443/convert", "cluster.x-k8s.io/v1beta1=v1beta1,cluster.x-k8s.io/v1beta2=v1beta2"},
-		{"bootstrap.cluster.x-k8s.io", []string{"v1beta1", "v1beta2"}, "https://10.0.0.1:9444/convert", "cluster.x-k8s.io/v1beta1=v1beta1,cluster.x-k8s.io/v1beta2=v1beta2"},
-		{"controlplane.cluster.x-k8s.io", []string{"v1beta1", "v1beta2"}, "https://10.0.0.1:9445/convert", "cluster.x-k8s.io/v1beta1=v1beta1,cluster.x-k8s.io/v1beta2=v1beta2"},
-		{"cluster.x-k8s.io", []string{"v1beta1"}, "", "cluster.x-k8s.io/v1beta1=v1beta1"},
+		{"cluster.x-k8s.io", []string{"v1beta1", "v1beta2"}, "https://10.0.0.1:9443/convert", "cluster.x-k8s.io/provider=cluster-api,cluster.x-k8s.io/v1beta1=v1beta1,cluster.x-k8s.io/v1beta2=v1beta2,clusterctl.cluster.x-k8s.io="},
+		{"bootstrap.cluster.x-k8s.io", []string{"v1beta1", "v1beta2"}, "https://10.0.0.1:9444/convert", "cluster.x-k8s.io/provider=bootstrap-kubeadm,cluster.x-k8s.io/v1beta1=v1beta1,cluster.x-k8s.io/v1beta2=v1beta2,clusterctl.cluster.x-k8s.io="},
+		{"controlplane.cluster.x-k8s.io", []string{"v1beta1", "v1beta2"}, "https://10.0.0.1:9445/convert", "cluster.x-k8s.io/provider=control-plane-kubeadm,cluster.x-k8s.io/v1beta1=v1beta1,cluster.x-k8s.io/v1beta2=v1beta2,clusterctl.cluster.x-k8s.io="},
+		{"cluster.x-k8s.io", []string{"v1beta1"}, "", "cluster.x-k8s.io/provider=cluster-api,cluster.x-k8s.io/v1beta1=v1beta1,clusterctl.cluster.x-k8s.io="},
 	} {
 		c := crd(tc.group, tc.served...)
 		labelContract(c)
