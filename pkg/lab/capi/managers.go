@@ -105,7 +105,12 @@ func (m *Managers) start(ctx context.Context, l *lab.Lab, wait time.Duration) er
 			return err
 		}
 	}
-	ca := l.CA()
+	return m.registerWebhooks(ctx, l.CA())
+}
+
+// registerWebhooks applies the managers' webhook configurations, calling WebhookHost with ca as
+// the caBundle.
+func (m *Managers) registerWebhooks(ctx context.Context, ca []byte) error {
 	for i, mgr := range m.Release.Managers {
 		objs, err := readObjects(mgr.Webhooks)
 		if err != nil {
