@@ -65,6 +65,8 @@ type Controller struct {
 	hosts      map[string]Host             // host name → host
 	registered map[string]string           // host name → the LabCluster key whose balancer has it
 	last       map[string]infra.Step       // object key → the last step recorded (waits once)
+	keep       bool                        // Run leaves the balancers open when it ends (Handover)
+	next       dynamic.Interface           // the client of the next Run (Handover)
 }
 
 // New checks o and returns a Controller; Run starts it.
@@ -193,9 +195,33 @@ func (c *Controller) Run(ctx context.Context) error {
 	machines.ShutDown()
 	wg.Wait()
 	factory.Shutdown()
+	c.mu.Lock()
+	keep := c.keep
+	c.keep = false
+	if c.next != nil { // no pass runs now: the workers have returned
+		c.o.Client, c.next = c.next, nil
+	}
+	c.mu.Unlock()
+	if keep {
+		c.logf("lab infrastructure controller: stopped, its balancers and hosts kept for the next Run")
+		return nil
+	}
 	c.closeBalancers()
 	c.logf("lab infrastructure controller: stopped")
 	return nil
+}
+
+// Handover makes the Run in progress leave the balancers, the hosts and their registrations as
+// they are when its context ends, so that the next Run, on the cluster client (the cluster the
+// objects were moved to, as clusterctl move moves them), goes on from them: a cloud's load
+// balancers and instances do not stop while their provider's controller moves. client nil keeps
+// the current one. Call it before ending the Run's context; start the next Run after it
+// returned.
+func (c *Controller) Handover(client dynamic.Interface) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.keep = true
+	c.next = client
 }
 
 func nsName(ns string) string {
