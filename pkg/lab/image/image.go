@@ -32,6 +32,7 @@ const (
 	PauseRef     = "registry.k8s.io/pause:3.10"
 	TenantRef    = "local/credwatch-tenant:lab"
 	CredwatchRef = "local/credwatch:lab"
+	PlatformRef  = "local/credwatch-platform:lab"
 )
 
 // ModulePath is the module whose source the images are built from.
@@ -55,7 +56,7 @@ func BuildLabImages(ctx context.Context, outDir string) (tarball string, err err
 	return Build(ctx, Config{OutDir: outDir})
 }
 
-// Build returns the path of the tarball holding PauseRef, TenantRef and CredwatchRef for c.Arch,
+// Build returns the path of the tarball holding PauseRef, TenantRef, CredwatchRef and PlatformRef for c.Arch,
 // building it unless a tarball of the same source is already in c.OutDir.
 func Build(ctx context.Context, c Config) (string, error) {
 	if err := c.complete(); err != nil {
@@ -82,7 +83,7 @@ func Build(ctx context.Context, c Config) (string, error) {
 }
 
 // formatVersion changes when the image layout changes, so old tarballs are not reused.
-const formatVersion = "credwatch-lab-images/1"
+const formatVersion = "credwatch-lab-images/2"
 
 func (c *Config) complete() error {
 	if c.OutDir == "" {
@@ -127,6 +128,7 @@ var programs = []struct{ name, pkg, ref string }{
 	{"pause", "./hack/labimages/pause", PauseRef},
 	{"tenant", "./hack/labimages/tenant", TenantRef},
 	{"credwatch", "./cmd/credwatch", CredwatchRef},
+	{"platform", "./hack/labimages/platform", PlatformRef},
 }
 
 // build compiles the programs and writes the tarball at out.
