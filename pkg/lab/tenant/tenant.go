@@ -288,8 +288,9 @@ func (t *Tenant) Setup(ctx context.Context) error {
 	return nil
 }
 
-// createPod creates a pod that never runs (there is no kubelet; node "" leaves it unscheduled) or
-// returns the existing one.
+// createPod creates a pod that never runs (there is no kubelet; node "" leaves it unscheduled,
+// held by a scheduling gate, since a cluster with workers would schedule it) or returns the
+// existing one.
 func createPod(ctx context.Context, c kubernetes.Interface, ns, name, sa, node string) (Pod, error) {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"credwatch.dev/lab-tenant": "true"}},
@@ -298,6 +299,9 @@ func createPod(ctx context.Context, c kubernetes.Interface, ns, name, sa, node s
 			NodeName:           node,
 			Containers:         []corev1.Container{{Name: "app", Image: "registry.invalid/credwatch/lab-tenant:never-pulled"}},
 		},
+	}
+	if node == "" {
+		pod.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "credwatch.dev/never-scheduled"}}
 	}
 	got, err := c.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
