@@ -31,6 +31,7 @@ import (
 	"github.com/credwatch/credwatch/pkg/lab/capi/infra"
 	"github.com/credwatch/credwatch/pkg/lab/capi/infra/controller"
 	"github.com/credwatch/credwatch/pkg/lab/capi/workload"
+	labimage "github.com/credwatch/credwatch/pkg/lab/image"
 	"github.com/credwatch/credwatch/pkg/lab/kubeadm"
 	"github.com/credwatch/credwatch/pkg/lab/kubeadm/images"
 )
@@ -43,6 +44,10 @@ type Config struct {
 	Cluster workload.Config
 	// BinDir is the lab's bin directory; default the lab's.
 	BinDir string
+	// SelfManaged puts the release's managers' images on every host, so that Move can install
+	// them in the workload cluster and make it manage itself. It needs workers (Cluster.Workers),
+	// where the managers run.
+	SelfManaged bool
 	// Log receives progress lines; default discarded.
 	Log io.Writer
 }
@@ -53,11 +58,13 @@ type Lab struct {
 	mgmt     *lab.Lab
 	dyn      dynamic.Interface
 	managers *capi.Managers
-	pool     *kubeadm.Pool
-	ctrl     *controller.Controller
-	cancel   context.CancelFunc
-	done     chan error
-	etcdTLS  *tls.Config // the workload etcd's client configuration, read once (Roll's goroutine only)
+	// inCluster are the managers installed in the workload cluster by Move (nil before).
+	inCluster *capi.InCluster
+	pool      *kubeadm.Pool
+	ctrl      *controller.Controller
+	cancel    context.CancelFunc
+	done      chan error
+	etcdTLS   *tls.Config // the workload etcd's client configuration, read once (Roll's goroutine only)
 
 	mu      sync.Mutex
 	podLogs map[string]string // machine -> its host's pod log directory (notePodLogs)
@@ -104,6 +111,24 @@ func Start(ctx context.Context, l *lab.Lab, cfg Config) (*Lab, error) {
 	if err != nil {
 		return nil, fmt.Errorf("capi lab: kubeadm images: %w", err)
 	}
+	tarballs := []string{tarball}
+	if cfg.SelfManaged {
+		if cfg.Cluster.Workers == 0 {
+			return nil, errors.New("capi lab: a self-managed cluster needs a worker to run its managers")
+		}
+		mgrs, err := images.BuildPrograms(ctx, images.Config{BinDir: cfg.BinDir, Version: cfg.CAPI,
+			OutDir: filepath.Join(filepath.Dir(cfg.BinDir), "images")}, "capi-images", capi.ImageRefs(cfg.CAPI))
+		if err != nil {
+			return nil, fmt.Errorf("capi lab: Cluster API images: %w", err)
+		}
+		// The lab images (pkg/lab/image) hold the platform controllers' program (DeployPlatform)
+		// and credwatch itself, for the in-cluster watcher.
+		labImages, err := labimage.Build(ctx, labimage.Config{OutDir: filepath.Join(filepath.Dir(cfg.BinDir), "images")})
+		if err != nil {
+			return nil, fmt.Errorf("capi lab: lab images: %w", err)
+		}
+		tarballs = append(tarballs, mgrs, labImages)
+	}
 	// The provider's controller reads Machines and Clusters in v1beta1, which v1.14 still serves
 	// with a deprecation warning on every call: the warnings would bury the lab's log.
 	rc := rest.CopyConfig(l.RESTConfig())
@@ -113,7 +138,7 @@ func Start(ctx context.Context, l *lab.Lab, cfg Config) (*Lab, error) {
 		return nil, fmt.Errorf("capi lab: client for the management cluster: %w", err)
 	}
 	c := &Lab{cfg: cfg, mgmt: l, dyn: dyn, done: make(chan error, 1)}
-	if err := c.start(ctx, objs, kubelet, bins, tarball); err != nil {
+	if err := c.start(ctx, objs, kubelet, bins, tarballs); err != nil {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 		defer cancel()
 		return nil, errors.Join(err, c.Stop(sctx))
@@ -121,7 +146,7 @@ func Start(ctx context.Context, l *lab.Lab, cfg Config) (*Lab, error) {
 	return c, nil
 }
 
-func (c *Lab) start(ctx context.Context, objs []*unstructured.Unstructured, kubelet string, bins kubeadm.Binaries, tarball string) error {
+func (c *Lab) start(ctx context.Context, objs []*unstructured.Unstructured, kubelet string, bins kubeadm.Binaries, tarballs []string) error {
 	var err error
 	if c.managers, err = capi.Start(ctx, c.mgmt, capi.Options{Version: c.cfg.CAPI, BinDir: c.cfg.BinDir, Log: c.cfg.Log}); err != nil {
 		return err
@@ -131,7 +156,7 @@ func (c *Lab) start(ctx context.Context, objs []*unstructured.Unstructured, kube
 	}
 	c.pool = kubeadm.NewPool(kubeadm.PoolConfig{
 		Network: c.mgmt.Network(), Dir: filepath.Join(c.mgmt.Dir(), lab.CAPIHostsDir), Kubelet: kubelet, Binaries: bins,
-		Images: []string{tarball}, Log: c.cfg.Log,
+		Images: tarballs, Log: c.cfg.Log,
 	})
 	c.ctrl, err = controller.New(controller.Options{
 		Client: c.dyn, Hosts: poolHosts{c.pool}, Namespace: c.cfg.Cluster.Namespace,
@@ -165,6 +190,7 @@ func GVR(apiVersion, kind string) schema.GroupVersionResource {
 	plural := map[string]string{
 		"Cluster": "clusters", "KubeadmControlPlane": "kubeadmcontrolplanes",
 		"LabCluster": "labclusters", "LabMachineTemplate": "labmachinetemplates",
+		"KubeadmConfigTemplate": "kubeadmconfigtemplates", "MachineDeployment": "machinedeployments",
 	}[kind]
 	return gv.WithResource(plural)
 }

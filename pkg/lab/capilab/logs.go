@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -150,4 +151,20 @@ func runOf(data []byte) (Run, bool) {
 		r.Last = t
 	}
 	return r, !r.First.IsZero()
+}
+
+// podLogDirs are the pod log directories of every host running now and of those noted before
+// (notePodLogs), each once, sorted.
+func (c *Lab) podLogDirs() []string {
+	for _, name := range c.pool.Names() {
+		c.notePodLogs(name)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, d := range c.podLogs {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
 }

@@ -296,13 +296,12 @@ func etcdClientTLS(pki string) (*tls.Config, error) {
 // drainErrors counts the core manager's "error draining" events in its log and returns the last
 // message (klog's quoted event text, unquoted).
 func (c *Lab) drainErrors() (int, string) {
-	logs := c.managers.LogFiles()
-	if len(logs) == 0 {
-		return 0, ""
-	}
-	data, err := os.ReadFile(logs[0]) // the core manager's: it drains
-	if err != nil {
-		return 0, ""
+	var data []byte
+	for _, f := range c.coreManagerLogs() {
+		b, err := os.ReadFile(f)
+		if err == nil {
+			data = append(data, b...)
+		}
 	}
 	n, last := 0, ""
 	for _, line := range strings.Split(string(data), "\n") {
