@@ -4,7 +4,7 @@
 #   OUTDIR/v1.30.14/{kubeadm,kube-controller-manager,kube-scheduler} (the management and workload line),
 #   OUTDIR/crictl-v1.34.0/crictl (kubeadm 1.30 refuses to run without it),
 #   OUTDIR/capi-VERSION/{cluster-api-controller,kubeadm-bootstrap-controller,kubeadm-control-plane-controller}
-#   and their CRDs and webhook manifests, OUTDIR/capi-v1.14.2/bin/clusterctl, OUTDIR/capi-VERSION/{crds,webhooks}, for v1.8.1 (etcd
+#   and their CRDs and webhook manifests, OUTDIR/capi-{v1.8.1,v1.14.2}/bin/clusterctl, OUTDIR/capi-VERSION/{crds,webhooks}, for v1.8.1 (etcd
 #   member removed before the drain), v1.8.4 (in the pre-terminate hook after it) and v1.14.2
 #   (v1beta2, with OUTDIR/v1.36.3/kubeadm: the management and workload line it supports).
 # Cold: ~15-20 minutes on 2 cores; `make capi-binaries` runs it (not part of `make test`).
@@ -30,5 +30,7 @@ for v in v1.8.1 v1.8.4 v1.14.2; do
   build "capi-$v" "capi-$v" sigs.k8s.io/cluster-api/controlplane/kubeadm kubeadm-control-plane-controller
   manifests "capi-$v" "capi-$v" "sigs.k8s.io/cluster-api@$v"
 done
-# clusterctl of v1.14.2, for the self-managed cluster (capilab.Move runs `clusterctl move`).
-build capi-v1.14.2 capi-v1.14.2/bin sigs.k8s.io/cluster-api/cmd/clusterctl clusterctl
+# clusterctl of v1.8.1 and v1.14.2, for the self-managed cluster (capilab.Move runs `clusterctl move`).
+for v in v1.8.1 v1.14.2; do
+  build "capi-$v" "capi-$v/bin" sigs.k8s.io/cluster-api/cmd/clusterctl clusterctl
+done

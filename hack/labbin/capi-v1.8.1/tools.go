@@ -7,5 +7,6 @@ package tools
 import (
 	_ "sigs.k8s.io/cluster-api"
 	_ "sigs.k8s.io/cluster-api/bootstrap/kubeadm"
+	_ "sigs.k8s.io/cluster-api/cmd/clusterctl"
 	_ "sigs.k8s.io/cluster-api/controlplane/kubeadm"
 )
