@@ -72,6 +72,9 @@ type CAPIEvidence struct {
 	// Watch is what credwatch watch raised on the workload cluster, from before the scenario's
 	// change to the end of its last phase.
 	Watch []WatchEvent `json:"watch,omitempty"`
+	// SelfManaged compares the roll made from the management lab with the one the cluster made
+	// of itself (capi-self-managed-roll).
+	SelfManaged *SelfManagedEvidence `json:"selfManaged,omitempty"`
 
 	events []controller.Event
 }
@@ -85,6 +88,10 @@ type capiScenario struct {
 	before func(ctx context.Context, c *capilab.Lab, ce *CAPIEvidence) error
 	// after, when set, is how long the tenants go on after the roll: the "after roll" phase.
 	after time.Duration
+	// selfManaged gives the cluster a worker and platform controllers, rolls it once from the
+	// management lab, then moves it into itself before the scenario's roll
+	// (capi-self-managed-roll).
+	selfManaged bool
 }
 
 // capiRoll is the scenario capi-roll: the roll alone.
@@ -133,8 +140,12 @@ func (cs capiScenario) run(ctx context.Context, env *Env) (ev *Evidence, err err
 	o := env.CAPI.complete()
 	s, _ := Get(cs.name)
 	ev = env.evidence(s)
-	c, err := capilab.Start(ctx, env.Lab, capilab.Config{CAPI: o.Version, Log: env.Log, Cluster: workload.Config{Name: "w1",
-		LoadBalancer: infra.LoadBalancer{HealthCheck: lb.HealthCheck(o.HealthCheck), Deregistration: infra.Deregistration(o.Deregistration)}}})
+	cfg := capilab.Config{CAPI: o.Version, Log: env.Log, Cluster: workload.Config{Name: "w1",
+		LoadBalancer: infra.LoadBalancer{HealthCheck: lb.HealthCheck(o.HealthCheck), Deregistration: infra.Deregistration(o.Deregistration)}}}
+	if cs.selfManaged {
+		cfg.SelfManaged, cfg.Cluster.Workers = true, 1
+	}
+	c, err := capilab.Start(ctx, env.Lab, cfg)
 	if err != nil {
 		return ev, err
 	}
@@ -146,18 +157,25 @@ func (cs capiScenario) run(ctx context.Context, env *Env) (ev *Evidence, err err
 	if _, err := c.WaitControlPlane(ctx, 1); err != nil {
 		return ev, err
 	}
-	tn, err := startTenants(ctx, c, capiTenants, "", env.Log)
-	if err != nil {
-		return ev, err
-	}
-	defer tn.Stop()
 	ce := &CAPIEvidence{CAPI: o.Version, HealthCheck: o.HealthCheck, Deregistration: o.Deregistration}
 	ev.CAPI = ce
 	wcfg, err := workloadREST(ctx, c)
 	if err != nil {
 		return ev, err
 	}
-	stopWatch, err := startWatch(ctx, wcfg, env.Lab.RESTConfig(), env.Log)
+	mgmt := env.Lab.RESTConfig()
+	if cs.selfManaged {
+		if ce.SelfManaged, err = prepareSelfManaged(ctx, c, wcfg, env.Log); err != nil {
+			return ev, err
+		}
+		mgmt = wcfg // the cluster's Cluster API objects are in it now
+	}
+	tn, err := startTenants(ctx, c, capiTenants, "", env.Log)
+	if err != nil {
+		return ev, err
+	}
+	defer tn.Stop()
+	stopWatch, err := startWatch(ctx, wcfg, mgmt, env.Log)
 	if err != nil {
 		return ev, err
 	}
@@ -221,6 +239,9 @@ func (cs capiScenario) run(ctx context.Context, env *Env) (ev *Evidence, err err
 	}
 	ce.Watch, stopWatch = stopWatch(), nil
 	ce.APIServerRuns = sampler.result()
+	if ce.SelfManaged != nil {
+		ce.SelfManaged.Self = summarize(ctx, c, wcfg, r, rerr, "itself")
+	}
 	if ce.SAKeyBefore != "" {
 		ce.SAKeyAfter, _ = c.SAKey(ctx)
 	}
@@ -324,5 +345,8 @@ func (c *CAPIEvidence) writeTable(w io.Writer) {
 	writeWatch(w, c.Roll.Started, c.Watch)
 	if c.Roll.DrainErrors > 0 {
 		fmt.Fprintf(w, "Failed drains: %d (last: %s)\n", c.Roll.DrainErrors, c.Roll.DrainError)
+	}
+	if c.SelfManaged != nil {
+		c.SelfManaged.writeTable(w)
 	}
 }

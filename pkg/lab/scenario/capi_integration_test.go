@@ -375,6 +375,12 @@ func scenarioRow(ev *scenario.Evidence) string {
 // does, and logs its evidence table. It needs make capi-binaries (make test-capi runs it).
 func runCAPI(t *testing.T, name string, o scenario.CAPIOptions) *scenario.Evidence {
 	t.Helper()
+	return runCAPIWithin(t, name, o, 15*time.Minute)
+}
+
+// runCAPIWithin is runCAPI with the time the scenario may take.
+func runCAPIWithin(t *testing.T, name string, o scenario.CAPIOptions, d time.Duration) *scenario.Evidence {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("lab test: skipped under -short")
 	}
@@ -386,7 +392,7 @@ func runCAPI(t *testing.T, name string, o scenario.CAPIOptions) *scenario.Eviden
 		t.Skipf("%v", err)
 	}
 	s, _ := scenario.Get(name)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	ev, err := scenario.Run(ctx, s, scenario.RunOptions{Dir: t.TempDir(), Log: labtest.Log(t), CAPI: o})
 	if ev != nil {

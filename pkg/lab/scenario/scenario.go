@@ -87,6 +87,10 @@ func All() []Scenario {
 			"kubeadm join renders the apiserver's flags from the kubeadm-config ConfigMap, which KubeadmControlPlane keeps in step with its ClusterConfiguration: the placeholder is in the manifest kubeadm writes, and the kubelet starts the apiserver with it before postKubeadmCommands run.",
 			"Until the kubelet restarts the apiserver from the rewritten manifest, the tokens it mints carry the placeholder issuer, which the other members do not accept, and it accepts only tokens with the placeholder.",
 		}},
+		{Name: "capi-self-managed-roll", Summary: "a workload cluster with platform controllers is rolled from the management lab, moved into itself (clusterctl move) and rolled by its own managers", Environment: ClusterAPI{}, Run: capiSelfManagedRoll, Notes: []string{
+			"The first field report could not reproduce its failures on workload clusters, only on management clusters: here the same cluster is rolled both ways, with the same platform controllers (Leases, informers, writes) on its control plane and its worker.",
+			"Managed from itself, Cluster API's managers and the platform run in the cluster being rolled and call it through its own balancer; their leases, drains and tokens depend on the members the roll removes.",
+		}},
 		{Name: "cloud-password-rotated", Summary: "the vSphere account's password is rotated under a kubespray cluster (in-tree provider): new nodes never register", Environment: CloudEra{Era: "in-tree", Version: lab.InTreeCloudVersion}},
 		{Name: "cloud-password-rotated-external", Summary: "the same with the vSphere CPI as a DaemonSet: a node that joins stays tainted, its Pods Pending", Environment: CloudEra{Era: "external"}},
 		{Name: "cloud-password-rotated-openstack", Summary: "the OpenStack account's password is reset in a real Keystone under the OpenStack cloud controller manager: its token is revoked, a new node stays uninitialized", Environment: CloudEra{Era: "external-openstack"}},

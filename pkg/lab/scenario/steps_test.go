@@ -26,7 +26,7 @@ var (
 	cloudTests = []string{"cloud-password-rotated", "cloud-password-rotated-external", "cloud-password-rotated-openstack"}
 	// The Cluster API scenarios run in TestIntegrationCAPIScenario (make test-capi; they need
 	// make capi-binaries); their evidence is in docs/lab-capi.md, not captured for logs.
-	capiTests = []string{"capi-roll", "capi-sa-secret-deleted", "capi-issuer-placeholder"}
+	capiTests = []string{"capi-roll", "capi-sa-secret-deleted", "capi-issuer-placeholder", "capi-self-managed-roll"}
 	// The external-signer scenarios run in TestIntegrationScenarioSigners on a SignerLab.
 	signerTests = []string{"signer-key-divergence", "signer-stale"}
 )
