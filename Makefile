@@ -132,9 +132,12 @@ test-capi: lab-binaries capi-binaries
 	CREDWATCH_CAPI_TESTS=all $(GO) test -count=1 -timeout 35m -run TestIntegrationCAPI $(GOTEST_FLAGS) ./pkg/lab/scenario/
 	CREDWATCH_CAPI_TESTS=all $(GO) test -count=1 -timeout 10m -run TestIntegrationCLICAPI $(GOTEST_FLAGS) ./internal/cmd/lab/
 
-# Cluster API lab tests too long for test-capi's budget: the 3 -> 4 -> 3 roll on v1.14.2.
+# Cluster API lab tests too long for test-capi's budget: the 3 -> 4 -> 3 roll on v1.14.2, and
+# capi-self-managed-roll (two rolls and a clusterctl move each) on v1.14.2 (tcp, https-readyz)
+# and v1.8.1 (tls).
 test-capi-long: lab-binaries capi-binaries
 	CREDWATCH_CAPI_TESTS=long $(GO) test -count=1 -timeout 40m -run 'TestIntegrationCAPIRoll$$/v1.14.2/tcp/3' -v $(GOTEST_FLAGS) ./pkg/lab/capilab/
+	CREDWATCH_CAPI_TESTS=long $(GO) test -count=1 -timeout 90m -run 'TestIntegrationCAPISelfManagedRoll' -v $(GOTEST_FLAGS) ./pkg/lab/scenario/
 
 # make test with every core kept busy by another process (timing-dependent tests show up here).
 test-under-load:
