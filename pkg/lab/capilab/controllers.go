@@ -234,11 +234,12 @@ func restarts(ctx context.Context, cs kubernetes.Interface, namespace, selector 
 	return n, ""
 }
 
-// MemberMinute is how many requests one member refused ("Unable to authenticate the request")
-// in one minute of a window, with the first such line.
+// MemberMinute is how many lines of one kind a member's static pod logged in one minute of a
+// window, with the first such line.
 type MemberMinute struct {
 	Minute int    `json:"minute"` // minutes after the window's start
 	Member string `json:"member"`
+	Kind   string `json:"kind,omitempty"`
 	Lines  int    `json:"lines"`
 	Sample string `json:"sample"`
 }
@@ -246,36 +247,83 @@ type MemberMinute struct {
 // Refusals counts, per member (machine) and minute after from, the requests its kube-apiserver
 // refused between from and to.
 func (c *Lab) Refusals(machines []string, from, to time.Time) []MemberMinute {
+	return c.StaticPodLines(machines, "kube-apiserver", func(line string) string {
+		if strings.Contains(line, "Unable to authenticate the request") {
+			return "refused"
+		}
+		return ""
+	}, from, to)
+}
+
+// etcdKinds are the etcd lines that say its cluster lost or changed its leader, could not reach
+// a peer, or was too slow, checked in this order.
+var etcdKinds = []struct{ kind, marker string }{
+	{"leader lost", "lost leader"},
+	{"leader elected", "elected leader"},
+	{"leadership transferred", "leadership transfer"},
+	{"member removed", "removed member"},
+	{"peer unreachable", "prober detected unhealthy status"},
+	{"peer unreachable", "lost TCP streaming connection with remote peer"},
+	{"peer unreachable", "failed to reach the peer URL"},
+	{"slow request", "apply request took too long"},
+	{"request timed out", "request timed out"},
+}
+
+// EtcdTrouble counts, per member and minute after from, the etcd lines of etcdKinds its etcd
+// static pod logged between from and to.
+func (c *Lab) EtcdTrouble(machines []string, from, to time.Time) []MemberMinute {
+	return c.StaticPodLines(machines, "etcd", func(line string) string {
+		for _, k := range etcdKinds {
+			if strings.Contains(line, k.marker) {
+				return k.kind
+			}
+		}
+		return ""
+	}, from, to)
+}
+
+// StaticPodLines counts, per member (machine), minute after from and kind, the lines of its
+// static pod container (kube-apiserver, etcd) between from and to that kind names ("" skips).
+func (c *Lab) StaticPodLines(machines []string, container string, kind func(string) string, from, to time.Time) []MemberMinute {
 	var out []MemberMinute
 	for _, m := range machines {
-		files, err := c.apiserverLogs(m)
+		files, err := c.staticPodLogs(m, container)
 		if err != nil {
 			continue
 		}
-		byMinute := map[int]*MemberMinute{}
+		type key struct {
+			min  int
+			kind string
+		}
+		counts := map[key]*MemberMinute{}
 		for _, l := range readCRI(files, from, to) {
-			if !strings.Contains(l.text, "Unable to authenticate the request") {
+			k := kind(l.text)
+			if k == "" {
 				continue
 			}
-			min := int(l.at.Sub(from) / time.Minute)
-			if byMinute[min] == nil {
+			at := key{int(l.at.Sub(from) / time.Minute), k}
+			if counts[at] == nil {
 				s := l.text
 				if len(s) > 300 {
 					s = s[:300]
 				}
-				byMinute[min] = &MemberMinute{Minute: min, Member: m, Sample: s}
+				counts[at] = &MemberMinute{Minute: at.min, Member: m, Kind: k, Sample: s}
 			}
-			byMinute[min].Lines++
+			counts[at].Lines++
 		}
-		for _, mm := range byMinute {
+		for _, mm := range counts {
 			out = append(out, *mm)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].Minute != out[j].Minute {
-			return out[i].Minute < out[j].Minute
+		a, b := out[i], out[j]
+		if a.Minute != b.Minute {
+			return a.Minute < b.Minute
 		}
-		return out[i].Member < out[j].Member
+		if a.Member != b.Member {
+			return a.Member < b.Member
+		}
+		return a.Kind < b.Kind
 	})
 	return out
 }

@@ -36,15 +36,21 @@ func (c *Lab) notePodLogs(machine string) {
 // apiserverLogs lists the CRI log files of machine's kube-apiserver static pod, sorted: one
 // per container run, in a directory per pod (a changed manifest makes a new pod).
 func (c *Lab) apiserverLogs(machine string) ([]string, error) {
+	return c.staticPodLogs(machine, "kube-apiserver")
+}
+
+// staticPodLogs lists the CRI log files of machine's static pod container (kube-apiserver,
+// etcd), sorted.
+func (c *Lab) staticPodLogs(machine, container string) ([]string, error) {
 	c.mu.Lock()
 	dir, ok := c.podLogs[machine]
 	c.mu.Unlock()
 	if !ok {
 		return nil, fmt.Errorf("capi lab: no host seen for machine %s", machine)
 	}
-	files, err := filepath.Glob(filepath.Join(dir, "kube-system_kube-apiserver-"+machine+"_*", "kube-apiserver", "*.log"))
+	files, err := filepath.Glob(filepath.Join(dir, "kube-system_"+container+"-"+machine+"_*", container, "*.log"))
 	if err != nil {
-		return nil, fmt.Errorf("capi lab: apiserver logs of %s: %w", machine, err)
+		return nil, fmt.Errorf("capi lab: %s logs of %s: %w", container, machine, err)
 	}
 	sort.Strings(files)
 	return files, nil

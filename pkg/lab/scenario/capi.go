@@ -199,7 +199,7 @@ func (cs capiScenario) run(ctx context.Context, env *Env) (ev *Evidence, err err
 			return ev, err
 		}
 	}
-	ce.Prediction = predict(ctx, env)
+	ce.Prediction = predict(ctx, mgmt) // the cluster that holds its Cluster API objects
 	tn.Reset()
 	sctx, stopSampler := context.WithCancel(ctx)
 	sampler := &runSampler{}
@@ -240,7 +240,7 @@ func (cs capiScenario) run(ctx context.Context, env *Env) (ev *Evidence, err err
 	ce.Watch, stopWatch = stopWatch(), nil
 	ce.APIServerRuns = sampler.result()
 	if ce.SelfManaged != nil {
-		ce.SelfManaged.Self = summarize(ctx, c, wcfg, r, rerr, "itself")
+		ce.SelfManaged.Self = summarize(ctx, c, wcfg, r, rerr, "itself", ce.SelfManaged.load)
 	}
 	if ce.SAKeyBefore != "" {
 		ce.SAKeyAfter, _ = c.SAKey(ctx)

@@ -6,6 +6,7 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"k8s.io/client-go/rest"
 	"slices"
 	"strings"
 	"time"
@@ -54,9 +55,9 @@ func (p Prediction) observable() []string {
 
 // predict runs preflight's live mode on the workload cluster w1 as the roll is about to start:
 // the management cluster's objects and the workload members' served keys, rolled again.
-func predict(ctx context.Context, env *Env) Prediction {
+func predict(ctx context.Context, mgmt *rest.Config) Prediction {
 	p := Prediction{Observable: capiObservable}
-	set, err := live.Read(ctx, live.Config{Mgmt: env.Lab.RESTConfig(), Namespace: "default", Name: "w1"})
+	set, err := live.Read(ctx, live.Config{Mgmt: mgmt, Namespace: "default", Name: "w1"})
 	if err != nil {
 		p.Error = err.Error()
 		return p

@@ -7,7 +7,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -33,6 +36,8 @@ type SelfManagedEvidence struct {
 	// cluster's own managers made (the scenario's Roll).
 	Managed RollSummary `json:"managedRoll"`
 	Self    RollSummary `json:"selfManagedRoll"`
+
+	load *loadSampler
 }
 
 // RollSummary is one roll of capi-self-managed-roll and what the cluster's controllers went
@@ -52,6 +57,12 @@ type RollSummary struct {
 	Managers []capilab.ControllerReport `json:"managers,omitempty"`
 	// Refusals are the requests each member refused, per minute of the roll.
 	Refusals []capilab.MemberMinute `json:"refusals,omitempty"`
+	// Etcd are the lines each member's etcd logged about its leader, its peers and slow
+	// requests, per minute of the roll.
+	Etcd []capilab.MemberMinute `json:"etcd,omitempty"`
+	// LoadMax is the highest 1-minute load average of the machine the lab runs on during the
+	// roll (/proc/loadavg, every 5 s): a roll on a starved machine is slow for that reason too.
+	LoadMax float64 `json:"loadMax"`
 }
 
 // settle is how long after a roll its summary still counts: controllers that lost their Lease
@@ -61,13 +72,13 @@ const settle = 20 * time.Second
 // prepareSelfManaged deploys the platform, makes the comparison roll from the management lab and
 // moves the cluster into itself.
 func prepareSelfManaged(ctx context.Context, c *capilab.Lab, wcfg *rest.Config, log io.Writer) (*SelfManagedEvidence, error) {
-	sm := &SelfManagedEvidence{}
+	sm := &SelfManagedEvidence{load: startLoadSampler(ctx)}
 	if err := c.DeployPlatform(ctx, wcfg, capilab.DefaultPlatform()); err != nil {
 		return nil, err
 	}
 	r, err := c.Roll(ctx, capilab.RollOptions{})
 	fmt.Fprintf(log, "capi-self-managed-roll: the roll from the management lab took %s\n", r.Duration)
-	sm.Managed = summarize(ctx, c, wcfg, r, err, "the management lab")
+	sm.Managed = summarize(ctx, c, wcfg, r, err, "the management lab", sm.load)
 	if err != nil {
 		return sm, fmt.Errorf("the roll from the management lab: %w", err)
 	}
@@ -78,7 +89,7 @@ func prepareSelfManaged(ctx context.Context, c *capilab.Lab, wcfg *rest.Config, 
 }
 
 // summarize waits settle after r, then reads what the controllers went through in it.
-func summarize(ctx context.Context, c *capilab.Lab, wcfg *rest.Config, r capilab.Roll, rollErr error, from string) RollSummary {
+func summarize(ctx context.Context, c *capilab.Lab, wcfg *rest.Config, r capilab.Roll, rollErr error, from string, load *loadSampler) RollSummary {
 	s := RollSummary{ManagedFrom: from, Duration: r.Duration, DrainErrors: r.DrainErrors, Outcome: "completed"}
 	switch {
 	case rollErr != nil:
@@ -111,7 +122,10 @@ func summarize(ctx context.Context, c *capilab.Lab, wcfg *rest.Config, r capilab
 	}
 	s.Platform = c.PlatformReport(ctx, cs, capilab.DefaultPlatform(), r.Started, to)
 	s.Managers = c.ManagerReport(ctx, cs, r.Started, to)
-	s.Refusals = c.Refusals(append(append([]string(nil), r.Before...), r.After...), r.Started, to)
+	machines := append(append([]string(nil), r.Before...), r.After...)
+	s.Refusals = c.Refusals(machines, r.Started, to)
+	s.Etcd = c.EtcdTrouble(machines, r.Started, to)
+	s.LoadMax = load.max(r.Started, to)
 	return s
 }
 
@@ -120,15 +134,21 @@ func (sm *SelfManagedEvidence) writeTable(w io.Writer) {
 	fmt.Fprintf(w, "\nSelf-managed: managers on %s (install %s, clusterctl move %s)\n", sm.Move.Node,
 		sm.Move.Install.Round(time.Second), sm.Move.Move.Round(time.Second))
 	tw := report.NewTabWriter(w)
-	report.Row(tw, "MANAGED FROM", "OUTCOME", "ROLL", "DELETING", "ETCD REMOVED", "DELETED", "DRAIN ERRORS", "REFUSED")
+	report.Row(tw, "MANAGED FROM", "OUTCOME", "ROLL", "DELETING", "ETCD REMOVED", "DELETED", "DRAIN ERRORS", "REFUSED", "LOAD MAX")
 	for _, s := range []RollSummary{sm.Managed, sm.Self} {
 		refused := 0
 		for _, m := range s.Refusals {
 			refused += m.Lines
 		}
-		report.Row(tw, s.ManagedFrom, s.Outcome, s.Duration, s.Deleting, s.MemberRemoved, s.Deleted, fmt.Sprint(s.DrainErrors), fmt.Sprint(refused))
+		report.Row(tw, s.ManagedFrom, s.Outcome, s.Duration, s.Deleting, s.MemberRemoved, s.Deleted, fmt.Sprint(s.DrainErrors),
+			fmt.Sprint(refused), fmt.Sprintf("%.1f", s.LoadMax))
 	}
 	_ = tw.Flush()
+	for _, s := range []RollSummary{sm.Managed, sm.Self} {
+		for _, e := range s.Etcd {
+			fmt.Fprintf(w, "etcd, roll from %s, minute %d, %s: %s ×%d\n", s.ManagedFrom, e.Minute, e.Member, e.Kind, e.Lines)
+		}
+	}
 	tw = report.NewTabWriter(w)
 	report.Row(tw, "ROLL", "CONTROLLER", "WHERE", "PODS", "RESTARTS", "LEASE LOST", "WRITES", "FAILED", "ERRORS")
 	for _, s := range []RollSummary{sm.Managed, sm.Self} {
@@ -142,4 +162,56 @@ func (sm *SelfManagedEvidence) writeTable(w io.Writer) {
 		}
 	}
 	_ = tw.Flush()
+}
+
+// loadSampler reads the machine's 1-minute load average every 5 s until its context ends.
+type loadSampler struct {
+	mu      sync.Mutex
+	samples []loadSample
+}
+
+type loadSample struct {
+	at   time.Time
+	load float64
+}
+
+func startLoadSampler(ctx context.Context) *loadSampler {
+	s := &loadSampler{}
+	go func() {
+		t := time.NewTicker(5 * time.Second)
+		defer t.Stop()
+		for {
+			if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+				if f := strings.Fields(string(b)); len(f) > 0 {
+					if v, err := strconv.ParseFloat(f[0], 64); err == nil {
+						s.mu.Lock()
+						s.samples = append(s.samples, loadSample{time.Now(), v})
+						s.mu.Unlock()
+					}
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return s
+}
+
+// max is the highest load sampled between from and to (0: none, or no sampler).
+func (s *loadSampler) max(from, to time.Time) float64 {
+	if s == nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := 0.0
+	for _, x := range s.samples {
+		if !x.at.Before(from) && !x.at.After(to) && x.load > m {
+			m = x.load
+		}
+	}
+	return m
 }
