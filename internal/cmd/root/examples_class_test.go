@@ -41,6 +41,8 @@ func classes() []classified {
 	const (
 		capi = "needs a Cluster API management cluster: make test-capi runs the Cluster API lab " +
 			"(TestIntegrationCAPIScenarios, TestIntegrationCLICAPISupervisorKilledMidRoll)"
+		capiLong = "a Cluster API lab that moves into itself and rolls twice (8-15 minutes): make test-capi-long " +
+			"runs the same scenario through the registry (TestIntegrationCAPISelfManagedRoll, pkg/lab/scenario)"
 		ownLab = "starts a lab of its own with tenants for minutes; TestIntegrationScenarioNewLine and " +
 			"TestIntegrationScenarioOldLine (pkg/lab/scenario) run key-drift through the same runner on both lines"
 		signerLab = "a second lab, its members signing through external signers; TestIntegrationSignerLab " +
@@ -142,6 +144,8 @@ func classes() []classified {
 		skip("lab scenario capi-roll --capi v1.14.2 --lb-check tcp", capi),
 		skip("lab scenario capi-roll --capi v1.8.1 --lb-check tls", capi),
 		skip("lab scenario capi-sa-secret-deleted --capi v1.14.2", capi),
+		skip("lab scenario capi-self-managed-roll --capi v1.8.1 --lb-check tls -o json", capiLong),
+		skip("lab scenario capi-self-managed-roll --capi v1.14.2 --lb-check tcp -o json", capiLong),
 		skip("lab scenario capi-sa-secret-deleted --capi v1.8.1", capi),
 		skip("preflight --context mgmt --capi-cluster w1 --planned ./rendered", capi),
 		skip("preflight --context mgmt --capi-cluster w1 -n capi-system", capi),
