@@ -146,7 +146,7 @@ func (sm *SelfManagedEvidence) writeTable(w io.Writer) {
 	_ = tw.Flush()
 	for _, s := range []RollSummary{sm.Managed, sm.Self} {
 		for _, e := range s.Etcd {
-			fmt.Fprintf(w, "etcd, roll from %s, minute %d, %s: %s ×%d\n", s.ManagedFrom, e.Minute, e.Member, e.Kind, e.Lines)
+			fmt.Fprintf(w, "etcd, roll from %s, minute %d, %s: %s ×%d, first: %.200s\n", s.ManagedFrom, e.Minute, e.Member, e.Kind, e.Lines, e.Sample)
 		}
 	}
 	tw = report.NewTabWriter(w)
@@ -162,6 +162,11 @@ func (sm *SelfManagedEvidence) writeTable(w io.Writer) {
 		}
 	}
 	_ = tw.Flush()
+	for _, r := range sm.Self.Managers {
+		for _, e := range r.Errors {
+			fmt.Fprintf(w, "%s, %s ×%d, first: %.200s\n", r.Name, e.Kind, e.Count, e.Sample)
+		}
+	}
 }
 
 // loadSampler reads the machine's 1-minute load average every 5 s until its context ends.
