@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -60,6 +62,11 @@ type RollSummary struct {
 	// Etcd are the lines each member's etcd logged about its leader, its peers and slow
 	// requests, per minute of the roll.
 	Etcd []capilab.MemberMinute `json:"etcd,omitempty"`
+	// Pressure names the nodes that reported DiskPressure, MemoryPressure or PIDPressure after
+	// the roll, and Evicted counts the Pods the kubelets evicted (node pressure, not drains): the
+	// lab's hosts share this machine's disk and memory.
+	Pressure []string `json:"pressure,omitempty"`
+	Evicted  int      `json:"evicted"`
 	// LoadMax is the highest 1-minute load average of the machine the lab runs on during the
 	// roll (/proc/loadavg, every 5 s): a roll on a starved machine is slow for that reason too.
 	LoadMax float64 `json:"loadMax"`
@@ -126,6 +133,7 @@ func summarize(ctx context.Context, c *capilab.Lab, wcfg *rest.Config, r capilab
 	s.Refusals = c.Refusals(machines, r.Started, to)
 	s.Etcd = c.EtcdTrouble(machines, r.Started, to)
 	s.LoadMax = load.max(r.Started, to)
+	s.Pressure, s.Evicted = pressure(ctx, cs)
 	return s
 }
 
@@ -134,14 +142,14 @@ func (sm *SelfManagedEvidence) writeTable(w io.Writer) {
 	fmt.Fprintf(w, "\nSelf-managed: managers on %s (install %s, clusterctl move %s)\n", sm.Move.Node,
 		sm.Move.Install.Round(time.Second), sm.Move.Move.Round(time.Second))
 	tw := report.NewTabWriter(w)
-	report.Row(tw, "MANAGED FROM", "OUTCOME", "ROLL", "DELETING", "ETCD REMOVED", "DELETED", "DRAIN ERRORS", "REFUSED", "LOAD MAX")
+	report.Row(tw, "MANAGED FROM", "OUTCOME", "ROLL", "DELETING", "ETCD REMOVED", "DELETED", "DRAIN ERRORS", "REFUSED", "LOAD MAX", "EVICTED", "PRESSURE")
 	for _, s := range []RollSummary{sm.Managed, sm.Self} {
 		refused := 0
 		for _, m := range s.Refusals {
 			refused += m.Lines
 		}
 		report.Row(tw, s.ManagedFrom, s.Outcome, s.Duration, s.Deleting, s.MemberRemoved, s.Deleted, fmt.Sprint(s.DrainErrors),
-			fmt.Sprint(refused), fmt.Sprintf("%.1f", s.LoadMax))
+			fmt.Sprint(refused), fmt.Sprintf("%.1f", s.LoadMax), fmt.Sprint(s.Evicted), strings.Join(s.Pressure, ", "))
 	}
 	_ = tw.Flush()
 	for _, s := range []RollSummary{sm.Managed, sm.Self} {
@@ -219,4 +227,30 @@ func (s *loadSampler) max(from, to time.Time) float64 {
 		}
 	}
 	return m
+}
+
+// pressure lists the nodes with a pressure condition True and counts the Pods evicted by a
+// kubelet.
+func pressure(ctx context.Context, cs kubernetes.Interface) ([]string, int) {
+	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	var out []string
+	if nodes, err := cs.CoreV1().Nodes().List(pctx, metav1.ListOptions{}); err == nil {
+		for _, n := range nodes.Items {
+			for _, c := range n.Status.Conditions {
+				if c.Status == corev1.ConditionTrue && strings.HasSuffix(string(c.Type), "Pressure") {
+					out = append(out, n.Name+": "+string(c.Type))
+				}
+			}
+		}
+	}
+	evicted := 0
+	if pods, err := cs.CoreV1().Pods("").List(pctx, metav1.ListOptions{}); err == nil {
+		for _, p := range pods.Items {
+			if p.Status.Reason == "Evicted" {
+				evicted++
+			}
+		}
+	}
+	return out, evicted
 }
