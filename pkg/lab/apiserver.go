@@ -72,11 +72,15 @@ func (l *Lab) startMember(ctx context.Context, o MemberOptions, etcdName string)
 		m.SigningEndpoint, m.SignerLogFile = m.signer.Socket(), m.signer.LogFile()
 	}
 	fail := func(err error) (*memberProc, error) { m.signer.Stop(stopGrace); return nil, err }
+	if m.AuthenticationConfigFile, err = l.memberAuthnFile(name, o); err != nil {
+		return fail(fmt.Errorf("%s: %w", name, err))
+	}
 	args := apiserver.Config{
 		IP: ip, Port: port, EtcdURL: e.ClientURL,
 		ClientCAFile: l.path("pki", "ca.crt"), CertFile: crt, KeyFile: key, CertDir: l.path("pki"),
 		SAKeyFile: keyFile, SAPubFile: pubFile, SigningEndpoint: m.SigningEndpoint,
 		Issuers: o.Issuers, Audiences: o.APIAudiences, ServiceCIDR: ServiceCIDR,
+		AuthenticationConfigFile: m.AuthenticationConfigFile,
 	}.Args()
 	if l.hosts != nil {
 		ka, err := l.kubeletClientArgs()

@@ -25,6 +25,7 @@ import (
 	"github.com/credwatch/credwatch/pkg/lab/controlplane/lb"
 	"github.com/credwatch/credwatch/pkg/lab/controlplane/pki"
 	"github.com/credwatch/credwatch/pkg/lab/hostnet"
+	"github.com/credwatch/credwatch/pkg/lab/oidc"
 	"github.com/credwatch/credwatch/pkg/lab/proc"
 	"github.com/credwatch/credwatch/pkg/lab/signer"
 )
@@ -50,6 +51,7 @@ type Lab struct {
 	mu     sync.Mutex // guards the fields below
 	mems   []*memberProc
 	etcd   *etcd.Cluster
+	oidc   *oidc.Issuer // Options.OIDC
 	kcm    *proc.Restarting
 	sched  *proc.Restarting // kube-scheduler (labs with nodes)
 	nodes  []*nodeProc
@@ -114,6 +116,10 @@ func Up(ctx context.Context, o Options) (*Lab, error) {
 	l.logf("lab: load balancer on %s (mode %s), directory %s", l.LBAddress(), o.LBMode, o.Dir)
 	if err := l.writeKubeconfigs(); err != nil {
 		l.lb.Close()
+		return nil, err
+	}
+	if err := l.startOIDC(ctx); err != nil {
+		_ = l.Down(context.Background())
 		return nil, err
 	}
 	if err := l.start(ctx); err != nil {
@@ -207,6 +213,9 @@ func (l *Lab) Down(ctx context.Context) error {
 	proc.StopAll(signers, stopGrace) // after the apiservers, which keep calling them until they stop
 	kcm.Stop(stopGrace)
 	l.sched.Stop(stopGrace)
+	if l.oidc != nil {
+		_ = l.oidc.Close()
+	}
 	if l.etcd != nil {
 		l.etcd.Stop()
 	}
@@ -386,7 +395,7 @@ func (l *Lab) prepareDir() error {
 			return fmt.Errorf("clean lab directory: %w", err)
 		}
 	}
-	for _, d := range []string{"", "pki", "sa", "etcd", "logs", "kubeconfigs"} {
+	for _, d := range []string{"", "pki", "sa", "etcd", "logs", "kubeconfigs", "authn"} {
 		if err := os.MkdirAll(l.path(d), 0o755); err != nil {
 			return fmt.Errorf("create lab directory: %w", err)
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/kubever"
+	"github.com/credwatch/credwatch/pkg/lab/controlplane/apiserver"
 	"github.com/credwatch/credwatch/pkg/lab/controlplane/lb"
 	"github.com/credwatch/credwatch/pkg/lab/signer"
 )
@@ -67,6 +68,9 @@ type MemberOptions struct {
 	Issuers      []string `json:"issuers,omitempty"`      // default: the lab's issuers
 	APIAudiences []string `json:"apiAudiences,omitempty"` // default: unset (the apiserver then uses the issuers)
 	ExtraArgs    []string `json:"extraArgs,omitempty"`    // appended kube-apiserver flags
+	// AuthenticationConfig starts the member with --authentication-config naming a file holding
+	// it; default: the lab's (Options.OIDC), else none.
+	AuthenticationConfig *apiserver.AuthenticationConfiguration `json:"authenticationConfig,omitempty"`
 }
 
 // Options configures a lab.
@@ -111,8 +115,12 @@ type Options struct {
 	// SignerRefreshHint is the refresh hint the signers start with (default
 	// signer.DefaultRefreshHint, 60 s): how often each member fetches its signer's keys.
 	SignerRefreshHint time.Duration `json:"signerRefreshHint,omitempty"`
-	Wait              time.Duration `json:"wait,omitempty"`
-	Log               io.Writer     `json:"-"`
+	// OIDC runs the lab's OIDC issuer (discovery and JWKS over HTTPS on the load balancer's
+	// address) and starts every member with an AuthenticationConfiguration whose JWT
+	// authenticator trusts it (KEP-3331; from v1.34). nil: neither.
+	OIDC *OIDCOptions  `json:"oidc,omitempty"`
+	Wait time.Duration `json:"wait,omitempty"`
+	Log  io.Writer     `json:"-"`
 }
 
 // RemoveOptions configures RemoveMember.
@@ -140,6 +148,9 @@ type Member struct {
 	// whose log is SignerLogFile; SAKeyFile and SAPubFiles are then the key it started with.
 	SigningEndpoint string `json:"signingEndpoint,omitempty"`
 	SignerLogFile   string `json:"signerLogFile,omitempty"`
+	// AuthenticationConfigFile is the member's --authentication-config (MemberOptions,
+	// Options.OIDC); edit it with Lab.SetAuthenticationConfig.
+	AuthenticationConfigFile string `json:"authenticationConfigFile,omitempty"`
 }
 
 // ValidateLBMode reports whether m is a known load-balancer mode.
@@ -216,6 +227,9 @@ func (o *Options) complete() error {
 	if o.SignerRefreshHint != 0 && (o.SignerRefreshHint < time.Second || !o.ExternalSigner) {
 		return fmt.Errorf("signer refresh hint %s: want at least 1s, with external signers", o.SignerRefreshHint)
 	}
+	if err := o.OIDC.complete(o.Version); err != nil {
+		return err
+	}
 	if o.Wait <= 0 {
 		o.Wait = 90 * time.Second
 	}
@@ -227,12 +241,18 @@ func (o *Options) complete() error {
 
 // externalSignerLine is nil when version's kube-apiserver can use an external signer.
 func externalSignerLine(version string) error {
+	return lineSince("external signer", version, externalSignerSince, "has the ExternalServiceAccountTokenSigner gate off (on by default from %s)")
+}
+
+// lineSince is nil when version is since or later, else an error saying what the line lacks
+// (lack has a %s for since).
+func lineSince(what, version string, since kubever.Version, lack string) error {
 	v, err := kubever.Parse(version)
 	if err != nil {
-		return fmt.Errorf("external signer: version %q: %w", version, err)
+		return fmt.Errorf("%s: version %q: %w", what, version, err)
 	}
-	if !v.AtLeast(externalSignerSince) {
-		return fmt.Errorf("external signer: kube-apiserver %s has the ExternalServiceAccountTokenSigner gate off (on by default from %s)", version, externalSignerSince)
+	if !v.AtLeast(since) {
+		return fmt.Errorf("%s: kube-apiserver %s "+lack, what, version, since)
 	}
 	return nil
 }

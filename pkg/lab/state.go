@@ -36,9 +36,11 @@ type Status struct {
 	// NetworkPrefix names the lab's network namespaces (<prefix>-cp-1, ...; hosts network only).
 	NetworkPrefix string `json:"networkPrefix,omitempty"`
 	// Hosts are the lab network's hosts (hosts network only).
-	Hosts             []hostnet.Host `json:"hosts,omitempty"`
-	AdminKubeconfig   string         `json:"adminKubeconfig"`
-	SharedSAKeyID     string         `json:"sharedSAKeyID,omitempty"`
+	Hosts           []hostnet.Host `json:"hosts,omitempty"`
+	AdminKubeconfig string         `json:"adminKubeconfig"`
+	SharedSAKeyID   string         `json:"sharedSAKeyID,omitempty"`
+	// OIDCIssuer is the URL of the lab's OIDC issuer (Options.OIDC).
+	OIDCIssuer        string         `json:"oidcIssuer,omitempty"`
 	Members           []MemberStatus `json:"members"`
 	Etcd              []EtcdStatus   `json:"etcd"`
 	Nodes             []NodeStatus   `json:"nodes,omitempty"`
@@ -127,6 +129,9 @@ func (l *Lab) Status(ctx context.Context, probe bool) Status {
 		for _, e := range l.etcd.Members() {
 			s.Etcd = append(s.Etcd, EtcdStatus{Name: e.Name, ClientURL: e.ClientURL, PeerURL: e.PeerURL, PID: e.PID(), LogFile: e.LogFile})
 		}
+	}
+	if l.oidc != nil {
+		s.OIDCIssuer = l.oidc.URL()
 	}
 	s.ControllerManager = controllerStatus(l.kcm, l.ControllerManagerLogFile())
 	s.Scheduler = controllerStatus(l.sched, l.SchedulerLogFile())

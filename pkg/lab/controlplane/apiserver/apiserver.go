@@ -33,6 +33,9 @@ type Config struct {
 	Issuers         []string // the first signs, every one is accepted
 	Audiences       []string // --api-audiences; empty: the first issuer
 	ServiceCIDR     string
+	// AuthenticationConfigFile is an AuthenticationConfiguration (--authentication-config; see
+	// authn.go), empty: none.
+	AuthenticationConfigFile string
 }
 
 // Args are the member's flags, in a stable order.
@@ -62,6 +65,9 @@ func (c Config) Args() []string {
 	}
 	if len(c.Audiences) > 0 {
 		args = append(args, "--api-audiences="+strings.Join(c.Audiences, ","))
+	}
+	if c.AuthenticationConfigFile != "" {
+		args = append(args, "--authentication-config="+c.AuthenticationConfigFile)
 	}
 	return args
 }

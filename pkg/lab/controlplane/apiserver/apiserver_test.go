@@ -59,3 +59,24 @@ func TestArgsExternalSigner(t *testing.T) {
 		t.Errorf("args without a signer = %q, want the key files", args)
 	}
 }
+
+// TestAuthenticationConfig: the flag names the file, and the file is the v1 kind with the
+// issuer, its CA, audiences and a prefixed username claim.
+func TestAuthenticationConfig(t *testing.T) {
+	if args := (Config{}).Args(); slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--authentication-config") }) {
+		t.Errorf("args without a file carry --authentication-config: %q", args)
+	}
+	if args := (Config{AuthenticationConfigFile: "/lab/authn/apiserver-1.yaml"}).Args(); !slices.Contains(args, "--authentication-config=/lab/authn/apiserver-1.yaml") {
+		t.Errorf("args %q lack --authentication-config", args)
+	}
+	data, err := NewJWTAuthentication("https://10.200.7.1:8443", []byte("-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n"), []string{"credwatch-lab"}, "sub", "oidc:").Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"apiVersion: apiserver.config.k8s.io/v1", "kind: AuthenticationConfiguration", "url: https://10.200.7.1:8443",
+		"certificateAuthority: |", "- credwatch-lab", "claim: sub", "prefix: 'oidc:'"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("configuration lacks %q:\n%s", want, data)
+		}
+	}
+}
