@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
+	"github.com/credwatch/credwatch/pkg/finding"
 )
 
 // signerMember is a member whose signer serves kids (published in its JWKS) and signs with the
@@ -59,23 +60,29 @@ func TestCheckSigners(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := checkSigners(snapshot(tt.members...))
-			var got []string
-			for _, f := range fs {
-				got = append(got, f.ID+"@"+f.Member+":"+string(f.Severity))
-			}
-			slices.Sort(got)
-			if !slices.Equal(got, tt.want) {
-				t.Fatalf("findings %v, want %v (%+v)", got, tt.want, fs)
-			}
-			if tt.wantMsg != "" && !strings.Contains(fs[0].Message, tt.wantMsg) {
-				t.Errorf("message %q lacks %q", fs[0].Message, tt.wantMsg)
-			}
-			for _, f := range fs {
-				if _, ok := catalogue.Default().Get(f.ID); !ok {
-					t.Errorf("%s is not in the catalogue", f.ID)
-				}
-			}
+			wantFindings(t, checkSigners(snapshot(tt.members...)), tt.want, tt.wantMsg)
 		})
+	}
+}
+
+// wantFindings asserts that fs are exactly want (ID@member:severity, in any order), that the
+// first message holds wantMsg, and that every ID is in the catalogue.
+func wantFindings(t *testing.T, fs []finding.Finding, want []string, wantMsg string) {
+	t.Helper()
+	var got []string
+	for _, f := range fs {
+		got = append(got, f.ID+"@"+f.Member+":"+string(f.Severity))
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("findings %v, want %v (%+v)", got, want, fs)
+	}
+	if wantMsg != "" && !strings.Contains(fs[0].Message, wantMsg) {
+		t.Errorf("message %q lacks %q", fs[0].Message, wantMsg)
+	}
+	for _, f := range fs {
+		if _, ok := catalogue.Default().Get(f.ID); !ok {
+			t.Errorf("%s is not in the catalogue", f.ID)
+		}
 	}
 }

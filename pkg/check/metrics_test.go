@@ -55,6 +55,7 @@ func TestParseMetrics(t *testing.T) {
 func FuzzParseMetrics(f *testing.F) {
 	f.Add(sampleMetrics)
 	f.Add(signerSample)
+	f.Add(authnSample)
 	f.Add("")
 	f.Fuzz(func(t *testing.T, text string) {
 		m, err := ParseMetrics(strings.NewReader(text))
@@ -108,6 +109,9 @@ func exposition(t *testing.T, m *Metrics) string {
 			fams = append(fams, byLabel(metricSignTotal, "code", s.Sign))
 		}
 	}
+	if a := m.Authn; a != nil {
+		fams = append(fams, authnFamilies(a)...)
+	}
 	var b strings.Builder
 	for _, f := range fams {
 		if _, err := expfmt.MetricFamilyToText(&b, f); err != nil {
@@ -138,11 +142,70 @@ func sameMetrics(a, b *Metrics) bool {
 	if !sameMap(a.AuthAttempts, b.AuthAttempts) || (a.Signer == nil) != (b.Signer == nil) {
 		return false
 	}
-	if s, t := a.Signer, b.Signer; s != nil {
-		return same(s.FetchKeysSuccess, t.FetchKeysSuccess) && same(s.DataTimestamp, t.DataTimestamp) &&
-			sameMap(s.FetchKeys, t.FetchKeys) && sameMap(s.Sign, t.Sign)
+	if s, t := a.Signer, b.Signer; s != nil && !(same(s.FetchKeysSuccess, t.FetchKeysSuccess) && same(s.DataTimestamp, t.DataTimestamp) &&
+		sameMap(s.FetchKeys, t.FetchKeys) && sameMap(s.Sign, t.Sign)) {
+		return false
+	}
+	if (a.Authn == nil) != (b.Authn == nil) {
+		return false
+	}
+	if x, y := a.Authn, b.Authn; x != nil {
+		if x.APIServerIDHash != y.APIServerIDHash || x.ConfigHash != y.ConfigHash || !sameMap(x.Reloads, y.Reloads) ||
+			!sameMap(x.LastReload, y.LastReload) || len(x.Issuers) != len(y.Issuers) {
+			return false
+		}
+		for h, j := range x.Issuers {
+			k, ok := y.Issuers[h]
+			if !ok || j.KeySetHash != k.KeySetHash || !same(j.LastSuccess, k.LastSuccess) || !same(j.LastFailure, k.LastFailure) {
+				return false
+			}
+		}
 	}
 	return true
+}
+
+// authnFamilies writes a member's structured authentication figures as kube-apiserver exports
+// them, every sample labelled with its apiserver_id_hash.
+func authnFamilies(a *AuthnMetrics) []*dto.MetricFamily {
+	lp := func(kv ...string) []*dto.LabelPair {
+		out := []*dto.LabelPair{{Name: proto.String("apiserver_id_hash"), Value: proto.String(a.APIServerIDHash)}}
+		for i := 0; i+1 < len(kv); i += 2 {
+			out = append(out, &dto.LabelPair{Name: proto.String(kv[i]), Value: proto.String(kv[i+1])})
+		}
+		return out
+	}
+	gauges := func(name string) *dto.MetricFamily {
+		return &dto.MetricFamily{Name: proto.String(name), Type: dto.MetricType_GAUGE.Enum()}
+	}
+	add := func(f *dto.MetricFamily, v float64, labels []*dto.LabelPair) {
+		f.Metric = append(f.Metric, &dto.Metric{Label: labels, Gauge: &dto.Gauge{Value: proto.Float64(v)}})
+	}
+	info, reloads, last, keySet, fetched := gauges(metricAuthnConfigInfo), &dto.MetricFamily{Name: proto.String(metricAuthnReloads), Type: dto.MetricType_COUNTER.Enum()},
+		gauges(metricAuthnReloadLast), gauges(metricJWKSKeySet), gauges(metricJWKSFetchLast)
+	add(info, 1, lp("hash", a.ConfigHash))
+	for _, st := range slices.Sorted(maps.Keys(a.Reloads)) {
+		reloads.Metric = append(reloads.Metric, &dto.Metric{Label: lp("status", st), Counter: &dto.Counter{Value: proto.Float64(a.Reloads[st])}})
+	}
+	for _, st := range slices.Sorted(maps.Keys(a.LastReload)) {
+		add(last, a.LastReload[st], lp("status", st))
+	}
+	for _, h := range slices.Sorted(maps.Keys(a.Issuers)) {
+		j := a.Issuers[h]
+		add(keySet, 1, lp("jwt_issuer_hash", h, "hash", j.KeySetHash))
+		if j.LastSuccess != 0 {
+			add(fetched, j.LastSuccess, lp("jwt_issuer_hash", h, "result", "success"))
+		}
+		if j.LastFailure != 0 {
+			add(fetched, j.LastFailure, lp("jwt_issuer_hash", h, "result", "failure"))
+		}
+	}
+	var out []*dto.MetricFamily
+	for _, f := range []*dto.MetricFamily{info, reloads, last, keySet, fetched} {
+		if len(f.Metric) > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // signerSample is what a v1.36.3 member with an external signer exports (taken from a lab member
@@ -185,5 +248,44 @@ func TestMaxAge(t *testing.T) {
 		if (got == nil) != (want < 0) || got != nil && *got != want {
 			t.Errorf("maxAge(%q) = %v, want %d", cc, got, want)
 		}
+	}
+}
+
+// authnSample is what a v1.36.3 member with an AuthenticationConfiguration exports after one
+// failed reload and a verified ID token (the hashes shortened).
+const authnSample = `# HELP apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds [BETA] Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.
+# TYPE apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds gauge
+apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds{apiserver_id_hash="sha256:aa11",status="failure"} 1.796613e+09
+apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds{apiserver_id_hash="sha256:aa11",status="success"} 1.7966125e+09
+# HELP apiserver_authentication_config_controller_automatic_reloads_total [BETA] Total number of automatic reloads of authentication configuration split by status and apiserver identity.
+# TYPE apiserver_authentication_config_controller_automatic_reloads_total counter
+apiserver_authentication_config_controller_automatic_reloads_total{apiserver_id_hash="sha256:aa11",status="failure"} 1
+apiserver_authentication_config_controller_automatic_reloads_total{apiserver_id_hash="sha256:aa11",status="success"} 2
+# HELP apiserver_authentication_config_controller_last_config_info [ALPHA] Information about the last applied authentication configuration with hash as label, split by apiserver identity.
+# TYPE apiserver_authentication_config_controller_last_config_info gauge
+apiserver_authentication_config_controller_last_config_info{apiserver_id_hash="sha256:aa11",hash="sha256:cc33"} 1
+# HELP apiserver_authentication_jwt_authenticator_jwks_fetch_last_key_set_info [ALPHA] Information about the last JWKS fetched by the JWT authenticator with hash as label, split by api server identity and jwt issuer.
+# TYPE apiserver_authentication_jwt_authenticator_jwks_fetch_last_key_set_info gauge
+apiserver_authentication_jwt_authenticator_jwks_fetch_last_key_set_info{apiserver_id_hash="sha256:aa11",hash="sha256:ee55",jwt_issuer_hash="sha256:dd44"} 1
+# HELP apiserver_authentication_jwt_authenticator_jwks_fetch_last_timestamp_seconds [ALPHA] Timestamp of the last successful or failed JWKS fetch split by result, api server identity and jwt issuer for the JWT authenticator.
+# TYPE apiserver_authentication_jwt_authenticator_jwks_fetch_last_timestamp_seconds gauge
+apiserver_authentication_jwt_authenticator_jwks_fetch_last_timestamp_seconds{apiserver_id_hash="sha256:aa11",jwt_issuer_hash="sha256:dd44",result="success"} 1.7966126e+09
+`
+
+func TestParseAuthnMetrics(t *testing.T) {
+	m, err := ParseMetrics(strings.NewReader(authnSample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := m.Authn
+	if a == nil || a.APIServerIDHash != "sha256:aa11" || a.ConfigHash != "sha256:cc33" || a.Reloads["failure"] != 1 || a.Reloads["success"] != 2 ||
+		a.LastReload["failure"] != 1.796613e+09 || a.LastReload["success"] != 1.7966125e+09 {
+		t.Fatalf("authn metrics %+v", a)
+	}
+	if j := a.Issuers["sha256:dd44"]; j.KeySetHash != "sha256:ee55" || j.LastSuccess != 1.7966126e+09 || j.LastFailure != 0 || len(a.Issuers) != 1 {
+		t.Errorf("issuers %+v", a.Issuers)
+	}
+	if none, err := ParseMetrics(strings.NewReader(signerSample)); err != nil || none.Authn != nil {
+		t.Errorf("a member without an AuthenticationConfiguration: %+v, %v", none.Authn, err)
 	}
 }

@@ -34,6 +34,7 @@ func Registry() []Check {
 		{Name: "legacy-tokens", Description: "secret-based tokens in use", Needs: []string{SrcSecrets}, Run: checkLegacyTokens},
 		{Name: "stale-tokens", Description: "tokens used past their warnafter", Needs: []string{SrcMetrics}, Run: checkStaleTokens},
 		{Name: "external-signers", Description: "members' external JWT signers serve the same keys and keep them fresh", Needs: []string{SrcMembers, SrcMetrics}, Run: checkSigners},
+		{Name: "authentication-config", Description: "members run the same AuthenticationConfiguration, loaded their last edit, and their JWT authenticators hold the same keys", Needs: []string{SrcMembers, SrcMetrics}, Run: checkAuthn},
 		{Name: "controllers", Description: "control-plane controllers renew their leases", Needs: []string{SrcLeases}, Run: checkControllers},
 		{Name: "nodes", Description: "nodes initialized by the cloud provider", Needs: []string{SrcNodes}, Run: checkNodes},
 		{Name: "kubelets", Description: "no kubelet keeps restarting (its Starting Events) without posting its node's status", Needs: []string{SrcNodes, SrcNodeEvents}, Run: checkKubeletRestarts},

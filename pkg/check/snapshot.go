@@ -159,6 +159,38 @@ type Metrics struct {
 	// Signer is the member's external JWT signer (--service-account-signing-endpoint), nil when
 	// its /metrics show none.
 	Signer *SignerMetrics `json:"externalSigner,omitempty"`
+	// Authn is the member's structured authentication configuration (--authentication-config)
+	// and its JWT authenticators, nil when its /metrics show neither.
+	Authn *AuthnMetrics `json:"authenticationConfig,omitempty"`
+}
+
+// AuthnMetrics are what a member's /metrics say of its AuthenticationConfiguration (the
+// apiserver_authentication_config_controller_* families) and of its JWT authenticators' JWKS
+// (apiserver_authentication_jwt_authenticator_jwks_fetch_*). Every hash is kube-apiserver's
+// "sha256:<hex>" of the value.
+type AuthnMetrics struct {
+	// APIServerIDHash is the hash of the member's apiserver identity (the label every family
+	// carries).
+	APIServerIDHash string `json:"apiserverIDHash,omitempty"`
+	// ConfigHash is the hash of the configuration the member runs (the file's content when it
+	// last loaded); "" when it runs none.
+	ConfigHash string `json:"configHash,omitempty"`
+	// Reloads counts automatic reloads by status ("success", "failure"); LastReload is when the
+	// last of each status happened (Unix seconds).
+	Reloads    map[string]float64 `json:"reloads,omitempty"`
+	LastReload map[string]float64 `json:"lastReload,omitempty"`
+	// Issuers are the JWT authenticators' JWKS fetches by issuer hash.
+	Issuers map[string]JWKSFetch `json:"jwtIssuers,omitempty"`
+}
+
+// JWKSFetch is one JWT authenticator's JWKS state on one member.
+type JWKSFetch struct {
+	// KeySetHash is the hash of the last JWKS it fetched ("" when none succeeded).
+	KeySetHash string `json:"keySetHash,omitempty"`
+	// LastSuccess and LastFailure are when its last fetch of each result happened (Unix seconds;
+	// 0: never).
+	LastSuccess float64 `json:"lastSuccess,omitempty"`
+	LastFailure float64 `json:"lastFailure,omitempty"`
 }
 
 // SignerMetrics are what a member's /metrics say of its external JWT signer (the
