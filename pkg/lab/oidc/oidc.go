@@ -201,8 +201,13 @@ func (i *Issuer) Mint(c Claims) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("oidc issuer: signer: %w", err)
 	}
+	// A random jti makes every token new to a member's token cache (it keeps a verdict 10 s).
+	jti := make([]byte, 12)
+	if _, err := rand.Read(jti); err != nil {
+		return "", fmt.Errorf("oidc issuer: jti: %w", err)
+	}
 	now := time.Now()
-	std := jwt.Claims{Issuer: i.url, Subject: c.Subject, Audience: jwt.Audience(c.Audience),
+	std := jwt.Claims{Issuer: i.url, Subject: c.Subject, Audience: jwt.Audience(c.Audience), ID: base64.RawURLEncoding.EncodeToString(jti),
 		IssuedAt: jwt.NewNumericDate(now), NotBefore: jwt.NewNumericDate(now), Expiry: jwt.NewNumericDate(now.Add(c.Lifetime))}
 	b := jwt.Signed(sig).Claims(std)
 	if len(c.Extra) > 0 {

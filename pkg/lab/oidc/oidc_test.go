@@ -87,7 +87,7 @@ func TestDiscoveryJWKSAndMint(t *testing.T) {
 	if err != nil {
 		t.Fatalf("token does not verify against the JWKS: %v", err)
 	}
-	if cl.Issuer != i.URL() || cl.Subject != "alice" || !cl.Audience.Contains("credwatch-lab") {
+	if cl.Issuer != i.URL() || cl.Subject != "alice" || !cl.Audience.Contains("credwatch-lab") || cl.ID == "" {
 		t.Errorf("claims = %+v", cl)
 	}
 	if _, err := i.Mint(Claims{Subject: "alice"}); err == nil {
