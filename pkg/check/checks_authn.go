@@ -113,7 +113,7 @@ func authnReloadFailed(m Member) (finding.Finding, bool) {
 		return finding.Finding{}, false
 	}
 	return finding.New(idAuthnReloadFailed, fmt.Sprintf(
-		"member %s failed to reload its AuthenticationConfiguration at %s (%g failed reloads, %g successful): it keeps running configuration %s, not what its --authentication-config file says; its log says why (\"failed to load authentication config\", \"failed to validate authentication config\" or \"failed to update authentication config\")",
+		"member %s failed to reload its AuthenticationConfiguration at %s (reloads failed: %g, succeeded: %g): it keeps running configuration %s, not what its --authentication-config file says; its log says why (\"failed to load authentication config\", \"failed to validate authentication config\" or \"failed to update authentication config\")",
 		m.Name, unixUTC(failed), a.Reloads["failure"], a.Reloads["success"], shortHash(a.ConfigHash)),
 		finding.Evidence{Member: m.Name, Key: metricAuthnReloadLast + `{status="failure"}`, Value: unixUTC(failed)},
 		finding.Evidence{Member: m.Name, Key: metricAuthnReloads, Value: fmt.Sprintf("failure %g, success %g", a.Reloads["failure"], a.Reloads["success"])},

@@ -60,7 +60,7 @@ func TestCheckAuthn(t *testing.T) {
 			want:    []string{"authn-config-differs@a:warning", "authn-config-differs@b:warning"}, wantMsg: "split evenly"},
 		{name: "a reload failed",
 			members: []Member{healthy("a"), authnMember("b", cfgA, tLoad, tLater, ok)},
-			want:    []string{"authn-config-reload-failed@b:warning"}, wantMsg: "member b failed to reload its AuthenticationConfiguration at 2026-12-08T03:20:00Z (2 failed reloads, 1 successful): it keeps running configuration sha256:aaaaaaaaaaaa"},
+			want:    []string{"authn-config-reload-failed@b:warning"}, wantMsg: "member b failed to reload its AuthenticationConfiguration at 2026-12-08T03:20:00Z (reloads failed: 2, succeeded: 1): it keeps running configuration sha256:aaaaaaaaaaaa"},
 		{name: "a failed reload then a good one", members: []Member{healthy("a"), authnMember("b", cfgA, tLater, tLoad, ok)}},
 		{name: "JWKS never fetched",
 			members: []Member{healthy("a"), authnMember("b", cfgA, 0, 0, &JWKSFetch{LastFailure: tLater})},
