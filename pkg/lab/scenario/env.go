@@ -126,14 +126,15 @@ type phase struct {
 	versions map[string]string
 	probes   []Probe
 	measured map[string]string
-	// signerBase counts each member's signer lines (signerLines) when the phase began.
-	signerBase map[string]int
+	// signerBase and authnBase count each member's signer lines (signerLines) and
+	// authentication-configuration lines (authnLines) when the phase began.
+	signerBase, authnBase map[string]int
 }
 
 // begin starts a phase: tenant tallies are reset and every current member's auth-line count is
 // remembered, so the phase reports only what was logged from now on.
 func (e *Env) begin(name string, tenants ...*tenant.Tenant) *phase {
-	p := &phase{env: e, name: name, start: time.Now(), tenants: tenants, base: map[string]int{}, roles: map[string]string{}, versions: map[string]string{}, measured: map[string]string{}, signerBase: map[string]int{}}
+	p := &phase{env: e, name: name, start: time.Now(), tenants: tenants, base: map[string]int{}, roles: map[string]string{}, versions: map[string]string{}, measured: map[string]string{}, signerBase: map[string]int{}, authnBase: map[string]int{}}
 	for _, t := range tenants {
 		t.Reset()
 	}
@@ -151,6 +152,7 @@ func (p *phase) track(m lab.Member, role string) {
 		lines, _ := p.env.Lab.AuthLines(m.Name)
 		p.base[m.Name] = len(lines)
 		p.signerBase[m.Name] = len(p.env.signerLines(m.Name))
+		p.authnBase[m.Name] = len(p.env.authnLines(m.Name))
 	}
 	p.roles[m.Name] = role
 	if m.Version != "" {
@@ -164,6 +166,7 @@ func (p *phase) added(m lab.Member, role string) {
 		p.order = append(p.order, m.Name)
 		p.base[m.Name] = 0
 		p.signerBase[m.Name] = 0
+		p.authnBase[m.Name] = 0
 	}
 	p.roles[m.Name] = role
 	p.versions[m.Name] = m.Version
@@ -220,6 +223,9 @@ func (p *phase) end() Phase {
 		if sl := p.env.signerLines(name); p.signerBase[name] <= len(sl) {
 			me.SignerMessages = countLines(sl[p.signerBase[name]:])
 		}
+		if al := p.env.authnLines(name); p.authnBase[name] <= len(al) {
+			me.AuthnConfigMessages = countLines(al[p.authnBase[name]:])
+		}
 		out.Members = append(out.Members, me)
 	}
 	p.env.logf("scenario: phase %q: %d requests, %d 401", p.name, tallies.Requests, tallies.Unauthorized)
@@ -230,13 +236,30 @@ func (p *phase) end() Phase {
 // pkg/serviceaccount/externaljwt/plugin/keycache.go: the stale set, a kid not found after a
 // refresh, a failed sync).
 func (e *Env) signerLines(member string) []string {
+	return e.memberLines(member, func(line string) bool { return strings.Contains(line, " keycache.go:") })
+}
+
+// authnLines are the lines a member logged of its AuthenticationConfiguration and JWT
+// authenticators: its reloads (k8s.io/kubernetes pkg/kubeapiserver/options/authentication.go at
+// v1.36.3, lines 775-818: "reloaded authentication config", "failed to load/validate/update
+// authentication config") and its authenticators' initialisation (k8s.io/apiserver
+// plugin/pkg/authenticator/token/oidc/oidc.go: "oidc authenticator: ...").
+func (e *Env) authnLines(member string) []string {
+	return e.memberLines(member, func(line string) bool {
+		return strings.Contains(line, " oidc.go:") ||
+			strings.Contains(line, " authentication.go:") && strings.Contains(line, "authentication config")
+	})
+}
+
+// memberLines are the lines of a member's log that match.
+func (e *Env) memberLines(member string, match func(string) bool) []string {
 	data, err := e.Lab.MemberLog(member)
 	if err != nil {
 		return nil
 	}
 	var out []string
 	for line := range strings.Lines(string(data)) {
-		if strings.Contains(line, " keycache.go:") {
+		if match(line) {
 			out = append(out, strings.TrimRight(line, "\n"))
 		}
 	}

@@ -97,6 +97,11 @@ type MemberEvidence struct {
 	// "Key id %q not found after refresh", "when syncing supported public keys(Stale set of keys
 	// will be supported): ..."), the klog header left out.
 	SignerMessages []MessageCount `json:"signerMessages,omitempty"`
+	// AuthnConfigMessages are what the member logged of its AuthenticationConfiguration (its
+	// reloads: "reloaded authentication config", "failed to validate authentication config" with
+	// the reason) and of its JWT authenticators ("oidc authenticator: ..."), the klog header left
+	// out.
+	AuthnConfigMessages []MessageCount `json:"authnConfigMessages,omitempty"`
 }
 
 // MessageCount is one distinct err="..." value of the "Unable to authenticate the request" lines.
@@ -302,16 +307,8 @@ func (p Phase) writeTable(w io.Writer) error {
 	case !logged:
 		fmt.Fprintln(w, `No member logged "Unable to authenticate the request".`)
 	}
-	signer := false
-	for _, m := range p.Members {
-		for _, mc := range m.SignerMessages {
-			if !signer {
-				fmt.Fprintln(w, "What the members logged of their external signers' keys:")
-				signer = true
-			}
-			fmt.Fprintf(w, "  %s  %d x %s\n", m.Name, mc.Count, mc.Message)
-		}
-	}
+	writeMessages(w, p.Members, "What the members logged of their external signers' keys:", func(m MemberEvidence) []MessageCount { return m.SignerMessages })
+	writeMessages(w, p.Members, "What the members logged of their authentication configurations:", func(m MemberEvidence) []MessageCount { return m.AuthnConfigMessages })
 	if len(p.Probes) > 0 {
 		fmt.Fprintln(w, "Probes:")
 		for _, pr := range p.Probes {
@@ -377,4 +374,18 @@ func orUnknown(s string) string {
 		return "(unknown)"
 	}
 	return s
+}
+
+// writeMessages prints each member's messages of one kind under title (nothing when none has any).
+func writeMessages(w io.Writer, members []MemberEvidence, title string, of func(MemberEvidence) []MessageCount) {
+	first := true
+	for _, m := range members {
+		for _, mc := range of(m) {
+			if first {
+				fmt.Fprintln(w, title)
+				first = false
+			}
+			fmt.Fprintf(w, "  %s  %d x %s\n", m.Name, mc.Count, mc.Message)
+		}
+	}
 }

@@ -75,6 +75,11 @@ func All() []Scenario {
 			"A member whose FetchKeys fails keeps verifying with the set it fetched last and retries every 10 s; no /readyz check fails. Nothing breaks until a signer signs with a key outside that set: then the member rejects those tokens, its own fresh ones included, with \"invalid signature, no keys found\".",
 			"credwatch check names it from the member's /metrics (apiserver_externaljwt_fetch_keys_request_total with failures, an old apiserver_externaljwt_fetch_keys_success_timestamp) and its JWKS answer's Cache-Control max-age=0 (its refresh is overdue).",
 		}},
+		{Name: "authn-config-drift", Summary: "one member runs another AuthenticationConfiguration; an invalid edit of another member's file is silently not loaded", Environment: AuthnLab{}, Members: 3, Run: authnConfigDrift, Notes: []string{
+			"kube-apiserver reloads its --authentication-config file on its own (a file watch, and a poll every minute); each member reads its own copy, so a change that reached one member makes its JWT authenticators accept other tokens than the others': the ID token one member accepts another refuses (\"oidc: verify token: oidc: expected audience ...\"), intermittently through a load balancer.",
+			"An edit that does not validate (here a JWT issuer equal to the service-account issuer: \"URL must not overlap with disallowed issuers\") is logged once and dropped: the member keeps the configuration it ran, answers /readyz as before, and only apiserver_authentication_config_controller_automatic_reloads_total{status=\"failure\"} and its log say so.",
+			"credwatch check names both from the members' /metrics: authn-config-differs (last_config_info hash) and authn-config-reload-failed (the last reload failed).",
+		}},
 		{Name: "capi-roll", Summary: "the real KubeadmControlPlane rolls a kubeadm control plane 1 -> 2 -> 1 (spec.rolloutAfter) behind a cloud-like balancer", Environment: ClusterAPI{}, Run: capiRoll, Notes: []string{
 			"Cluster API v1.8.1 removes the old machine's etcd member before draining it (controlplane/kubeadm/internal/controllers/scale.go:138); v1.8.2 and later remove it in a pre-terminate hook after the drain.",
 			"A kubeadm apiserver talks only to its local etcd: once that member is removed it serves TLS with no storage, and a tls or tcp check keeps it in the balancer until the machine is deregistered.",

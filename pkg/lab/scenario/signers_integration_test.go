@@ -32,7 +32,13 @@ func TestIntegrationScenarioSigners(t *testing.T) {
 // signerLogged asserts that member m logged of its signer's keys a line containing every part.
 func signerLogged(t *testing.T, m scenario.MemberEvidence, parts ...string) {
 	t.Helper()
-	for _, mc := range m.SignerMessages {
+	messageLogged(t, m.Name, "signer", m.SignerMessages, parts...)
+}
+
+// messageLogged asserts that one of msgs (what member logged of what) contains every part.
+func messageLogged(t *testing.T, member, what string, msgs []scenario.MessageCount, parts ...string) {
+	t.Helper()
+	for _, mc := range msgs {
 		all := true
 		for _, p := range parts {
 			all = all && strings.Contains(mc.Message, p)
@@ -41,7 +47,7 @@ func signerLogged(t *testing.T, m scenario.MemberEvidence, parts ...string) {
 			return
 		}
 	}
-	t.Errorf("%s logged no signer line with %q; it logged %+v", m.Name, parts, m.SignerMessages)
+	t.Errorf("%s logged no %s line with %q; it logged %+v", member, what, parts, msgs)
 }
 
 // raised asserts that credwatch check raised finding id naming member at the end of phase p.
