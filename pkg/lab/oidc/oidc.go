@@ -73,6 +73,7 @@ type Issuer struct {
 	withheld  map[string]bool   // kids signed with but left out of the JWKS
 	srv       *http.Server
 	reachable bool
+	failJWKS  int            // HTTP status the JWKS answers instead (0: the key set)
 	requests  map[string]int // path -> count
 }
 
@@ -149,6 +150,15 @@ func (i *Issuer) Withhold(on bool) {
 	i.withheld[kid] = on
 	i.mu.Unlock()
 	i.logf("oidc issuer: signing key %s withheld from the JWKS: %t", kid, on)
+}
+
+// FailJWKS makes the JWKS path answer status (e.g. 503) while discovery keeps answering, as an
+// issuer whose key endpoint is down behind a working front page; 0 serves the key set again.
+func (i *Issuer) FailJWKS(status int) {
+	i.mu.Lock()
+	i.failJWKS = status
+	i.mu.Unlock()
+	i.logf("oidc issuer: JWKS answers %d (0: the key set)", status)
 }
 
 // SetReachable closes the issuer's listener (false: connections to it are refused) or listens
@@ -257,6 +267,17 @@ func (i *Issuer) serveLocked(ln net.Listener) {
 	})
 	mux.HandleFunc("GET "+JWKSPath, func(w http.ResponseWriter, r *http.Request) {
 		i.count(JWKSPath)
+		i.mu.Lock()
+		status := i.failJWKS
+		i.mu.Unlock()
+		if status != 0 {
+			// No trailing newline (http.Error adds one): kube-apiserver quotes the body in its
+			// error, and a newline makes klog write the line as a multi-line err=<...> block.
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(status)
+			_, _ = w.Write([]byte("key set unavailable"))
+			return
+		}
 		writeJSON(w, i.jwks())
 	})
 	srv := &http.Server{Handler: mux, TLSConfig: i.tlsc, ReadHeaderTimeout: 5 * time.Second}

@@ -145,6 +145,19 @@ func TestRotateWithholdReachable(t *testing.T) {
 	}
 	var d Discovery
 	get(t, c, i.URL()+DiscoveryPath, &d)
+	i.FailJWKS(http.StatusServiceUnavailable)
+	resp, err := c.Get(i.URL() + JWKSPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("JWKS with FailJWKS(503): HTTP %d", resp.StatusCode)
+	}
+	get(t, c, i.URL()+DiscoveryPath, &d) // discovery still answers
+	i.FailJWKS(0)
+	var set jose.JSONWebKeySet
+	get(t, c, i.URL()+JWKSPath, &set)
 }
 
 // TestNoKeyMaterial: what the issuer serves holds public keys only.

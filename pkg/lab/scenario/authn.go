@@ -134,18 +134,10 @@ func authnConfigDrift(ctx context.Context, env *Env) (*Evidence, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range names {
-		if err := env.waitAccepted(ctx, iss, lab.DefaultOIDCAudience, n); err != nil {
-			return nil, err
-		}
+	ph, err := env.authnBefore(ctx, iss, names, "before: every member runs the same AuthenticationConfiguration")
+	if err != nil {
+		return nil, err
 	}
-
-	p := env.begin("before: every member runs the same AuthenticationConfiguration")
-	for _, n := range names {
-		p.probe(env.idTokenProbe(ctx, iss, lab.DefaultOIDCAudience, n, http.StatusCreated))
-	}
-	ph := p.end()
-	ph.Findings = env.checkFindings(ctx)
 	ev.Phases = append(ev.Phases, ph)
 
 	// 1. The odd member alone gets a configuration accepting another audience.
@@ -156,7 +148,7 @@ func authnConfigDrift(ctx context.Context, env *Env) (*Evidence, error) {
 	if err != nil {
 		return nil, err
 	}
-	p = env.begin(odd + " runs another AuthenticationConfiguration")
+	p := env.begin(odd + " runs another AuthenticationConfiguration")
 	p.role(odd, "its file accepts audience "+secondAudience+" only")
 	if err := env.editAuthn(ctx, odd, otherData, msgAuthnReloaded); err != nil {
 		return nil, err
@@ -208,4 +200,118 @@ func authnConfigDrift(ctx context.Context, env *Env) (*Evidence, error) {
 func memberAuthnFile(env *Env, member string) string {
 	m, _ := env.Lab.Member(member)
 	return m.AuthenticationConfigFile
+}
+
+// jwtIssuerJWKSUnreachable makes the issuer's JWKS answer 503 while its discovery document keeps
+// answering, rotates the issuer's key, adds a member while the JWKS still fails, and repairs
+// the JWKS.
+func jwtIssuerJWKSUnreachable(ctx context.Context, env *Env) (*Evidence, error) {
+	s, _ := Get("jwt-issuer-jwks-unreachable")
+	ev := env.evidence(s)
+	names := env.memberNames()
+	iss, ok := env.Lab.OIDCIssuer()
+	if !ok {
+		return nil, fmt.Errorf("the lab runs no OIDC issuer (start it with an AuthenticationConfiguration)")
+	}
+	ph, err := env.authnBefore(ctx, iss, names, "before: every member fetched the issuer's JWKS")
+	if err != nil {
+		return nil, err
+	}
+	ev.Phases = append(ev.Phases, ph)
+
+	// 1. The JWKS fails and the issuer rotates: a token with the old key still verifies (each
+	// member keeps the set it fetched), one with the new key does not.
+	oldTok, err := iss.Mint(oidc.Claims{Subject: authnDriftTenantSub, Audience: []string{lab.DefaultOIDCAudience}, Lifetime: 10 * time.Minute})
+	if err != nil {
+		return nil, err
+	}
+	p := env.begin("the issuer's JWKS answers 503 and the issuer rotates its key")
+	iss.FailJWKS(http.StatusServiceUnavailable)
+	defer iss.FailJWKS(0)
+	if err := iss.Rotate(false); err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		p.role(n, "fetched the old key set")
+		p.probe(env.idTokenProbe(ctx, iss, lab.DefaultOIDCAudience, n, http.StatusUnauthorized))
+	}
+	p.probe(env.present(ctx, Probe{Name: "ID token signed with the old key presented to " + names[0], MintedBy: "oidc-issuer", PresentedTo: names[0], Expect: http.StatusCreated}, oldTok, names[0], 10*time.Second))
+	ph = p.end()
+	ph.Findings = env.checkFindings(ctx)
+	ev.Phases = append(ev.Phases, ph)
+
+	// 2. A member that joins now fetches discovery (its authenticator initialises, /readyz
+	// passes) but never a key set: it refuses every ID token of the issuer.
+	p = env.begin("a member joins while the JWKS answers 503")
+	m, err := env.Lab.AddMember(ctx, lab.MemberOptions{})
+	if err != nil {
+		return nil, err
+	}
+	p.added(m, "joined while the JWKS fails")
+	if err := env.waitInitialized(ctx, m.Name); err != nil {
+		return ev, err
+	}
+	p.probe(env.idTokenProbe(ctx, iss, lab.DefaultOIDCAudience, m.Name, http.StatusUnauthorized))
+	p.probe(env.present(ctx, Probe{Name: "ID token signed with the old key presented to " + m.Name, MintedBy: "oidc-issuer", PresentedTo: m.Name, Expect: http.StatusUnauthorized}, oldTok, m.Name, 10*time.Second))
+	p.probe(env.present(ctx, Probe{Name: "ID token signed with the old key presented to " + names[0], MintedBy: "oidc-issuer", PresentedTo: names[0], Expect: http.StatusCreated}, oldTok, names[0], 10*time.Second))
+	ph = p.end()
+	ph.Findings = env.checkFindings(ctx)
+	ev.Phases = append(ev.Phases, ph)
+
+	// 3. The JWKS answers again: each member fetches it at the next unknown kid.
+	iss.FailJWKS(0)
+	p = env.begin("the JWKS answers again")
+	for _, n := range append(names, m.Name) {
+		p.probe(env.idTokenProbe(ctx, iss, lab.DefaultOIDCAudience, n, http.StatusCreated))
+	}
+	ph = p.end()
+	ph.Findings = env.checkFindings(ctx)
+	ev.Phases = append(ev.Phases, ph)
+	ev.Notes = append(ev.Notes, fmt.Sprintf("The lab's OIDC issuer is %s; its JWKS is %s%s.", iss.URL(), iss.URL(), oidc.JWKSPath))
+	if err := env.removeMember(ctx, m.Name, lab.RemoveOptions{}); err != nil {
+		return ev, fmt.Errorf("remove %s again: %w", m.Name, err)
+	}
+	return finish(ev), nil
+}
+
+// waitInitialized waits until a member's JWT authenticator has fetched its issuer's discovery
+// document: the member stops answering "is not initialized" for a token of the issuer.
+func (e *Env) waitInitialized(ctx context.Context, member string) error {
+	iss, _ := e.Lab.OIDCIssuer()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		pr := e.idTokenProbe(ctx, iss, lab.DefaultOIDCAudience, member, 0)
+		lines, _ := e.Lab.AuthLines(member)
+		last := ""
+		if len(lines) > 0 {
+			last = lines[len(lines)-1]
+		}
+		if pr.Status != 0 && !strings.Contains(last, "is not initialized") {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s's JWT authenticator did not initialise: %s", member, last)
+		}
+		if err := sleep(ctx, time.Second); err != nil {
+			return err
+		}
+	}
+}
+
+// authnBefore waits until every member accepts the issuer's ID tokens (its JWT authenticator
+// initialised and fetched the JWKS) and records the healthy phase name: an ID token accepted by
+// each member, and what credwatch check raised.
+func (e *Env) authnBefore(ctx context.Context, iss *oidc.Issuer, names []string, name string) (Phase, error) {
+	for _, n := range names {
+		if err := e.waitAccepted(ctx, iss, lab.DefaultOIDCAudience, n); err != nil {
+			return Phase{}, err
+		}
+	}
+	p := e.begin(name)
+	for _, n := range names {
+		p.probe(e.idTokenProbe(ctx, iss, lab.DefaultOIDCAudience, n, http.StatusCreated))
+	}
+	ph := p.end()
+	ph.Findings = e.checkFindings(ctx)
+	return ph, nil
 }

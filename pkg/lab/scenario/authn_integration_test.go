@@ -4,6 +4,7 @@
 package scenario_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/credwatch/credwatch/pkg/lab/scenario"
@@ -22,7 +23,8 @@ const (
 
 func TestIntegrationScenarioAuthn(t *testing.T) {
 	runOn(t, scenario.AuthnLab{}.LabOptions(3), onlySteps(t, authnTests), map[string]check{
-		"authn-config-drift": authnConfigDriftCheck,
+		"authn-config-drift":          authnConfigDriftCheck,
+		"jwt-issuer-jwks-unreachable": jwksUnreachableCheck,
 	})
 }
 
@@ -41,13 +43,7 @@ func authLogged(t *testing.T, m scenario.MemberEvidence, part string) {
 
 func authnConfigDriftCheck(t *testing.T, ev *scenario.Evidence) {
 	noKeyMaterial(t, ev)
-	before := phase(t, ev, "before")
-	probesAsExpected(t, before)
-	for _, f := range before.Findings {
-		if f != "no finding at warning or above" {
-			t.Errorf("a healthy lab with an AuthenticationConfiguration raised %s", f)
-		}
-	}
+	nothingRaised(t, phase(t, ev, "before"))
 	p := phase(t, ev, "apiserver-3 runs another")
 	probesAsExpected(t, p)
 	odd := memberWithRole(t, p, "its file accepts audience")
@@ -63,4 +59,42 @@ func authnConfigDriftCheck(t *testing.T, ev *scenario.Evidence) {
 	authnLogged(t, invalid, msgNotValid, msgOverlap)
 	raised(t, p, "authn-config-reload-failed", invalid.Name)
 	raised(t, p, "authn-config-differs", odd.Name)
+}
+
+// msgGetKeys is what a member logs for a token whose kid it lacks while the issuer's JWKS
+// answers 503 (github.com/coreos/go-oidc/v3 jwks.go, wrapped by oidc.go line 872).
+const msgGetKeys = "oidc: verify token: failed to verify signature: fetching keys oidc: get keys failed: 503 Service Unavailable key set unavailable"
+
+func jwksUnreachableCheck(t *testing.T, ev *scenario.Evidence) {
+	noKeyMaterial(t, ev)
+	nothingRaised(t, phase(t, ev, "before"))
+	p := phase(t, ev, "the issuer's JWKS answers 503")
+	probesAsExpected(t, p)
+	for _, m := range p.Members {
+		authLogged(t, m, msgGetKeys)
+		raised(t, p, "jwt-authenticator-no-keys", m.Name)
+	}
+	p = phase(t, ev, "a member joins")
+	probesAsExpected(t, p)
+	joined := memberWithRole(t, p, "joined while the JWKS fails")
+	authLogged(t, joined, msgGetKeys)
+	raised(t, p, "jwt-authenticator-no-keys", joined.Name)
+	for _, f := range p.Findings {
+		if strings.HasPrefix(f, "jwt-authenticator-no-keys ["+joined.Name+"]") && !strings.Contains(f, "has no keys") {
+			t.Errorf("the joined member's finding does not say it has no keys: %s", f)
+		}
+	}
+	nothingRaised(t, phase(t, ev, "the JWKS answers again"))
+}
+
+// nothingRaised asserts that phase p's probes went as expected and credwatch check raised
+// nothing at warning or above (a healthy lab with an AuthenticationConfiguration).
+func nothingRaised(t *testing.T, p scenario.Phase) {
+	t.Helper()
+	probesAsExpected(t, p)
+	for _, f := range p.Findings {
+		if f != "no finding at warning or above" {
+			t.Errorf("phase %q raised %s", p.Name, f)
+		}
+	}
 }

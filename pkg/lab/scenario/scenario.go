@@ -80,6 +80,11 @@ func All() []Scenario {
 			"An edit that does not validate (here a JWT issuer equal to the service-account issuer: \"URL must not overlap with disallowed issuers\") is logged once and dropped: the member keeps the configuration it ran, answers /readyz as before, and only apiserver_authentication_config_controller_automatic_reloads_total{status=\"failure\"} and its log say so.",
 			"credwatch check names both from the members' /metrics: authn-config-differs (last_config_info hash) and authn-config-reload-failed (the last reload failed).",
 		}},
+		{Name: "jwt-issuer-jwks-unreachable", Summary: "the JWT issuer's JWKS fails while its discovery answers: the issuer rotates, and a member that joins has no keys at all", Environment: AuthnLab{}, Members: 2, Run: jwtIssuerJWKSUnreachable, Notes: []string{
+			"A JWT authenticator fetches the discovery document to initialise and the JWKS only when it meets a kid it does not know: a JWKS that fails leaves every member healthy (/readyz passes) and verifying with the set it fetched last, until the issuer signs with a new key.",
+			"A member that starts while the JWKS fails initialises from discovery and never holds a key: it refuses every ID token of the issuer, old keys included, while the other members accept the old ones (kubernetes#134689 asks for a /readyz check of it).",
+			"credwatch check names each member from its /metrics: jwt-authenticator-no-keys (apiserver_authentication_jwt_authenticator_jwks_fetch_last_timestamp_seconds{result=\"failure\"} newer than the last success), at error for the member that never fetched a key set.",
+		}},
 		{Name: "capi-roll", Summary: "the real KubeadmControlPlane rolls a kubeadm control plane 1 -> 2 -> 1 (spec.rolloutAfter) behind a cloud-like balancer", Environment: ClusterAPI{}, Run: capiRoll, Notes: []string{
 			"Cluster API v1.8.1 removes the old machine's etcd member before draining it (controlplane/kubeadm/internal/controllers/scale.go:138); v1.8.2 and later remove it in a pre-terminate hook after the drain.",
 			"A kubeadm apiserver talks only to its local etcd: once that member is removed it serves TLS with no storage, and a tls or tcp check keeps it in the balancer until the machine is deregistered.",

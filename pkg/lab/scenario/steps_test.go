@@ -29,7 +29,7 @@ var (
 	capiTests = []string{"capi-roll", "capi-sa-secret-deleted", "capi-issuer-placeholder", "capi-self-managed-roll"}
 	// The external-signer scenarios run in TestIntegrationScenarioSigners on a SignerLab.
 	signerTests = []string{"signer-key-divergence", "signer-stale"}
-	authnTests  = []string{"authn-config-drift"}
+	authnTests  = []string{"authn-config-drift", "jwt-issuer-jwks-unreachable"}
 )
 
 // TestEveryScenarioIsRun fails when a registered scenario is in no lab test or no capture run, or

@@ -69,11 +69,12 @@ the k8s.io/externaljwt v1 API on a Unix socket, and no key files); the scenario 
 signer serves. Their evidence adds what each member logged of its signer's keys and what
 credwatch check raised.
 
-The structured-authentication scenario (authn-config-drift) runs on a lab of v1.36.3 members that
-read an AuthenticationConfiguration (KEP-3331) whose JWT authenticator trusts the lab's OIDC
-issuer (discovery and JWKS over HTTPS on the lab network); the scenario edits one member's file
-and then makes an invalid edit of another's. Its evidence adds ID-token probes by member, what
-each member logged of its configuration's reloads, and what credwatch check raised.
+The structured-authentication scenarios (authn-config-drift, jwt-issuer-jwks-unreachable) run on
+a lab of v1.36.3 members that read an AuthenticationConfiguration (KEP-3331) whose JWT
+authenticator trusts the lab's OIDC issuer (discovery and JWKS over HTTPS on the lab network); the
+scenario edits members' files, or makes the issuer's JWKS fail while a member joins. Their evidence
+adds ID-token probes by member, what each member logged of its configuration, and what credwatch
+check raised.
 
 With --list, or without NAME, it lists the scenarios with the environment each one runs in (a
 plain lab and its line, a lab with external signers or an AuthenticationConfiguration, a cloud era, Cluster API) and what each one
