@@ -42,12 +42,22 @@ const newIssuer = "https://issuer.credwatch.example"
 //	                       apiserver runs on behind a load balancer that checks TCP only
 //	tokens/                a token minted through the drifted member, one through an original
 //	                       member, the shared public key, and when they were minted
+//	check-authn-config.json, authn/  on a lab of its own (captureAuthn): members whose
+//	                       AuthenticationConfigurations drift, and what they logged
 //
 // only, when not empty, names the steps to take (keyDrift, issuerChange, controllers,
-// etcdRemoved); the others' files are left as they are.
+// etcdRemoved, authnConfig); the others' files are left as they are.
 func capture(ctx context.Context, dir string, only ...string) (err error) {
 	if err := os.MkdirAll(filepath.Join(dir, "tokens"), 0o755); err != nil {
 		return err
+	}
+	if len(only) == 0 || slices.Contains(only, "authnConfig") {
+		if err := captureAuthn(ctx, dir); err != nil {
+			return err
+		}
+		if len(only) == 1 {
+			return nil
+		}
 	}
 	tmp, err := os.MkdirTemp("", "runbook-lab-")
 	if err != nil {

@@ -70,6 +70,7 @@ func classes() []classified {
 		offline("logs --year 2026 istiod.log"),
 		offline("logs --year 2026 kube-controller-manager.log"),
 		offline("logs --year 2026 pkg/logs/testdata/lab/v1.30.14/key-drift/apiserver-*.log"),
+		offline("logs --year 2026 --fail-on none hack/runbook/testdata/lab/authn/apiserver-*.log"),
 		offline("logs --year 2026 pkg/logs/testdata/lab/v1.36.3/audience-change/apiserver-*.log"),
 		offline("logs --year 2026 pkg/logs/testdata/lab/v1.36.3/bound-object-deleted/apiserver-*.log"),
 		offline("logs --year 2026 pkg/logs/testdata/lab/v1.36.3/clock-skew/apiserver-*.log"),
