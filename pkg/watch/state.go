@@ -91,8 +91,9 @@ func (s *State) Member(name string) (MemberState, bool) {
 
 // newState reduces a check snapshot and its report to a State. A check skipped this interval
 // (say, the trust matrix could not be built through a load balancer mid-roll) keeps its findings
-// of prev: not knowing is not "cleared".
-func newState(n int, at time.Time, took time.Duration, snap *check.Snapshot, r *check.Report, checks []check.Check, prev *State) *State {
+// of prev: not knowing is not "cleared". So does a check in carry (one that reads /metrics, in an
+// interval that did not read them).
+func newState(n int, at time.Time, took time.Duration, snap *check.Snapshot, r *check.Report, checks []check.Check, carry map[string]bool, prev *State) *State {
 	s := &State{Interval: n, Time: at, Took: took, Sources: snap.Sources, byCheck: map[string][]finding.Finding{}}
 	skipped := map[string]bool{}
 	for _, sk := range r.Skipped {
@@ -100,7 +101,7 @@ func newState(n int, at time.Time, took time.Duration, snap *check.Snapshot, r *
 	}
 	for _, c := range checks {
 		fs := r.FindingsOf(c.Name)
-		if skipped[c.Name] && prev != nil {
+		if (skipped[c.Name] || carry[c.Name]) && prev != nil {
 			fs = prev.byCheck[c.Name]
 		}
 		s.byCheck[c.Name] = fs

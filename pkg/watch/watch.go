@@ -19,9 +19,21 @@ import (
 )
 
 // watchedSources are the sources a members-only fetch reads: watch runs every check that needs
-// nothing else.
+// nothing else. The members' /metrics are read every Config.MetricsEvery intervals; the checks
+// that need them keep their findings in the intervals between (see step).
 func watchedSources() []string {
-	return []string{check.SrcMembers, check.SrcMatrix, check.SrcPublicIssuer}
+	return []string{check.SrcMembers, check.SrcMatrix, check.SrcPublicIssuer, check.SrcMetrics}
+}
+
+// metricsChecks names the checks among checks that read the members' /metrics.
+func metricsChecks(checks []check.Check) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range checks {
+		if slices.Contains(c.Needs, check.SrcMetrics) {
+			out[c.Name] = true
+		}
+	}
+	return out
 }
 
 // watchedChecks are the checks of the registry whose Needs a members-only fetch serves.
@@ -311,7 +323,11 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 	}
 	w.held.settle(began)
 	r := check.Run(snap, w.checks)
-	cur := newState(n, began, w.c.Clock.Now().Sub(began), snap, r, w.checks, prev)
+	var carry map[string]bool // checks whose findings this interval cannot judge: the last ones stand
+	if cfg.SkipMetrics {
+		carry = metricsChecks(w.checks)
+	}
+	cur := newState(n, began, w.c.Clock.Now().Sub(began), snap, r, w.checks, carry, prev)
 	if w.logs != nil {
 		cur.LogCauses = w.logs.poll(w.c.Clock.Now(), podLines())
 		cur.LogTotals = w.logs.counts()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/check"
+	"github.com/credwatch/credwatch/pkg/finding"
 )
 
 var healthy = []fakeMember{{name: "apiserver-1", kid: "k1"}, {name: "apiserver-2", kid: "k1"}, {name: "apiserver-3", kid: "k1"}}
@@ -59,6 +60,12 @@ func runScript(t *testing.T, intervals int, steps ...[]fakeMember) (*recorder, S
 // runFetch runs a watch whose intervals fetch through fetch until intervals of them have run.
 func runFetch(t *testing.T, intervals int, fetch func(context.Context, check.MembersConfig) (*check.Snapshot, error)) (*recorder, Summary) {
 	t.Helper()
+	return runFetchEvery(t, intervals, 1, fetch)
+}
+
+// runFetchEvery is runFetch reading the members' /metrics every metricsEvery intervals.
+func runFetchEvery(t *testing.T, intervals, metricsEvery int, fetch func(context.Context, check.MembersConfig) (*check.Snapshot, error)) (*recorder, Summary) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	rec := &recorder{}
@@ -67,7 +74,7 @@ func runFetch(t *testing.T, intervals int, fetch func(context.Context, check.Mem
 			cancel()
 		}
 	})
-	w, err := New(Config{Check: check.Config{Timeout: time.Second}, Interval: 10 * time.Millisecond, MetricsEvery: 1,
+	w, err := New(Config{Check: check.Config{Timeout: time.Second}, Interval: 10 * time.Millisecond, MetricsEvery: metricsEvery,
 		Fetch: fetch, Observers: []Observer{rec, stop}})
 	if err != nil {
 		t.Fatal(err)
@@ -395,6 +402,38 @@ func TestWatchSkippedCheckKeepsFindings(t *testing.T) {
 	}
 	if n, _ := rec.first(func(e Event) bool { return e.Kind == FindingRaised && e.ID == "check-skipped" }); n != 2 {
 		t.Errorf("check-skipped raised in interval %d, want 2", n)
+	}
+}
+
+// A check that reads /metrics (authentication-config here) is judged in the intervals that read
+// them, and its findings stand in the intervals between: raised once, never cleared.
+func TestWatchMetricsChecksBetweenReads(t *testing.T) {
+	t.Parallel()
+	fetch := func(_ context.Context, cfg check.MembersConfig) (*check.Snapshot, error) {
+		s := fakeSnapshot(cfg, healthy)
+		for i := range s.Members {
+			if m := &s.Members[i]; m.Metrics != nil {
+				m.Metrics.Authn = &check.AuthnMetrics{APIServerIDHash: "sha256:id-" + m.Name, ConfigHash: "sha256:a"}
+				if m.Name == "apiserver-3" {
+					m.Metrics.Authn.ConfigHash = "sha256:b"
+				}
+			}
+		}
+		return s, nil
+	}
+	rec, _ := runFetchEvery(t, 5, 2, fetch)
+	if n, _ := rec.first(raised("authn-config-differs", "apiserver-3")); n != 1 {
+		t.Errorf("authn-config-differs naming apiserver-3 raised in interval %d, want 1", n)
+	}
+	if n, e := rec.first(func(e Event) bool {
+		return e.Kind == FindingCleared || e.Kind == FindingRaised && e.ID == "check-skipped"
+	}); n != 0 {
+		t.Errorf("interval %d without /metrics: %+v", n, e)
+	}
+	for i, st := range rec.states {
+		if !slices.ContainsFunc(st.Findings, func(f finding.Finding) bool { return f.ID == "authn-config-differs" }) {
+			t.Errorf("interval %d lacks authn-config-differs: %+v", i+1, st.Findings)
+		}
 	}
 }
 
