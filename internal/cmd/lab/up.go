@@ -31,6 +31,7 @@ type upOptions struct {
 	lbMode  string
 	network string
 	issuers []string
+	oidc    bool // --oidc-issuer: opts.OIDC with its defaults
 }
 
 func newUp(s cli.Streams) *cobra.Command {
@@ -49,6 +50,7 @@ func newUp(s cli.Streams) *cobra.Command {
 	cli.Examples(cmd, `  credwatch lab up --members 3
   credwatch lab up --version v1.30.14 --lb-mode all
   credwatch lab up --external-signer --signer-refresh-hint 5s
+  credwatch lab up --oidc-issuer
   export KUBECONFIG=$(credwatch lab status -o json | jq -r .lab.adminKubeconfig)`)
 	f := cmd.Flags()
 	o.dir.add(f)
@@ -63,6 +65,7 @@ func newUp(s cli.Streams) *cobra.Command {
 	f.StringVar(&o.network, "network", string(lab.NetworkHosts), "hosts (each member in its own network namespace on 10.200.x.0/24; needs root) or loopback (127.0.x.y)")
 	f.BoolVar(&o.opts.ExternalSigner, "external-signer", false, "run an external JWT signer beside each member and start the members with --service-account-signing-endpoint instead of key files ("+lab.DefaultVersion+")")
 	f.DurationVar(&o.opts.SignerRefreshHint, "signer-refresh-hint", 0, "with --external-signer: how often members fetch their signers' keys (default 60s)")
+	f.BoolVar(&o.oidc, "oidc-issuer", false, "run the lab's OIDC issuer (discovery and JWKS over HTTPS on the load balancer's address) and start every member with an AuthenticationConfiguration trusting it ("+lab.DefaultVersion+"; audience "+lab.DefaultOIDCAudience+")")
 	f.DurationVar(&o.opts.Wait, "wait", 90*time.Second, "how long each member may take to become ready")
 	return cmd
 }
@@ -103,6 +106,12 @@ func (o *upOptions) complete() error {
 	}
 	if o.opts.Nodes > 0 && o.opts.Network != lab.NetworkHosts {
 		return cli.Usagef("--nodes %d: nodes need --network hosts", o.opts.Nodes)
+	}
+	if o.oidc {
+		if o.opts.Version != lab.DefaultVersion {
+			return cli.Usagef("--oidc-issuer: AuthenticationConfiguration v1 needs %s (--version %s)", lab.DefaultVersion, o.opts.Version)
+		}
+		o.opts.OIDC = &lab.OIDCOptions{}
 	}
 	if o.opts.ExternalSigner && o.opts.Version != lab.DefaultVersion {
 		return cli.Usagef("--external-signer: the signer needs %s (--version %s)", lab.DefaultVersion, o.opts.Version)

@@ -47,6 +47,9 @@ func classes() []classified {
 			"TestIntegrationScenarioOldLine (pkg/lab/scenario) run key-drift through the same runner on both lines"
 		signerLab = "a second lab, its members signing through external signers; TestIntegrationSignerLab " +
 			"(pkg/lab/signer) starts the same lab through lab.Options.ExternalSigner, TestIntegrationCheckExternalSigners (pkg/check) checks it"
+		oidcLab = "a second lab, its members reading an AuthenticationConfiguration that trusts the lab's OIDC issuer; " +
+			"TestIntegrationAuthenticationConfig (pkg/lab/oidc) starts the same lab through lab.Options.OIDC, " +
+			"TestIntegrationCheckAuthenticationConfig (pkg/check) checks it"
 		cloudLab = "a cloud: credwatch-cloudlab, real nodes and vcsim; TestIntegrationScenarioCommand " +
 			"(pkg/lab/cloudlab) runs this command"
 		nodes = "needs real lab nodes (kubelet, containerd, the tenant image); TestIntegrationLabNodes " +
@@ -154,6 +157,7 @@ func classes() []classified {
 		skip("lab scenario cloud-password-rotated", cloudLab),
 		skip("lab scenario key-drift", ownLab),
 		skip("lab up --external-signer --signer-refresh-hint 5s", signerLab),
+		skip("lab up --oidc-issuer", oidcLab),
 		skip("lab scenario key-drift --version v1.30.14 -o json", ownLab),
 		skip("lab tenant-pods deploy --replicas 2", nodes),
 		skip("lab tenant-pods tally --since 30s", nodes),
