@@ -112,7 +112,7 @@ func (d *differ) changes(p, m MemberState) {
 		if delta := m.AuthFailures[res] - p.AuthFailures[res]; delta > 0 {
 			d.add(Event{Kind: AuthFailures, Member: m.Name, Severity: catalogue.Warning,
 				Message:  fmt.Sprintf("member %s: %.0f more authentication attempts with result %q", m.Name, delta, res),
-				Evidence: []finding.Evidence{{Member: m.Name, Key: "apiserver_authentication_attempts{result=" + res + "} delta", Value: fmt.Sprintf("%.0f", delta)}}})
+				Evidence: []finding.Evidence{{Member: m.Name, Key: "authentication_attempts{result=" + res + "} delta", Value: fmt.Sprintf("%.0f", delta)}}})
 		}
 	}
 }

@@ -42,7 +42,7 @@ var (
 	descTrust      = prometheus.NewDesc("credwatch_trust", "1 when verifier accepted the probe token minted through signer in the last interval, 0 when it rejected it (absent: unknown).", []string{"signer", "verifier"}, nil)
 	descHeld       = prometheus.NewDesc("credwatch_held_token_trust", "1 when verifier accepted the token held since signer first appeared, 0 when it rejected it.", []string{"signer", "verifier"}, nil)
 	descAuth       = prometheus.NewDesc("credwatch_auth_failures_total", "Credential failures the member's own log lines reported since the watcher started (--log-file, --pod-logs), by the catalogue ID of the cause they name.", []string{"member", "cause"}, nil)
-	descMemberAuth = prometheus.NewDesc("credwatch_member_auth_failures_total", "The member's own apiserver_authentication_attempts counter other than success, by its result label (error, failure).", []string{"member", "result"}, nil)
+	descMemberAuth = prometheus.NewDesc("credwatch_member_auth_failures_total", "The member's own authentication_attempts counter other than success, by its result label (error, failure).", []string{"member", "result"}, nil)
 	descFinding    = prometheus.NewDesc("credwatch_finding", "1 for each finding of the last interval.", []string{"id", "severity", "member"}, nil)
 	descLogCause   = prometheus.NewDesc("credwatch_log_cause_lines", "Lines of the member's own log naming the cause id since it appeared (absent: not named lately).", []string{"member", "id"}, nil)
 )

@@ -47,7 +47,7 @@ type MemberState struct {
 	Issuer     string   `json:"issuer,omitempty"`
 	KIDs       []string `json:"kids,omitempty"`
 	SigningKID string   `json:"signingKid,omitempty"`
-	// AuthFailures maps the result label of apiserver_authentication_attempts other than
+	// AuthFailures maps the result label of authentication_attempts other than
 	// success ("failure", "error") to the member's counter; nil when /metrics was not read.
 	AuthFailures map[string]float64 `json:"authFailures,omitempty"`
 }
