@@ -15,10 +15,17 @@ import (
 // runbookURL is where the alerts link the runbook: docs/runbook.md on the main branch.
 const runbookURL = "https://github.com/credwatch/credwatch/blob/main/docs/runbook.md#"
 
-// TestAlertRunbookURLs: every alert the chart ships (files/alerts.yaml) has a runbook_url that
-// links a heading of docs/runbook.md, so that a page reaches a section that exists.
+// TestAlertRunbookURLs: every alert the chart ships (files/alerts.yaml, the watcher's, and
+// deploy/mixin/alerts.yaml, the credential mixin's) has a runbook_url that links a heading of
+// docs/runbook.md, so that a page reaches a section that exists.
 func TestAlertRunbookURLs(t *testing.T) {
-	b, err := os.ReadFile("../../deploy/helm/credwatch/files/alerts.yaml")
+	for _, f := range []string{"../../deploy/helm/credwatch/files/alerts.yaml", "../../deploy/mixin/alerts.yaml"} {
+		t.Run(f, func(t *testing.T) { checkRunbookURLs(t, f) })
+	}
+}
+
+func checkRunbookURLs(t *testing.T, file string) {
+	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +63,7 @@ func TestAlertRunbookURLs(t *testing.T) {
 		}
 	}
 	if n == 0 {
-		t.Fatal("no alerts in files/alerts.yaml")
+		t.Fatalf("no alerts in %s", file)
 	}
 }
 
