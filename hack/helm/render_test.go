@@ -109,7 +109,10 @@ func find(objs []*unstructured.Unstructured, kind string) []*unstructured.Unstru
 
 // TestLint is `helm lint --strict` with the defaults and with every optional object on.
 func TestLint(t *testing.T) {
-	for _, vals := range []map[string]any{nil, {"serviceMonitor": map[string]any{"enabled": true}, "prometheusRule": map[string]any{"enabled": true}}} {
+	for _, vals := range []map[string]any{nil, {"serviceMonitor": map[string]any{"enabled": true}, "prometheusRule": map[string]any{"enabled": true}},
+		{"prometheusRule": map[string]any{"enabled": true, "mixin": false}},
+		{"prometheusRule": map[string]any{"enabled": true, "watcher": false, "apiServerSelector": `job="kube-apiserver"`}},
+		{"prometheusRule": map[string]any{"enabled": true, "watcher": false, "mixin": false}}} {
 		l := lint.All(chartDir, withImage(vals), "credwatch", true)
 		for _, m := range l.Messages {
 			if m.Severity > support.InfoSev {
@@ -210,29 +213,71 @@ func TestPodLogsRule(t *testing.T) {
 	}
 }
 
-// TestPrometheusRule: the PrometheusRule carries files/alerts.yaml (which promtool tests) verbatim.
+// TestPrometheusRule: the PrometheusRule carries the groups of files/alerts.yaml (the watcher's)
+// and of files/mixin.yaml (the credential mixin's; both tested by promtool), each switchable, and
+// none when both are off.
 func TestPrometheusRule(t *testing.T) {
-	objs := render(t, "credwatch", map[string]any{"prometheusRule": map[string]any{"enabled": true}, "serviceMonitor": map[string]any{"enabled": true}})
-	rules, mons := find(objs, "PrometheusRule"), find(objs, "ServiceMonitor")
-	if len(rules) != 1 || len(mons) != 1 {
-		t.Fatalf("%d PrometheusRules, %d ServiceMonitors", len(rules), len(mons))
-	}
-	raw, err := os.ReadFile(filepath.Join(chartDir, "files", "alerts.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var file map[string]any
-	if err := yaml.Unmarshal(raw, &file); err != nil {
-		t.Fatal(err)
-	}
-	a, _ := yaml.Marshal(file)
-	b, _ := yaml.Marshal(rules[0].Object["spec"])
-	if !bytes.Equal(a, b) {
-		t.Errorf("PrometheusRule spec differs from files/alerts.yaml:\n%s", b)
+	for _, tt := range []struct {
+		watcher, mixin bool
+		selector       string
+	}{{true, true, ""}, {true, false, ""}, {false, true, `job="kube-apiserver"`}, {false, false, ""}} {
+		t.Run(fmt.Sprintf("watcher=%v,mixin=%v", tt.watcher, tt.mixin), func(t *testing.T) {
+			pr := map[string]any{"enabled": true, "watcher": tt.watcher, "mixin": tt.mixin}
+			if tt.selector != "" {
+				pr["apiServerSelector"] = tt.selector
+			}
+			objs := render(t, "credwatch", map[string]any{"prometheusRule": pr, "serviceMonitor": map[string]any{"enabled": true}})
+			rules, mons := find(objs, "PrometheusRule"), find(objs, "ServiceMonitor")
+			if want := tt.watcher || tt.mixin; len(rules) != map[bool]int{true: 1}[want] || len(mons) != 1 {
+				t.Fatalf("%d PrometheusRules, %d ServiceMonitors", len(rules), len(mons))
+			}
+			if len(rules) == 0 {
+				return
+			}
+			var want []any
+			if tt.watcher {
+				want = append(want, ruleGroups(t, "alerts.yaml", "")...)
+			}
+			if tt.mixin {
+				want = append(want, ruleGroups(t, "mixin.yaml", tt.selector)...)
+			}
+			a, _ := yaml.Marshal(want)
+			got, _, _ := unstructured.NestedSlice(rules[0].Object, "spec", "groups")
+			b, _ := yaml.Marshal(got)
+			if !bytes.Equal(a, b) {
+				t.Errorf("PrometheusRule groups differ from the files':\n%s", b)
+			}
+			if tt.selector != "" && (!bytes.Contains(b, []byte(tt.selector)) || bytes.Contains(b, []byte(`job="apiserver"`))) {
+				t.Errorf("apiServerSelector %s not applied to every mixin rule", tt.selector)
+			}
+		})
 	}
 	if objs := render(t, "credwatch", nil); len(find(objs, "PrometheusRule"))+len(find(objs, "ServiceMonitor")) != 0 {
 		t.Error("PrometheusRule or ServiceMonitor rendered by default")
 	}
+}
+
+// ruleGroups are the groups of the chart's rule file name, its kube-apiserver selector replaced
+// by selector when set.
+func ruleGroups(t *testing.T, name, selector string) []any {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(chartDir, "files", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if selector != "" {
+		raw = bytes.ReplaceAll(raw, []byte(`job="apiserver"`), []byte(selector))
+	}
+	var file struct {
+		Groups []any `json:"groups"`
+	}
+	if err := yaml.Unmarshal(raw, &file); err != nil {
+		t.Fatal(err)
+	}
+	if len(file.Groups) == 0 {
+		t.Fatalf("files/%s has no groups", name)
+	}
+	return file.Groups
 }
 
 // TestNameOverrides: nameOverride renames the chart in names and labels, fullnameOverride names
