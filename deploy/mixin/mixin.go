@@ -84,6 +84,9 @@ type Series struct {
 	Name string
 	// Labels are the labels the rule reads besides the target's (instance, job, cluster).
 	Labels []string
+	// Values are, for a label a rule matches on, every value kube-apiserver gives it (from the
+	// source); the series-exists test fails on a scraped value outside them.
+	Values map[string][]string
 	// Since is the first Kubernetes minor (v1.N) whose kube-apiserver exports it.
 	Since string
 	// Help is kube-apiserver's help text, without its stability prefix: the series-exists test

@@ -14,8 +14,10 @@ import (
 // members.
 var (
 	AuthenticationAttempts = Series{Name: "authentication_attempts", Labels: []string{"result"}, Since: "v1.30",
-		Help: "Counter of authenticated attempts.", Source: "staging/src/k8s.io/apiserver/pkg/endpoints/filters/metrics.go"}
+		Values: map[string][]string{"result": {"success", "failure", "error"}},
+		Help:   "Counter of authenticated attempts.", Source: "staging/src/k8s.io/apiserver/pkg/endpoints/filters/metrics.go"}
 	TokenCacheFetch = Series{Name: "authentication_token_cache_fetch_total", Labels: []string{"status"}, Since: "v1.30",
+		Values: map[string][]string{"status": {"ok", "error"}},
 		Source: "staging/src/k8s.io/apiserver/pkg/authentication/token/cache/stats.go"}
 	StaleTokens = Series{Name: "serviceaccount_stale_tokens_total", Since: "v1.30",
 		Help: "Cumulative stale projected service account tokens used", Source: "pkg/serviceaccount/metrics.go"}
@@ -28,7 +30,7 @@ var (
 	SignerSign = Series{Name: "apiserver_externaljwt_sign_request_total", Labels: []string{"code"}, Since: "v1.32",
 		Help: "Total attempts at signing JWT", Source: "pkg/serviceaccount/externaljwt/metrics/metrics.go"}
 	AuthnConfigReloads = Series{Name: "apiserver_authentication_config_controller_automatic_reloads_total",
-		Labels: []string{"status", "apiserver_id_hash"}, Since: "v1.30",
+		Labels: []string{"status", "apiserver_id_hash"}, Since: "v1.30", Values: map[string][]string{"status": {"success", "failure"}},
 		Help:   "Total number of automatic reloads of authentication configuration split by status and apiserver identity.",
 		Source: "staging/src/k8s.io/apiserver/pkg/server/options/authenticationconfig/metrics/metrics.go"}
 	AuthnConfigInfo = Series{Name: "apiserver_authentication_config_controller_last_config_info",
@@ -40,7 +42,7 @@ var (
 		Help:   "Information about the last JWKS fetched by the JWT authenticator with hash as label, split by api server identity and jwt issuer.",
 		Source: "staging/src/k8s.io/apiserver/plugin/pkg/authenticator/token/oidc/metrics.go"}
 	JWKSFetchTimestamp = Series{Name: "apiserver_authentication_jwt_authenticator_jwks_fetch_last_timestamp_seconds",
-		Labels: []string{"result", "jwt_issuer_hash", "apiserver_id_hash"}, Since: "v1.35",
+		Labels: []string{"result", "jwt_issuer_hash", "apiserver_id_hash"}, Since: "v1.35", Values: map[string][]string{"result": {"success", "failure"}},
 		Help:   "Timestamp of the last successful or failed JWKS fetch split by result, api server identity and jwt issuer for the JWT authenticator.",
 		Source: "staging/src/k8s.io/apiserver/plugin/pkg/authenticator/token/oidc/metrics.go"}
 	ClientCertExpiration = Series{Name: "apiserver_client_certificate_expiration_seconds_bucket", Labels: []string{"le"}, Since: "v1.30",
@@ -171,7 +173,7 @@ func Groups(c Config) ([]Group, error) {
 				"configuration, so it now authenticates differently from a member that loaded the new one."},
 		{Alert: "CredwatchAuthenticationConfigDrift", Severity: "warning", For: 15 * time.Minute, Runbook: rb("credwatchauthenticationconfigdrift"),
 			Uses: []Series{AuthnConfigInfo},
-			Expr: fmt.Sprintf("%s\nand on (%s) group_left ()\n(count by (%s) (count by (%s, hash) (%s)) > 1)",
+			Expr: fmt.Sprintf("%s\nand on (%s)\n(count by (%s) (count by (%s, hash) (%s)) > 1)",
 				withSel(AuthnConfigInfo.Name, ""), c.ClusterLabel, c.ClusterLabel, c.ClusterLabel, withSel(AuthnConfigInfo.Name, "")),
 			Summary: "API server " + member + " runs another authentication configuration than its peers",
 			Description: "The members of the cluster have run more than one authentication configuration for 15 minutes " +
@@ -179,7 +181,7 @@ func Groups(c Config) ([]Group, error) {
 				member + " runs {{ $labels.hash }}. A JWT issuer one member trusts is rejected by another."},
 		{Alert: "CredwatchJWKSDrift", Severity: "warning", For: 15 * time.Minute, Runbook: rb("credwatchjwksdrift"),
 			Uses: []Series{JWKSKeySetInfo},
-			Expr: fmt.Sprintf("%s\nand on (%s, jwt_issuer_hash) group_left ()\n(count by (%s, jwt_issuer_hash) (count by (%s, jwt_issuer_hash, hash) (%s)) > 1)",
+			Expr: fmt.Sprintf("%s\nand on (%s, jwt_issuer_hash)\n(count by (%s, jwt_issuer_hash) (count by (%s, jwt_issuer_hash, hash) (%s)) > 1)",
 				withSel(JWKSKeySetInfo.Name, ""), c.ClusterLabel, c.ClusterLabel, c.ClusterLabel, withSel(JWKSKeySetInfo.Name, "")),
 			Summary: "API server " + member + " holds another key set of a JWT issuer than its peers",
 			Description: "For 15 minutes the members have held different key sets of the JWT issuer {{ $labels.jwt_issuer_hash }} " +

@@ -102,6 +102,13 @@ func checkSeries(t *testing.T, version string, s mixin.Series, fams map[string]*
 				t.Errorf("%s: %s has no label %s (labels %v)", version, s.Family(), l, keys(names))
 			}
 		}
+		for _, m := range f.GetMetric() {
+			for _, lp := range m.GetLabel() {
+				if vals, ok := s.Values[lp.GetName()]; ok && !slices.Contains(vals, lp.GetValue()) {
+					t.Errorf("%s: %s{%s=%q}: a value the rules do not know (they know %v)", version, s.Family(), lp.GetName(), lp.GetValue(), vals)
+				}
+			}
+		}
 		if help := stripStability(f.GetHelp()); s.Help != "" && help != s.Help {
 			t.Errorf("%s: %s help %q, the Series says %q", version, s.Family(), help, s.Help)
 		}
