@@ -126,10 +126,11 @@ func Groups(c Config) ([]Group, error) {
 		{Alert: "CredwatchAPIServerTokenCacheErrors", Severity: "warning", For: 10 * time.Minute, Runbook: rb("credwatchapiservertokencacheerrors"),
 			Uses:    []Series{TokenCacheFetch},
 			Expr:    RecTokenCacheErrors + " > 0",
-			Summary: "API server " + member + " fails to authenticate tokens behind its token cache",
-			Description: "{{ $value | humanizePercentage }} of the token authentications that API server " + member +
-				" could not answer from its cache failed for 10 minutes (authentication_token_cache_fetch_total{status=\"error\"}): " +
-				"a token webhook or authenticator that errors or times out."},
+			Summary: "API server " + member + " gets errors from its token authenticators",
+			Description: "For 10 minutes, tokens that API server " + member + " had to authenticate (not in its token cache) " +
+				"have ended in an authenticator error (authentication_token_cache_fetch_total{status=\"error\"}): a token with " +
+				"an invalid signature or a key the member does not have, or a token webhook that fails. Errors are not " +
+				"cached, so every retry counts again. With CredwatchAPIServerRejectsWhatOthersAccept it is key drift."},
 		{Alert: "CredwatchAPIServerStaleTokens", Severity: "warning", For: 15 * time.Minute, Runbook: rb("credwatchapiserverstaletokens"),
 			Uses:    []Series{StaleTokens},
 			Expr:    fmt.Sprintf("sum by (%s) (rate(%s[10m])) > 0", by, withSel(StaleTokens.Name, "")),

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright The credwatch Authors.
 
-// Package promtool unit-tests the Helm chart's alert rules with Prometheus's own promtool
-// (github.com/prometheus/prometheus/cmd/promtool, pinned in go.mod as a tool). The service
-// discovery plugins are left out of the build (-tags=remove_all_sd): rule tests need none.
+// Package promtool unit-tests the Helm chart's alert rules and the credential mixin with
+// Prometheus's own promtool (github.com/prometheus/prometheus/cmd/promtool, pinned in go.mod as a
+// tool). The service discovery plugins are left out of the build (-tags=remove_all_sd): rule tests
+// need none.
 package promtool
 
 import (
@@ -25,11 +26,15 @@ func promtool(t *testing.T, args ...string) {
 	}
 }
 
-// TestAlertRules: the rule file is valid and every alert fires (and stays quiet) as the rule
-// tests expect: alerts_test.yaml on series from the watcher's own registry, lab_alerts_test.yaml
-// on series scraped from a watcher on a real lab (both written by hack/helm's tests).
+// TestAlertRules: every rule file is valid (the watcher's, the credential mixin's and the chart's
+// copy of it) and every alert fires (and stays quiet) as the rule tests expect:
+// alerts_test.yaml on series from the watcher's own registry, lab_alerts_test.yaml on series
+// scraped from a watcher on a real lab (both written by hack/helm's tests),
+// mixin_lab_alerts_test.yaml on series scraped from real kube-apiserver members during key drift
+// (written by deploy/mixin's TestIntegrationRecordKeyDrift).
 func TestAlertRules(t *testing.T) {
-	promtool(t, "check", "rules", "../../deploy/helm/credwatch/files/alerts.yaml")
+	promtool(t, "check", "rules", "../../deploy/helm/credwatch/files/alerts.yaml", "../../deploy/helm/credwatch/files/mixin.yaml",
+		"../../deploy/mixin/alerts.yaml", "../../deploy/mixin/rules.yaml")
 	tests, err := filepath.Glob("*alerts_test.yaml")
 	if err != nil || len(tests) == 0 {
 		t.Fatalf("no rule tests (%v)", err)
