@@ -12,7 +12,7 @@ LDFLAGS := -X github.com/credwatch/credwatch/internal/cli.version=$(VERSION) -X 
 # The release binary: no symbol table or DWARF (-s -w), no build-machine paths (-trimpath).
 RELEASE_FLAGS := -trimpath -ldflags "-s -w $(LDFLAGS)"
 
-.PHONY: deps all build binsize install image image-push test test-under-load lint unit integration every-scenario lab-binaries capi-binaries test-capi test-capi-long bench bench-logs soak demo demo-offline fuzz clean \
+.PHONY: deps all build binsize install image image-push test test-under-load lint unit integration every-scenario lab-binaries capi-binaries test-capi test-capi-long test-mixin-prometheus bench bench-logs soak demo demo-offline fuzz clean \
 	test-deploy docs runbook-capture release release-local
 
 # Separate Go modules under hack/ that test what ships, with their heavy tools kept out of go.mod:
@@ -80,6 +80,11 @@ test: every-scenario deps lint binsize lab-binaries
 # The first run builds promtool and krew's validator (minutes on 2 cores); later runs take seconds.
 test-deploy:
 	set -e; for m in $(DEPLOY_MODULES); do (cd $$m && $(GO) test -count=1 -timeout 15m $(GOTEST_FLAGS) ./...); done
+
+# The credential mixin (deploy/mixin) evaluated by a real Prometheus, built from hack/promtool's
+# module, over a lab's key drift: about 10 minutes, so make test leaves it out.
+test-mixin-prometheus: lab-binaries
+	CREDWATCH_MIXIN_PROMETHEUS=1 $(GO) test -count=1 -timeout 30m -run '^TestIntegrationPrometheusKeyDrift$$' -v ./deploy/mixin
 
 # The command reference docs/reference/*.md, from the cobra tree; docs/schemas/*.json, the JSON Schemas
 # of the -o json documents, from their Go types; and docs/runbook.md, whose outputs the current code

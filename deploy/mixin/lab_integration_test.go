@@ -7,10 +7,13 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -165,3 +168,61 @@ func labelNames(f *dto.MetricFamily) map[string]bool {
 }
 
 func fmtDur(d time.Duration) string { return fmt.Sprintf("%.0fs", d.Seconds()) }
+
+// clients stands for the clients of a round-robin load balancer: every second, each holds a token
+// minted through one member, and each presents it to every member.
+type clients struct {
+	mu     sync.Mutex
+	tokens map[string]string // member → a token minted through it
+	wg     sync.WaitGroup
+}
+
+// startClients mints a token through every member of l and presents them until ctx ends.
+func startClients(ctx context.Context, t testing.TB, l *lab.Lab) *clients {
+	t.Helper()
+	c := &clients{tokens: map[string]string{}}
+	for _, m := range l.Members() {
+		c.tokens[m.Name] = mintToken(t, l, m.Name)
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		hc := client(l)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			members := c.members()
+			c.mu.Lock()
+			toks := slices.Collect(maps.Values(c.tokens))
+			c.mu.Unlock()
+			for _, m := range members {
+				for _, tok := range toks {
+					present(hc, l, m, tok)
+				}
+			}
+		}
+	}()
+	return c
+}
+
+// add makes the clients present a token minted through member too, and to it.
+func (c *clients) add(member, token string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tokens[member] = token
+}
+
+// members are the members the clients present tokens to.
+func (c *clients) members() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Sorted(maps.Keys(c.tokens))
+}
+
+// wait returns once the clients stopped (after ctx ended).
+func (c *clients) wait() { c.wg.Wait() }

@@ -56,37 +56,11 @@ func TestIntegrationRecordKeyDrift(t *testing.T) {
 	}
 	l := labtest.Start(t, lab.Options{Members: 2})
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-
-	var mu sync.Mutex
-	tokens := map[string]string{} // member → a token minted through it
-	for _, m := range l.Members() {
-		tokens[m.Name] = mintToken(t, l, m.Name)
-	}
-	original := slices.Sorted(maps.Keys(tokens))
+	cl := startClients(ctx, t, l)
+	original := cl.members()
 	var wg sync.WaitGroup
-	defer wg.Wait()
-	wg.Add(1)
-	go func() { // the clients
-		defer wg.Done()
-		c := client(l)
-		for tick := time.NewTicker(time.Second); ; {
-			select {
-			case <-ctx.Done():
-				tick.Stop()
-				return
-			case <-tick.C:
-			}
-			mu.Lock()
-			members, toks := slices.Sorted(maps.Keys(tokens)), slices.Collect(maps.Values(tokens))
-			mu.Unlock()
-			for _, m := range members {
-				for _, tok := range toks {
-					present(c, l, m, tok)
-				}
-			}
-		}
-	}()
+	stop := func() { cancel(); cl.wait(); wg.Wait() }
+	defer stop()
 
 	families := map[string]bool{}
 	for _, s := range mixin.AllSeries() {
@@ -107,16 +81,11 @@ func TestIntegrationRecordKeyDrift(t *testing.T) {
 					t.Errorf("add the drifted member: %v", err)
 					return
 				}
-				tok := mintToken(t, l, m.Name)
-				mu.Lock()
-				drifted, tokens[m.Name] = m.Name, tok
-				mu.Unlock()
+				drifted = m.Name // read after wg.Wait
+				cl.add(m.Name, mintToken(t, l, m.Name))
 			}()
 		}
-		mu.Lock()
-		members := slices.Sorted(maps.Keys(tokens))
-		mu.Unlock()
-		for _, m := range members {
+		for _, m := range cl.members() {
 			inst := instance(t, l, m)
 			for name, f := range scrape(t, l, m) {
 				if !families[name] || f.GetType() == dto.MetricType_HISTOGRAM {
@@ -132,8 +101,7 @@ func TestIntegrationRecordKeyDrift(t *testing.T) {
 			}
 		}
 	}
-	cancel()
-	wg.Wait()
+	stop()
 	if drifted == "" {
 		t.Fatal("the drifted member never joined")
 	}
