@@ -82,7 +82,7 @@ test-deploy:
 	set -e; for m in $(DEPLOY_MODULES); do (cd $$m && $(GO) test -count=1 -timeout 15m $(GOTEST_FLAGS) ./...); done
 
 # The credential mixin (deploy/mixin) evaluated by a real Prometheus, built from hack/promtool's
-# module, over a lab's key drift: about 10 minutes, so make test leaves it out.
+# module, over a lab's healthy roll and key drift: about 13 minutes, so make test leaves it out.
 test-mixin-prometheus: lab-binaries
 	CREDWATCH_MIXIN_PROMETHEUS=1 $(GO) test -count=1 -timeout 30m -run '^TestIntegrationPrometheusKeyDrift$$' -v ./deploy/mixin
 

@@ -21,7 +21,7 @@ import (
 	"github.com/credwatch/credwatch/pkg/lab/labtest"
 )
 
-// PrometheusTestsEnv, set to 1, runs TestIntegrationPrometheusKeyDrift (about 10 minutes: the
+// PrometheusTestsEnv, set to 1, runs TestIntegrationPrometheusKeyDrift (about 13 minutes: the
 // mixin's own windows, unshortened).
 const PrometheusTestsEnv = "CREDWATCH_MIXIN_PROMETHEUS"
 
@@ -31,11 +31,12 @@ const PrometheusTestsEnv = "CREDWATCH_MIXIN_PROMETHEUS"
 // rule files as shipped, while the key-drift fault runs: two members sharing the
 // service-account key, then a third with its own. Clients present a token minted through every
 // member to every member each second. The test reads Prometheus' own /api/v1/alerts: no mixin
-// alert may be pending or firing while the members agree, and
-// CredwatchAPIServerRejectsWhatOthersAccept must fire for the drifted member, and only for it.
+// alert may be pending or firing while the members agree, nor during a healthy roll (a member
+// with the shared key joins, an original one leaves), and
+// CredwatchAPIServerRejectsWhatOthersAccept must then fire for the drifted member, and only for it.
 func TestIntegrationPrometheusKeyDrift(t *testing.T) {
 	if os.Getenv(PrometheusTestsEnv) != "1" {
-		t.Skipf("real Prometheus over a lab, about 10 minutes: %s=1 runs it", PrometheusTestsEnv)
+		t.Skipf("real Prometheus over a lab, about 13 minutes: %s=1 runs it", PrometheusTestsEnv)
 	}
 	l := labtest.Start(t, lab.Options{Members: 2})
 	prom := startPrometheus(t, l)
@@ -44,14 +45,31 @@ func TestIntegrationPrometheusKeyDrift(t *testing.T) {
 	defer func() { cancel(); cl.wait() }()
 
 	// Healthy: every member shares the key; nothing may even be pending.
-	for end := time.Now().Add(3 * time.Minute); time.Now().Before(end); time.Sleep(10 * time.Second) {
-		if a := prom.alerts(t); len(a) > 0 {
-			t.Errorf("with every member sharing the key: %v", a)
+	quiet := func(phase string, d time.Duration) {
+		for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(10 * time.Second) {
+			if a := prom.alerts(t); len(a) > 0 {
+				t.Errorf("%s: %v", phase, a)
+			}
 		}
 	}
+	quiet("with every member sharing the key", 2*time.Minute)
 	if up := prom.query(t, `count(up{job="apiserver"} == 1)`); up != "2" {
 		t.Fatalf("Prometheus scrapes %s members, want 2", up)
 	}
+
+	// Healthy roll: a member with the shared key joins, then an original leaves.
+	joined, err := l.AddMember(ctx, lab.MemberOptions{})
+	if err != nil {
+		t.Fatalf("add a member with the shared key: %v", err)
+	}
+	prom.setTargets(t, l)
+	cl.add(joined.Name, mintToken(t, l, joined.Name))
+	quiet("healthy roll, a member with the shared key joined", 90*time.Second)
+	if err := l.RemoveMember(ctx, l.Members()[0].Name, lab.RemoveOptions{}); err != nil {
+		t.Fatalf("remove an original member: %v", err)
+	}
+	prom.setTargets(t, l)
+	quiet("healthy roll, an original member left", 150*time.Second)
 
 	// Key drift: a member with its own key joins.
 	driftStart := time.Now()
