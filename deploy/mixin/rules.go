@@ -33,6 +33,10 @@ var (
 		Labels: []string{"status", "apiserver_id_hash"}, Since: "v1.30", Values: map[string][]string{"status": {"success", "failure"}},
 		Help:   "Total number of automatic reloads of authentication configuration split by status and apiserver identity.",
 		Source: "staging/src/k8s.io/apiserver/pkg/server/options/authenticationconfig/metrics/metrics.go"}
+	AuthnConfigReloadTime = Series{Name: "apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds",
+		Labels: []string{"status", "apiserver_id_hash"}, Since: "v1.30", Values: map[string][]string{"status": {"success", "failure"}},
+		Help:   "Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.",
+		Source: "staging/src/k8s.io/apiserver/pkg/server/options/authenticationconfig/metrics/metrics.go"}
 	AuthnConfigInfo = Series{Name: "apiserver_authentication_config_controller_last_config_info",
 		Labels: []string{"apiserver_id_hash", "hash"}, Since: "v1.34",
 		Help:   "Information about the last applied authentication configuration with hash as label, split by apiserver identity.",
@@ -53,7 +57,7 @@ var (
 // AllSeries lists every series the mixin reads.
 func AllSeries() []Series {
 	return []Series{AuthenticationAttempts, TokenCacheFetch, StaleTokens, LegacyTokens, SignerKeysSuccess, SignerFetchKeys,
-		SignerSign, AuthnConfigReloads, AuthnConfigInfo, JWKSKeySetInfo, JWKSFetchTimestamp, ClientCertExpiration}
+		SignerSign, AuthnConfigReloads, AuthnConfigReloadTime, AuthnConfigInfo, JWKSKeySetInfo, JWKSFetchTimestamp, ClientCertExpiration}
 }
 
 // Recorded series.
@@ -165,13 +169,18 @@ func Groups(c Config) ([]Group, error) {
 			Description: "{{ $value | humanizePercentage }} of the TokenRequests API server " + member + " sent to its external " +
 				"JWT signer failed for 5 minutes (apiserver_externaljwt_sign_request_total{code!=\"OK\"}): pods that ask this " +
 				"member for a token get none."},
+		// The last reload failed: a failure newer than the last success, or a failure and no success
+		// yet (the load at start-up is no automatic reload). increase() of the failures counter would
+		// miss the first failure: a counter born at 1 has no increase.
 		{Alert: "CredwatchAuthenticationConfigReloadFailed", Severity: "warning", Runbook: rb("credwatchauthenticationconfigreloadfailed"),
-			Uses:    []Series{AuthnConfigReloads},
-			Expr:    fmt.Sprintf("sum by (%s) (increase(%s[15m])) > 0", by, withSel(AuthnConfigReloads.Name, `status="failure"`)),
+			Uses: []Series{AuthnConfigReloadTime},
+			Expr: fmt.Sprintf("%[1]s\n> ignoring (status)\n%[2]s\nor\n(%[1]s unless ignoring (status) %[2]s)",
+				withSel(AuthnConfigReloadTime.Name, `status="failure"`), withSel(AuthnConfigReloadTime.Name, `status="success"`)),
 			Summary: "API server " + member + " failed to reload its authentication configuration",
-			Description: "API server " + member + " failed to reload its --authentication-config file in the last 15 minutes " +
-				"(apiserver_authentication_config_controller_automatic_reloads_total{status=\"failure\"}). It keeps the previous " +
-				"configuration, so it now authenticates differently from a member that loaded the new one."},
+			Description: "The last automatic reload of API server " + member + "'s --authentication-config file failed " +
+				"(apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds{status=\"failure\"} newer " +
+				"than any success). It keeps the previous configuration, so it authenticates differently from a member " +
+				"that loaded the new one."},
 		{Alert: "CredwatchAuthenticationConfigDrift", Severity: "warning", For: 15 * time.Minute, Runbook: rb("credwatchauthenticationconfigdrift"),
 			Uses: []Series{AuthnConfigInfo},
 			Expr: fmt.Sprintf("%s\nand on (%s)\n(count by (%s) (count by (%s, hash) (%s)) > 1)",
