@@ -227,12 +227,7 @@ tests:
 				}
 				b.WriteString("    exp_alerts:\n")
 				for _, inst := range slices.Sorted(slices.Values(firing[r.Alert])) {
-					q := func(s string) string {
-						return strconv.Quote(strings.ReplaceAll(s, "{{ $labels.instance }}", inst))
-					}
-					fmt.Fprintf(&b, "    - exp_labels: {instance: %q, severity: %s}\n", inst, r.Severity)
-					fmt.Fprintf(&b, "      exp_annotations:\n        summary: %s\n        description: %s\n        runbook_url: %q\n",
-						q(r.Summary), q(r.Description), mixin.DefaultConfig().RunbookURL+"#"+r.Runbook)
+					writeExpAlert(&b, r, map[string]string{"instance": inst})
 				}
 			}
 		}

@@ -32,8 +32,9 @@ func promtool(t *testing.T, args ...string) {
 // copy of it) and every alert fires (and stays quiet) as the rule tests expect:
 // alerts_test.yaml on series from the watcher's own registry, lab_alerts_test.yaml on series
 // scraped from a watcher on a real lab (both written by hack/helm's tests),
-// mixin_lab_alerts_test.yaml on series scraped from real kube-apiserver members during key drift
-// (written by deploy/mixin's TestIntegrationRecordKeyDrift).
+// mixin_lab_alerts_test.yaml and mixin_authn_alerts_test.yaml on series scraped from real
+// kube-apiserver members during key drift and authentication-configuration faults (written by
+// deploy/mixin's TestPromtoolTests and TestAuthnPromtoolTests from its lab recordings).
 func TestAlertRules(t *testing.T) {
 	promtool(t, "check", "rules", "../../deploy/helm/credwatch/files/alerts.yaml", "../../deploy/helm/credwatch/files/mixin.yaml",
 		"../../deploy/mixin/alerts.yaml", "../../deploy/mixin/rules.yaml")
