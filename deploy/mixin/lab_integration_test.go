@@ -6,7 +6,6 @@ package mixin_test
 import (
 	"context"
 	"crypto/tls"
-	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -166,8 +165,6 @@ func labelNames(f *dto.MetricFamily) map[string]bool {
 	}
 	return out
 }
-
-func fmtDur(d time.Duration) string { return fmt.Sprintf("%.0fs", d.Seconds()) }
 
 // clients stands for the clients of a round-robin load balancer: every second, each holds a token
 // minted through one member, and each presents it to every member.
