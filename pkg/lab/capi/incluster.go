@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/kubeadm/images"
@@ -220,7 +221,7 @@ func (ic *InCluster) deployment(i int, o InClusterOptions) *appsv1.Deployment {
 					Tolerations: []corev1.Toleration{
 						{Key: "node-role.kubernetes.io/control-plane", Effect: corev1.TaintEffectNoSchedule},
 					},
-					TerminationGracePeriodSeconds: ptr(int64(10)),
+					TerminationGracePeriodSeconds: ptr.To(int64(10)),
 					Containers: []corev1.Container{{
 						Name: "manager", Image: ImageRegistry + "/" + mgr.Name + ":" + ic.Release.Version,
 						ImagePullPolicy: corev1.PullNever,
@@ -249,8 +250,6 @@ func (ic *InCluster) deployment(i int, o InClusterOptions) *appsv1.Deployment {
 		},
 	}
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // waitAvailable waits until the i-th manager's Deployment has an available replica.
 func (ic *InCluster) waitAvailable(ctx context.Context, i int, wait time.Duration) error {
