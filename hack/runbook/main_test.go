@@ -156,6 +156,7 @@ func TestMessagesFindTheirSection(t *testing.T) {
 		{"lb-sends-to-unready", 8},
 		{"member-not-ready", 8},
 		{"auth-failures-rising", 8},
+		{"own-requests-refused", 8},
 		{"Cluster certificate for sa is not available, please check cluster certificate secrets", 9},
 		{"Certificates are missing or unknown, can't join a new machine", 9},
 		{"capi-roll-blocked", 9},

@@ -15,7 +15,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/credwatch/credwatch/pkg/kubelet"
-	"github.com/credwatch/credwatch/pkg/limits"
 	"github.com/credwatch/credwatch/pkg/report"
 )
 
@@ -37,7 +36,7 @@ type fetcher struct {
 func (f *fetcher) miss(source string, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.snap.Sources[source] = limits.Clean(err).Error()
+	f.snap.Sources[source] = ReasonOf(err)
 }
 
 // Fetch does all the I/O of a check once. It returns an error only for a configuration it cannot
@@ -145,7 +144,7 @@ func collect[T any](f *fetcher, source string, fetch func() (T, error), dst *T) 
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err != nil {
-		f.snap.Sources[source] = limits.Clean(err).Error()
+		f.snap.Sources[source] = ReasonOf(err)
 		return
 	}
 	*dst = v

@@ -11,8 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/credwatch/credwatch/pkg/limits"
 )
 
 // ensureProbeSA checks (and with CreateProbeSA creates) the probe service account. A forbidden
@@ -63,7 +61,7 @@ func (f *fetcher) matrix(ctx context.Context, members []Member, clients []*membe
 	tokens := make([]string, len(members))
 	reason := ""
 	if err := f.ensureProbeSA(ctx); err != nil {
-		reason = limits.Clean(err).Error()
+		reason = ReasonOf(err)
 	} else {
 		rows = make([]Row, len(members))
 		for i := range members {

@@ -40,6 +40,7 @@ func Registry() []Check {
 		{Name: "kubelets", Description: "no kubelet keeps restarting (its Starting Events) without posting its node's status", Needs: []string{SrcNodes, SrcNodeEvents}, Run: checkKubeletRestarts},
 		{Name: "capi-roll", Description: "KubeadmControlPlane goes on with its roll (with --capi-cluster)", Run: checkCAPIRoll},
 		{Name: "cloud-credentials", Description: "cloud-provider credentials found, judged and (with --cloud-login) tested; their symptoms", Needs: []string{SrcCloud}, Run: checkCloud},
+		{Name: "own-requests", Description: "credwatch's own requests through the cluster endpoint are answered: no 401, timeout, 5xx or refused connection", Run: checkOwnRequests},
 	}
 }
 

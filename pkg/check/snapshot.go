@@ -28,6 +28,9 @@ const (
 	// SrcClusterAPI is the checked cluster's Cluster API view on the management cluster
 	// (Config.ClusterAPI), read by the caller: watch says here why an interval could not read it.
 	SrcClusterAPI = "cluster-api"
+	// SrcPodLogs is the kube-apiserver static pods' logs, read through the API by the caller
+	// (watch --pod-logs): watch says here why an interval could not read them.
+	SrcPodLogs = "pod-logs"
 	// SrcCloud: see cloud.go.
 )
 
