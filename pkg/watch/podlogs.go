@@ -14,6 +14,7 @@ import (
 
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
+	"github.com/credwatch/credwatch/pkg/check"
 	"github.com/credwatch/credwatch/pkg/logs"
 )
 
@@ -135,9 +136,12 @@ func cutTimestamp(s string) (time.Time, string, bool) {
 
 // followPods starts reading the static pods' new log lines, alongside the interval's fetch, when
 // prev had a static-pod member; the returned func waits for them. Errors go to the log causes'
-// errors (State.Sources "pod-logs").
+// errors (State.Sources check.SrcPodLogs).
 func (w *Watcher) followPods(ctx context.Context, prev *State, now time.Time) func() []podLines {
 	if w.pods == nil || prev == nil || !slices.ContainsFunc(prev.Members, func(m MemberState) bool { return m.StaticPod != "" }) {
+		if w.logs != nil {
+			delete(w.logs.errs, check.SrcPodLogs) // not read this interval: an earlier error is not this one's
+		}
 		return func() []podLines { return nil }
 	}
 	done := make(chan []podLines, 1)
@@ -146,9 +150,9 @@ func (w *Watcher) followPods(ctx context.Context, prev *State, now time.Time) fu
 		defer cancel()
 		pl, err := w.pods.poll(pctx, now)
 		if err != nil {
-			w.logs.errs["pod-logs"] = err.Error()
+			w.logs.errs[check.SrcPodLogs] = check.ReasonOf(err)
 		} else {
-			delete(w.logs.errs, "pod-logs")
+			delete(w.logs.errs, check.SrcPodLogs)
 		}
 		done <- pl
 	}()

@@ -304,11 +304,13 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 	if err != nil {
 		snap = &check.Snapshot{Now: began, Sources: map[string]string{check.SrcMembers: err.Error()}}
 	}
+	// The Cluster API and pod-log reads are the interval's sources too: own-requests judges them.
+	lines := podLines()
 	if caErr != nil {
-		if snap.Sources == nil {
-			snap.Sources = map[string]string{}
-		}
-		snap.Sources[check.SrcClusterAPI] = caErr.Error()
+		unavailable(snap, check.SrcClusterAPI, check.ReasonOf(caErr))
+	}
+	if w.logs != nil && w.logs.errs[check.SrcPodLogs] != "" {
+		unavailable(snap, check.SrcPodLogs, w.logs.errs[check.SrcPodLogs])
 	}
 	if parent.Err() != nil {
 		return false
@@ -329,7 +331,7 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 	}
 	cur := newState(n, began, w.c.Clock.Now().Sub(began), snap, r, w.checks, carry, prev)
 	if w.logs != nil {
-		cur.LogCauses = w.logs.poll(w.c.Clock.Now(), podLines())
+		cur.LogCauses = w.logs.poll(w.c.Clock.Now(), lines)
 		cur.LogTotals = w.logs.counts()
 		cur.LogBehind = w.logs.behind()
 		maps.Copy(cur.sources(), w.logs.errs)
@@ -369,6 +371,14 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 		o.Observe(cur, events)
 	}
 	return true
+}
+
+// unavailable records in snap why source could not be read.
+func unavailable(snap *check.Snapshot, source, why string) {
+	if snap.Sources == nil {
+		snap.Sources = map[string]string{}
+	}
+	snap.Sources[source] = why
 }
 
 func worse(a, b catalogue.Severity) catalogue.Severity {
