@@ -281,6 +281,7 @@ type cluster struct {
 	unready map[string]bool     // members that answer, /readyz failing
 	lb      string              // a member the load balancer sends to while unready
 	logs    map[string][]string // member → causes its log names this step, one line each
+	own     bool                // the watcher's own requests through the endpoint fail
 }
 
 // state is the watch.State a watcher would reduce c to at its step; totals carries the log
@@ -323,6 +324,9 @@ func (c cluster) state(totals map[[2]string]int) *watch.State {
 	}
 	if c.lb != "" {
 		add("lb-sends-to-unready", c.lb)
+	}
+	if c.own {
+		add("own-requests-refused", "")
 	}
 	for _, n := range slices.Sorted(maps.Keys(c.logs)) {
 		for _, id := range c.logs[n] {
@@ -382,6 +386,13 @@ func registryGroups(t *testing.T, rules []rule) []testGroup {
 		}
 		return c
 	})
+	// The finding's series leaves the scrape when the requests recover; promtool's input has no
+	// staleness marker for that ("_"), so the alert ends with the 5-minute lookback.
+	blind := steps(44, func(i int) *cluster {
+		c := healthy()
+		c.own = i >= 6 && i < 16
+		return c
+	})
 	stall := steps(40, func(i int) *cluster {
 		if i >= 4 {
 			return nil
@@ -405,6 +416,12 @@ func registryGroups(t *testing.T, rules []rule) []testGroup {
 				"CredwatchMemberUnready":    {{"member": "apiserver-3"}},
 				"CredwatchLBSendsToUnready": {{"id": "lb-sends-to-unready", "member": "apiserver-3"}},
 			}}),
+		group(t, "registry: the watcher's own requests time out, then recover", rules, seriesOf(t, registryWatch(t, timeline(blind)), same),
+			checkpoint{at: time.Minute},
+			checkpoint{at: 3 * time.Minute, want: map[string][]map[string]string{
+				"CredwatchOwnRequestsFailing": {{"id": "own-requests-refused"}},
+			}},
+			checkpoint{at: 10 * time.Minute}),
 		group(t, "registry: the watcher's intervals stop, its server still answers", rules, seriesOf(t, registryWatch(t, timeline(stall)), same),
 			checkpoint{at: 4 * time.Minute},
 			checkpoint{at: 9 * time.Minute, want: map[string][]map[string]string{
