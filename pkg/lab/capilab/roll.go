@@ -7,12 +7,15 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -195,15 +198,15 @@ func (c *Lab) Roll(ctx context.Context, o RollOptions) (Roll, error) {
 					}
 				}
 			}
-			if names, err := c.etcdMembers(ctx); err == nil {
-				for n := range names {
+			if listed, everywhere, err := c.etcdMembers(ctx); err == nil {
+				for n := range listed {
 					if !members[n] {
 						members[n] = true
 						mark(PhaseMemberAdded, n)
 					}
 				}
 				for n := range members {
-					if !names[n] && slices.Contains(r.Before, n) {
+					if !everywhere[n] && slices.Contains(r.Before, n) {
 						mark(PhaseMemberRemoved, n)
 					}
 				}
@@ -244,9 +247,12 @@ func (c *Lab) Roll(ctx context.Context, o RollOptions) (Roll, error) {
 	}
 }
 
-// etcdMembers lists the workload etcd's members by name, asking every running host's etcd with
-// the client certificate kubeadm gave its apiserver.
-func (c *Lab) etcdMembers(ctx context.Context) (map[string]bool, error) {
+// etcdMembers asks every running host's etcd for the workload etcd's members, each on its own
+// (a hanging endpoint must not hide the others' answers), with kubeadm's
+// apiserver-etcd-client certificate, and returns the names any answer lists and those every
+// answer lists. A removed member that still runs keeps answering with its own stale list until its
+// host stops, so a member is gone once one answer no longer lists it.
+func (c *Lab) etcdMembers(ctx context.Context) (anyList, everyList map[string]bool, err error) {
 	var endpoints []string
 	conf := c.etcdTLS // every host's client certificate is signed by the cluster's one etcd CA
 	for _, name := range c.pool.Names() {
@@ -261,21 +267,38 @@ func (c *Lab) etcdMembers(ctx context.Context) (map[string]bool, error) {
 		}
 	}
 	if conf == nil {
-		return nil, fmt.Errorf("capi lab: no bootstrapped host to ask etcd's members")
+		return nil, nil, fmt.Errorf("capi lab: no bootstrapped host to ask etcd's members")
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	ms, err := etcd.NewTLSClient(endpoints, conf, 2*time.Second).MemberList(ctx)
-	if err != nil {
-		return nil, err
+	answers := make([][]etcd.APIMember, len(endpoints))
+	errs := make([]error, len(endpoints))
+	var wg sync.WaitGroup
+	for i, ep := range endpoints {
+		wg.Go(func() { answers[i], errs[i] = etcd.NewTLSClient([]string{ep}, conf, 2*time.Second).MemberList(ctx) })
 	}
-	out := map[string]bool{}
-	for _, m := range ms {
-		if m.Name != "" {
-			out[m.Name] = true
+	wg.Wait()
+	anyList, everyList = map[string]bool{}, nil
+	for i, ms := range answers {
+		if errs[i] != nil {
+			continue
 		}
+		listed := map[string]bool{}
+		for _, m := range ms {
+			if m.Name != "" {
+				listed[m.Name], anyList[m.Name] = true, true
+			}
+		}
+		if everyList == nil {
+			everyList = listed
+			continue
+		}
+		maps.DeleteFunc(everyList, func(n string, _ bool) bool { return !listed[n] })
 	}
-	return out, nil
+	if everyList == nil {
+		return nil, nil, fmt.Errorf("capi lab: no etcd answered its member list: %w", errors.Join(errs...))
+	}
+	return anyList, everyList, nil
 }
 
 // etcdClientTLS is the TLS configuration of kubeadm's apiserver-etcd-client in pki.
