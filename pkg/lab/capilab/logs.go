@@ -33,6 +33,12 @@ func (c *Lab) notePodLogs(machine string) {
 	}
 }
 
+// APIServerLogs lists the CRI log files of machine's kube-apiserver static pod, sorted, for
+// credwatch logs: the files stay after the machine's deletion (see notePodLogs).
+func (c *Lab) APIServerLogs(machine string) ([]string, error) {
+	return c.apiserverLogs(machine)
+}
+
 // apiserverLogs lists the CRI log files of machine's kube-apiserver static pod, sorted: one
 // per container run, in a directory per pod (a changed manifest makes a new pod).
 func (c *Lab) apiserverLogs(machine string) ([]string, error) {

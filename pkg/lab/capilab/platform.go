@@ -94,7 +94,7 @@ func (c *Lab) DeployPlatform(ctx context.Context, rc *rest.Config, ctrls []Platf
 			return err
 		}
 	}
-	return c.waitPlatform(ctx, cs, len(ctrls))
+	return c.waitAvailable(ctx, cs, ns, len(ctrls), "platform controllers")
 }
 
 // platformDeployment is controller p's Deployment.
@@ -129,13 +129,14 @@ func platformDeployment(p PlatformController, host, port string) *appsv1.Deploym
 	}
 }
 
-// waitPlatform waits until n platform Deployments have an available replica.
-func (c *Lab) waitPlatform(ctx context.Context, cs kubernetes.Interface, n int) error {
+// waitAvailable waits until n Deployments in ns have an available replica; what names them in
+// the log and in errors.
+func (c *Lab) waitAvailable(ctx context.Context, cs kubernetes.Interface, ns string, n int, what string) error {
 	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	last := ""
 	for {
-		ds, err := cs.AppsV1().Deployments(PlatformNamespace).List(wctx, metav1.ListOptions{})
+		ds, err := cs.AppsV1().Deployments(ns).List(wctx, metav1.ListOptions{})
 		if err == nil {
 			ready := 0
 			for _, d := range ds.Items {
@@ -144,7 +145,7 @@ func (c *Lab) waitPlatform(ctx context.Context, cs kubernetes.Interface, n int) 
 				}
 			}
 			if ready >= n {
-				fmt.Fprintf(c.cfg.Log, "capi lab: %d platform controllers running\n", ready)
+				fmt.Fprintf(c.cfg.Log, "capi lab: %d %s running\n", ready, what)
 				return nil
 			}
 			last = fmt.Sprintf("%d of %d available", ready, n)
@@ -153,7 +154,7 @@ func (c *Lab) waitPlatform(ctx context.Context, cs kubernetes.Interface, n int) 
 		}
 		select {
 		case <-wctx.Done():
-			return fmt.Errorf("capi lab: platform controllers: %w (%s)", wctx.Err(), last)
+			return fmt.Errorf("capi lab: %s: %w (%s)", what, wctx.Err(), last)
 		case <-time.After(time.Second):
 		}
 	}

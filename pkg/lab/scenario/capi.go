@@ -239,8 +239,17 @@ func (cs capiScenario) run(ctx context.Context, env *Env) (ev *Evidence, err err
 	}
 	ce.Watch, stopWatch = stopWatch(), nil
 	ce.APIServerRuns = sampler.result()
-	if ce.SelfManaged != nil {
-		ce.SelfManaged.Self = summarize(ctx, c, wcfg, r, rerr, "itself", ce.SelfManaged.load)
+	var removed time.Time
+	if len(r.Before) > 0 {
+		removed = r.At(capilab.PhaseMemberRemoved, r.Before[0])
+	}
+	fromRemoval(ce.Watch, removed)
+	if sm := ce.SelfManaged; sm != nil {
+		sm.Self = summarize(ctx, c, wcfg, r, rerr, "itself", sm.load)
+		to := time.Now()
+		sm.InCluster = inClusterEvents(c, r.Started, to)
+		fromRemoval(sm.InCluster, removed)
+		sm.Logs = logsOfRoll(ctx, c, wcfg, r, to)
 	}
 	if ce.SAKeyBefore != "" {
 		ce.SAKeyAfter, _ = c.SAKey(ctx)
@@ -342,11 +351,11 @@ func (c *CAPIEvidence) writeTable(w io.Writer) {
 				run.First.Sub(c.Roll.Started).Seconds(), run.Last.Sub(c.Roll.Started).Seconds(), run.Last.Sub(run.First).Round(100*time.Millisecond))
 		}
 	}
-	writeWatch(w, c.Roll.Started, c.Watch)
+	writeWatch(w, "credwatch watch from outside", c.Roll.Started, c.Watch)
 	if c.Roll.DrainErrors > 0 {
 		fmt.Fprintf(w, "Failed drains: %d (last: %s)\n", c.Roll.DrainErrors, c.Roll.DrainError)
 	}
 	if c.SelfManaged != nil {
-		c.SelfManaged.writeTable(w)
+		c.SelfManaged.writeTable(w, c.Roll.Started)
 	}
 }

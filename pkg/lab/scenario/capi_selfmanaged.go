@@ -38,6 +38,12 @@ type SelfManagedEvidence struct {
 	// cluster's own managers made (the scenario's Roll).
 	Managed RollSummary `json:"managedRoll"`
 	Self    RollSummary `json:"selfManagedRoll"`
+	// InCluster are the events of the chart's watcher, installed in the cluster after the move
+	// (capilab.InstallWatcher), during the self-managed roll; the watcher from outside is
+	// CAPIEvidence.Watch.
+	InCluster []WatchEvent `json:"inClusterWatch"`
+	// Logs are what credwatch logs said of the self-managed roll's kube-apiserver logs.
+	Logs []RollLogs `json:"logs"`
 
 	load *loadSampler
 }
@@ -92,6 +98,9 @@ func prepareSelfManaged(ctx context.Context, c *capilab.Lab, wcfg *rest.Config, 
 	if sm.Move, err = c.Move(ctx); err != nil {
 		return sm, err
 	}
+	if err := c.InstallWatcher(ctx, wcfg); err != nil {
+		return sm, err
+	}
 	return sm, nil
 }
 
@@ -138,7 +147,7 @@ func summarize(ctx context.Context, c *capilab.Lab, wcfg *rest.Config, r capilab
 }
 
 // writeTable prints the two rolls side by side, then each controller.
-func (sm *SelfManagedEvidence) writeTable(w io.Writer) {
+func (sm *SelfManagedEvidence) writeTable(w io.Writer, started time.Time) {
 	fmt.Fprintf(w, "\nSelf-managed: managers on %s (install %s, clusterctl move %s)\n", sm.Move.Node,
 		sm.Move.Install.Round(time.Second), sm.Move.Move.Round(time.Second))
 	tw := report.NewTabWriter(w)
@@ -175,6 +184,8 @@ func (sm *SelfManagedEvidence) writeTable(w io.Writer) {
 			fmt.Fprintf(w, "%s, %s ×%d, first: %.200s\n", r.Name, e.Kind, e.Count, e.Sample)
 		}
 	}
+	writeWatch(w, "the chart's watcher in the cluster", started, sm.InCluster)
+	writeRollLogs(w, sm.Logs)
 }
 
 // loadSampler reads the machine's 1-minute load average every 5 s until its context ends.

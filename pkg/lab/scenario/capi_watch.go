@@ -29,6 +29,8 @@ type WatchEvent struct {
 	ID      string    `json:"id,omitempty"`
 	Signer  string    `json:"signer,omitempty"`
 	Message string    `json:"message"`
+	// FromEtcdRemoval is At relative to the removal of the old machine's etcd member ("+12.5s").
+	FromEtcdRemoval string `json:"fromEtcdRemoval,omitempty"`
 }
 
 // watchRecorder keeps every event of a watch.
@@ -81,16 +83,17 @@ func startWatch(ctx context.Context, cfg, mgmt *rest.Config, log io.Writer) (sto
 	}, nil
 }
 
-// writeWatch prints the events watch raised, timed from the roll's start.
-func writeWatch(w io.Writer, started time.Time, evs []WatchEvent) {
+// writeWatch prints the events a watch (who) raised, timed from the roll's start and from the
+// etcd member's removal.
+func writeWatch(w io.Writer, who string, started time.Time, evs []WatchEvent) {
 	if len(evs) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "What credwatch watch said (every %s):\n", capiWatchInterval)
+	fmt.Fprintf(w, "What %s said (every %s):\n", who, capiWatchInterval)
 	tw := report.NewTabWriter(w)
-	report.Row(tw, "AFTER", "EVENT", "MEMBER", "ID", "MESSAGE")
+	report.Row(tw, "AFTER", "ETCD REMOVAL", "EVENT", "MEMBER", "ID", "MESSAGE")
 	for _, e := range evs {
-		report.Row(tw, fmt.Sprintf("%+.1fs", e.At.Sub(started).Seconds()), e.Kind, e.Member, e.ID, report.Cut(e.Message, 110))
+		report.Row(tw, fmt.Sprintf("%+.1fs", e.At.Sub(started).Seconds()), e.FromEtcdRemoval, e.Kind, e.Member, e.ID, report.Cut(e.Message, 110))
 	}
 	_ = tw.Flush()
 }
