@@ -39,13 +39,7 @@ func TestIntegrationCLICAPISupervisorKilledMidRoll(t *testing.T) {
 		t.Skip("lab test: skipped under -short")
 	}
 	labtest.CAPIAll(t)
-	binDir := lab.DefaultBinDir()
-	if _, err := capi.Find(binDir, capi.V1142); err != nil {
-		t.Skipf("%v", err)
-	}
-	if _, err := kubeadm.FindBinaries(binDir, capi.LineOf(capi.V1142).Kubernetes); err != nil {
-		t.Skipf("%v", err)
-	}
+	needCAPIBinaries(t, capi.V1142)
 	bin := buildCLI(t)
 	dir := filepath.Join(t.TempDir(), "lab")
 	t.Cleanup(func() { _, _ = lab.KillLeftovers(dir) })
@@ -81,6 +75,18 @@ func TestIntegrationCLICAPISupervisorKilledMidRoll(t *testing.T) {
 	}
 	if data, err := os.ReadFile("/proc/self/mountinfo"); err == nil && strings.Contains(string(data), dir) {
 		t.Errorf("mounts under %s left", dir)
+	}
+}
+
+// needCAPIBinaries skips t unless make capi-binaries built version and its Kubernetes line.
+func needCAPIBinaries(t *testing.T, version string) {
+	t.Helper()
+	binDir := lab.DefaultBinDir()
+	if _, err := capi.Find(binDir, version); err != nil {
+		t.Skipf("%v", err)
+	}
+	if _, err := kubeadm.FindBinaries(binDir, capi.LineOf(version).Kubernetes); err != nil {
+		t.Skipf("%v", err)
 	}
 }
 
