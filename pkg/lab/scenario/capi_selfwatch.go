@@ -25,8 +25,14 @@ import (
 // inClusterEvents are the events the chart's watcher (capilab.InstallWatcher) wrote as JSON
 // lines (watch -o json) between from and to.
 func inClusterEvents(c *capilab.Lab, from, to time.Time) []WatchEvent {
+	return watchEventsOf(c.WatcherLines(from, to))
+}
+
+// watchEventsOf picks watch's events out of its log lines (one JSON object per event; its
+// diagnostics are not JSON).
+func watchEventsOf(lines []capilab.LogLine) []WatchEvent {
 	var out []WatchEvent
-	for _, l := range c.WatcherLines(from, to) {
+	for _, l := range lines {
 		var e watch.Event
 		if !strings.HasPrefix(l.Text, "{") || json.Unmarshal([]byte(l.Text), &e) != nil || e.Kind == "" {
 			continue
