@@ -45,6 +45,10 @@ type Config struct {
 	// ClusterAPI is the checked cluster's Cluster API Machines, read by the caller from the
 	// management cluster: each member is related to the Machine it runs on.
 	ClusterAPI *ClusterAPI
+	// ClusterAPIRead, when set, gives ClusterAPI instead, once the members have been asked: the
+	// caller reads the management cluster meanwhile, so that a read that hangs (a management
+	// cluster that is the cluster being rolled) does not eat the time the members are asked in.
+	ClusterAPIRead func() *ClusterAPI
 	// Cloud says whether to look at the cloud-provider credentials, and whether to log in.
 	Cloud CloudConfig
 	// Inventory is how the big lists are read (default ReadCache: from the watch cache).

@@ -224,7 +224,11 @@ func (f *fetcher) members(ctx context.Context) {
 	}
 	wg.Wait()
 	nameMembers(members, f.sc.names)
-	ca := f.c.ClusterAPI.clone()
+	ca := f.c.ClusterAPI
+	if f.c.ClusterAPIRead != nil {
+		ca = f.c.ClusterAPIRead()
+	}
+	ca = ca.clone()
 	relateMachines(members, ca)
 
 	var routing *Routing

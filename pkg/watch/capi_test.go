@@ -40,9 +40,10 @@ func TestWatchCAPIRollBlocked(t *testing.T) {
 	}
 	fetch := func(_ context.Context, cfg check.MembersConfig) (*check.Snapshot, error) {
 		s := fakeSnapshot(cfg, healthy)
-		s.ClusterAPI = cfg.ClusterAPI // as check.FetchMembers hands it on, relating members to Machines
-		if cfg.ClusterAPI != nil {
-			s.Members[0].Machine = cfg.ClusterAPI.Machines[0].Name
+		// As check.FetchMembers does: the view read beside the fetch, once the members are asked.
+		s.ClusterAPI = cfg.ClusterAPIRead()
+		if s.ClusterAPI != nil {
+			s.Members[0].Machine = s.ClusterAPI.Machines[0].Name
 		}
 		return s, nil
 	}
@@ -77,5 +78,39 @@ func TestWatchCAPIRollBlocked(t *testing.T) {
 	}
 	if why, ok := rec.states[3].Sources[check.SrcClusterAPI]; ok {
 		t.Errorf("interval 4 read the view and still says %q", why)
+	}
+}
+
+// TestWatchCAPIReadBesideFetch: the Cluster API view is read beside the members' fetch, which
+// waits for it only to relate members to Machines. A management cluster whose reads hang (the
+// cluster being rolled manages itself) once left the members' probes an expired context, and
+// watch called every member down.
+func TestWatchCAPIReadBesideFetch(t *testing.T) {
+	healthy := []fakeMember{{name: "apiserver-1", kid: "k1"}}
+	fetching := make(chan struct{})
+	read := func(ctx context.Context) (*check.ClusterAPI, error) {
+		select {
+		case <-fetching: // the fetch began while this read was still going
+			return &check.ClusterAPI{Cluster: "default/w1", Machines: []check.Machine{{Name: "w1-cp-1", NodeName: "apiserver-1"}}}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	var related string
+	fetch := func(_ context.Context, cfg check.MembersConfig) (*check.Snapshot, error) {
+		close(fetching)
+		s := fakeSnapshot(cfg, healthy)
+		if s.ClusterAPI = cfg.ClusterAPIRead(); s.ClusterAPI != nil {
+			related = s.ClusterAPI.Machines[0].Name
+		}
+		return s, nil
+	}
+	w, err := New(Config{Check: check.Config{Timeout: time.Second}, Interval: time.Second, Duration: time.Millisecond, MetricsEvery: 1,
+		Fetch: fetch, ClusterAPI: read})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := w.Run(context.Background()); s.Intervals != 1 || related != "w1-cp-1" {
+		t.Errorf("%d intervals; the fetch related its member to %q, want w1-cp-1 read beside it", s.Intervals, related)
 	}
 }

@@ -215,18 +215,30 @@ func New(c Config) (*Watcher, error) {
 	return w, nil
 }
 
-// readClusterAPI sets cfg.ClusterAPI to what Config.ClusterAPI reads now, or to the last view
-// read when this read fails (its error is returned).
-func (w *Watcher) readClusterAPI(ctx context.Context, cfg *check.MembersConfig) error {
+// readClusterAPI starts reading Config.ClusterAPI and sets cfg.ClusterAPIRead to wait for the
+// view read now, or the last one read when this read fails; wait returns the read's error.
+func (w *Watcher) readClusterAPI(ctx context.Context, cfg *check.MembersConfig) (wait func() error) {
 	if w.c.ClusterAPI == nil {
-		return nil
+		return func() error { return nil }
 	}
-	ca, err := w.c.ClusterAPI(ctx)
-	if err == nil {
-		w.ca = ca
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var ca *check.ClusterAPI
+		if ca, err = w.c.ClusterAPI(ctx); err == nil {
+			w.ca = ca
+		}
+	}()
+	wait = func() error {
+		<-done
+		return err
 	}
-	cfg.ClusterAPI = w.ca
-	return err
+	cfg.ClusterAPIRead = func() *check.ClusterAPI {
+		_ = wait()
+		return w.ca
+	}
+	return wait
 }
 
 // Last returns the last interval's state (nil before the first one ends).
@@ -298,7 +310,10 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 			cfg.PriorNames[m.URL] = m.Name
 		}
 	}
-	caErr := w.readClusterAPI(ctx, &cfg)
+	// The Cluster API view is read beside the fetch, which waits for it only to relate the
+	// members to their Machines: a management cluster whose reads hang (it is the cluster being
+	// rolled) must not leave the members' probes no time.
+	caRead := w.readClusterAPI(ctx, &cfg)
 	podLines := w.followPods(ctx, prev, began)
 	snap, err := w.c.Fetch(ctx, cfg)
 	if err != nil {
@@ -306,7 +321,7 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 	}
 	// The Cluster API and pod-log reads are the interval's sources too: own-requests judges them.
 	lines := podLines()
-	if caErr != nil {
+	if caErr := caRead(); caErr != nil {
 		unavailable(snap, check.SrcClusterAPI, check.ReasonOf(caErr))
 	}
 	if w.logs != nil && w.logs.errs[check.SrcPodLogs] != "" {
