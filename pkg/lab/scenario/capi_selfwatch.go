@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -64,7 +65,8 @@ type RollLogs struct {
 	Error   string   `json:"error,omitempty"`
 	// Verdict is the ranked causes, each "cause ×count on hosts: first line".
 	Verdict []string `json:"verdict,omitempty"`
-	// PerMinute are the cause lines per member and minute after the roll's start.
+	// PerMinute are the lines of each cause and context event (an etcd member removed, a
+	// leader election lost, ...) per member and minute after the roll's start.
 	PerMinute []capilab.MemberMinute `json:"perMinute,omitempty"`
 }
 
@@ -87,7 +89,7 @@ func rollLogs(ctx context.Context, source string, ins []logs.Input, from, to tim
 		}
 		rl.Verdict = append(rl.Verdict, fmt.Sprintf("%s ×%d on %s: %.200s", h.Cause, h.Count, strings.Join(h.Hosts, ", "), first))
 	}
-	for _, g := range rep.Failures {
+	for _, g := range slices.Concat(rep.Failures, rep.Context) { // causes, then context events (an etcd member removed, ...)
 		for _, m := range g.PerMinute {
 			at := m.Minute.Time()
 			if at.Before(from.Truncate(time.Minute)) || !at.Before(to) {
