@@ -159,7 +159,11 @@ func (c *Lab) Roll(ctx context.Context, o RollOptions) (Roll, error) {
 	}
 	var blockedSince time.Time
 	for {
-		cp, err := c.ControlPlane(ctx)
+		// A look through the cluster's endpoint is bounded: in a self-managed roll it may hang on
+		// the storage-less member for as long as that member's request timeout.
+		lctx, cancel := context.WithTimeout(ctx, lookTimeout)
+		cp, err := c.ControlPlane(lctx)
+		cancel()
 		if err == nil {
 			present := map[string]bool{}
 			for _, m := range cp.Machines {
@@ -184,33 +188,38 @@ func (c *Lab) Roll(ctx context.Context, o RollOptions) (Roll, error) {
 					mark(PhaseMachineDeleted, m)
 				}
 			}
-			if b := c.ctrl.Balancer(namespace(cl), cl.Name); b != nil {
-				backends, open := b.Backends(), b.Open()
-				for _, m := range r.Before {
-					if healthy, in := backends[m]; !in || !healthy {
-						mark(PhaseOutOfRotation, m)
+		}
+		// The balancer and etcd are looked at whether or not the read through the cluster's
+		// endpoint answered: in a self-managed roll that read hangs on the storage-less member,
+		// and the removal must be seen when it happens, not when the reads answer again.
+		if b := c.ctrl.Balancer(namespace(cl), cl.Name); b != nil {
+			backends, open := b.Backends(), b.Open()
+			for _, m := range r.Before {
+				if healthy, in := backends[m]; !in || !healthy {
+					mark(PhaseOutOfRotation, m)
+				}
+				if healthy, in := backends[m]; in && !healthy && open[m] > r.OpenWhileOut[m] {
+					if r.OpenWhileOut == nil {
+						r.OpenWhileOut = map[string]int{}
 					}
-					if healthy, in := backends[m]; in && !healthy && open[m] > r.OpenWhileOut[m] {
-						if r.OpenWhileOut == nil {
-							r.OpenWhileOut = map[string]int{}
-						}
-						r.OpenWhileOut[m] = open[m]
-					}
+					r.OpenWhileOut[m] = open[m]
 				}
 			}
-			if listed, everywhere, err := c.etcdMembers(ctx); err == nil {
-				for n := range listed {
-					if !members[n] {
-						members[n] = true
-						mark(PhaseMemberAdded, n)
-					}
-				}
-				for n := range members {
-					if !everywhere[n] && slices.Contains(r.Before, n) {
-						mark(PhaseMemberRemoved, n)
-					}
+		}
+		if listed, everywhere, err := c.etcdMembers(ctx); err == nil {
+			for n := range listed {
+				if !members[n] {
+					members[n] = true
+					mark(PhaseMemberAdded, n)
 				}
 			}
+			for n := range members {
+				if !everywhere[n] && slices.Contains(r.Before, n) {
+					mark(PhaseMemberRemoved, n)
+				}
+			}
+		}
+		if err == nil {
 			created := slices.ContainsFunc(cp.Machines, func(m Machine) bool { return !slices.Contains(r.Before, m.Name) })
 			if i := slices.IndexFunc(cp.Conditions, blocking); i >= 0 && !created {
 				if blockedSince.IsZero() {
@@ -246,6 +255,9 @@ func (c *Lab) Roll(ctx context.Context, o RollOptions) (Roll, error) {
 		}
 	}
 }
+
+// lookTimeout bounds one look of Roll at the Cluster API objects.
+const lookTimeout = 5 * time.Second
 
 // etcdMembers asks every running host's etcd for the workload etcd's members, each on its own
 // (a hanging endpoint must not hide the others' answers), with kubeadm's
