@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strconv"
 	"sync"
 	"time"
 
@@ -29,18 +28,16 @@ import (
 type Options struct {
 	// Client reaches the management cluster (required).
 	Client dynamic.Interface
-	// Hosts makes the LabMachines' hosts (required).
+	// Cloud makes the hosts and the balancers. Default: a LocalCloud of Hosts, Listen, Address
+	// and CheckTLS, which Run closes when it ends (unless Handover).
+	Cloud Cloud
+	// Hosts makes the LabMachines' hosts of the default Cloud (required without Cloud).
 	Hosts Hosts
 	// Namespace limits the controller to one namespace; "" watches all.
 	Namespace string
-	// Listen opens the listener of LabCluster namespace/name's balancer. Default: listen on the
-	// spec's controlPlaneEndpoint when it is set, else on Address.
-	Listen func(namespace, name string, endpoint infra.APIEndpoint) (net.Listener, error)
-	// Address is where a balancer listens when neither Listen nor the endpoint say: an IP the
-	// workload hosts reach (the lab network's gateway), port 0 for any. Default 127.0.0.1:0.
-	Address string
-	// CheckTLS is the balancers' health checks' TLS configuration. Default: do not verify the
-	// member's certificate, as cloud load balancers' TLS and HTTPS checks do not.
+	// Listen, Address and CheckTLS configure the default Cloud's balancers (LocalOptions).
+	Listen   func(namespace, name string, endpoint infra.APIEndpoint) (net.Listener, error)
+	Address  string
 	CheckTLS *tls.Config
 	// Poll is how often a pass that waits (for the Cluster, the bootstrap data, the host's
 	// bootstrap) is repeated; default one second.
@@ -60,26 +57,26 @@ type Controller struct {
 	o        Options
 	timeline timeline
 
-	mu         sync.Mutex
-	balancers  map[string]*lb.LoadBalancer // LabCluster key → its balancer
-	hosts      map[string]Host             // host name → host
-	registered map[string]string           // host name → the LabCluster key whose balancer has it
-	last       map[string]infra.Step       // object key → the last step recorded (waits once)
-	keep       bool                        // Run leaves the balancers open when it ends (Handover)
-	next       dynamic.Interface           // the client of the next Run (Handover)
+	own *LocalCloud // the default Cloud, which Run closes; nil when Options.Cloud is given
+
+	mu   sync.Mutex
+	last map[string]infra.Step // object key → the last step recorded (waits once)
+	keep bool                  // Run leaves the balancers open when it ends (Handover)
+	next dynamic.Interface     // the client of the next Run (Handover)
 }
 
 // New checks o and returns a Controller; Run starts it.
 func New(o Options) (*Controller, error) {
-	if o.Client == nil || o.Hosts == nil {
-		return nil, errors.New("lab infrastructure controller: a client and Hosts are required")
+	if o.Client == nil || (o.Cloud == nil && o.Hosts == nil) {
+		return nil, errors.New("lab infrastructure controller: a client and a Cloud or Hosts are required")
 	}
-	if o.Address == "" {
-		o.Address = "127.0.0.1:0"
-	}
-	if o.CheckTLS == nil {
-		// Cloud balancers' checks do not verify the member's certificate either.
-		o.CheckTLS = &tls.Config{InsecureSkipVerify: true}
+	var own *LocalCloud
+	if o.Cloud == nil {
+		var err error
+		if own, err = NewLocal(LocalOptions{Hosts: o.Hosts, Listen: o.Listen, Address: o.Address, CheckTLS: o.CheckTLS}); err != nil {
+			return nil, fmt.Errorf("lab infrastructure controller: %w", err)
+		}
+		o.Cloud = own
 	}
 	if o.Poll <= 0 {
 		o.Poll = time.Second
@@ -93,19 +90,19 @@ func New(o Options) (*Controller, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Controller{o: o, timeline: timeline{log: o.Log, now: o.Now},
-		balancers: map[string]*lb.LoadBalancer{}, hosts: map[string]Host{},
-		registered: map[string]string{}, last: map[string]infra.Step{}}, nil
+	return &Controller{o: o, timeline: timeline{log: o.Log, now: o.Now}, own: own, last: map[string]infra.Step{}}, nil
 }
 
 // Events returns every step taken so far, oldest first.
 func (c *Controller) Events() []Event { return c.timeline.list() }
 
-// Balancer returns LabCluster namespace/name's balancer, nil if it has none.
+// Balancer returns LabCluster namespace/name's balancer, nil if it has none or the Cloud is
+// not this process's (a LocalCloud).
 func (c *Controller) Balancer(namespace, name string) *lb.LoadBalancer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.balancers[namespace+"/"+name]
+	if l, ok := c.o.Cloud.(*LocalCloud); ok {
+		return l.Balancer(namespace, name)
+	}
+	return nil
 }
 
 // record adds a step to the timeline; a wait is recorded only when the object's last step
@@ -138,8 +135,9 @@ const machineWorkers = 4
 // reconciler is one kind's pass: it returns how soon to look again (0: on the next event).
 type reconciler func(ctx context.Context, namespace, name string) (time.Duration, error)
 
-// Run runs both reconcilers until ctx ends, then closes the balancers. A pass that fails is
-// logged and retried with back-off; it never stops the other objects.
+// Run runs both reconcilers until ctx ends, then closes the default Cloud's balancers (a Cloud
+// given in Options is its maker's to close). A pass that fails is logged and retried with
+// back-off; it never stops the other objects.
 func (c *Controller) Run(ctx context.Context) error {
 	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(c.o.Client, 10*time.Minute, c.o.Namespace, nil)
 	clusters := c.newQueue("labclusters")
@@ -206,7 +204,9 @@ func (c *Controller) Run(ctx context.Context) error {
 		c.logf("lab infrastructure controller: stopped, its balancers and hosts kept for the next Run")
 		return nil
 	}
-	c.closeBalancers()
+	if c.own != nil {
+		c.own.Close() // the controller that made them stops
+	}
 	c.logf("lab infrastructure controller: stopped")
 	return nil
 }
@@ -271,30 +271,4 @@ func (c *Controller) work(ctx context.Context, q workqueue.TypedRateLimitingInte
 		}
 		q.Done(k)
 	}
-}
-
-// closeBalancers closes every balancer: the controller that made them stops.
-func (c *Controller) closeBalancers() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for k, b := range c.balancers {
-		b.Close()
-		delete(c.balancers, k)
-	}
-}
-
-// listen opens a LabCluster's balancer listener.
-func (c *Controller) listen(namespace, name string, ep infra.APIEndpoint) (net.Listener, error) {
-	if c.o.Listen != nil {
-		return c.o.Listen(namespace, name, ep)
-	}
-	addr := c.o.Address
-	if ep.Host != "" && ep.Port != 0 {
-		addr = net.JoinHostPort(ep.Host, strconv.Itoa(int(ep.Port)))
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("listen for the balancer of LabCluster %s/%s: %w", namespace, name, err)
-	}
-	return ln, nil
 }

@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/credwatch/credwatch/pkg/lab/capi/infra"
-	"github.com/credwatch/credwatch/pkg/lab/controlplane/lb"
 )
 
 // labClusterSpec reads a LabCluster's spec, its loadBalancer completed with the defaults.
@@ -56,16 +55,21 @@ func (c *Controller) reconcileCluster(ctx context.Context, namespace, name strin
 	}
 	u, err := r.Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		if c.dropBalancer(k) {
+		closed, err := c.dropBalancer(ctx, namespace, name)
+		if closed {
 			ev(CloseBalancer, "the LabCluster is gone")
 		}
-		return 0, nil
+		return 0, err
 	}
 	if err != nil {
 		return 0, fmt.Errorf("get LabCluster %s: %w", k, err)
 	}
 	if u.GetDeletionTimestamp() != nil {
-		if c.dropBalancer(k) {
+		closed, err := c.dropBalancer(ctx, namespace, name)
+		if err != nil {
+			return 0, err
+		}
+		if closed {
 			ev(CloseBalancer, "")
 		}
 		if setFinalizer(u, ClusterFinalizer, false) {
@@ -86,16 +90,16 @@ func (c *Controller) reconcileCluster(ctx context.Context, namespace, name strin
 	if err != nil {
 		return 0, err
 	}
-	b, created, err := c.ensureBalancer(k, namespace, name, spec)
+	addr, created, err := c.o.Cloud.EnsureBalancer(ctx, namespace, name, spec)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("make the balancer of LabCluster %s: %w", k, err)
 	}
 	if created {
-		ev(CreateBalancer, fmt.Sprintf("%s, check %s every %s, out after %d", b.Addr(), spec.LoadBalancer.HealthCheck,
+		ev(CreateBalancer, fmt.Sprintf("%s, check %s every %s, out after %d", addr, spec.LoadBalancer.HealthCheck,
 			spec.LoadBalancer.Interval(), spec.LoadBalancer.UnhealthyThreshold))
 	}
 	if spec.ControlPlaneEndpoint.Host == "" || spec.ControlPlaneEndpoint.Port == 0 {
-		ep, err := endpointOf(b.Addr())
+		ep, err := endpointOf(addr)
 		if err != nil {
 			return 0, err
 		}
@@ -126,35 +130,11 @@ func (c *Controller) reconcileCluster(ctx context.Context, namespace, name strin
 	return 0, nil
 }
 
-// ensureBalancer returns LabCluster k's balancer, made now (created) if it had none. A
-// balancer keeps the configuration it was made with.
-func (c *Controller) ensureBalancer(k, namespace, name string, spec infra.LabClusterSpec) (b *lb.LoadBalancer, created bool, err error) {
-	if b := c.Balancer(namespace, name); b != nil {
-		return b, false, nil
-	}
-	conf, err := spec.LoadBalancer.BalancerConfig(c.o.CheckTLS)
+// dropBalancer closes LabCluster namespace/name's balancer; it reports whether there was one.
+func (c *Controller) dropBalancer(ctx context.Context, namespace, name string) (bool, error) {
+	closed, err := c.o.Cloud.DeleteBalancer(ctx, namespace, name)
 	if err != nil {
-		return nil, false, fmt.Errorf("LabCluster %s: %w", k, err)
+		return false, fmt.Errorf("close the balancer of LabCluster %s/%s: %w", namespace, name, err)
 	}
-	ln, err := c.listen(namespace, name, spec.ControlPlaneEndpoint)
-	if err != nil {
-		return nil, false, err
-	}
-	b = lb.New(ln, conf)
-	c.mu.Lock()
-	c.balancers[k] = b
-	c.mu.Unlock()
-	return b, true, nil
-}
-
-// dropBalancer closes LabCluster k's balancer; it reports whether there was one.
-func (c *Controller) dropBalancer(k string) bool {
-	c.mu.Lock()
-	b := c.balancers[k]
-	delete(c.balancers, k)
-	c.mu.Unlock()
-	if b != nil {
-		b.Close()
-	}
-	return b != nil
+	return closed, nil
 }

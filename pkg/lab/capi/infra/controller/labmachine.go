@@ -18,7 +18,6 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/credwatch/credwatch/pkg/lab/capi/infra"
-	"github.com/credwatch/credwatch/pkg/lab/controlplane/lb"
 )
 
 // machinePass is one reconcile pass of a LabMachine.
@@ -31,6 +30,7 @@ type machinePass struct {
 	cluster   *unstructured.Unstructured // its Cluster, nil if not found
 	labClus   string                     // the LabCluster's name, "" if not known
 	dereg     infra.Deregistration
+	info      HostInfo // the host, as the cloud said at the start of the pass or made it
 }
 
 func (p *machinePass) ev(step infra.Step, detail string) {
@@ -61,6 +61,9 @@ func (c *Controller) reconcileMachine(ctx context.Context, namespace, name strin
 		return 0, err // gone: its finalizer was removed after its host was deleted
 	}
 	p := &machinePass{c: c, r: r, lm: lm, key: namespace + "/" + name, host: HostName(name)}
+	if p.info, err = c.o.Cloud.Host(ctx, p.host); err != nil {
+		return 0, fmt.Errorf("LabMachine %s: describe host %s: %w", p.key, p.host, err)
+	}
 	deleting := lm.GetDeletionTimestamp() != nil
 	switch {
 	case deleting && !hasMachineFinalizer(lm):
@@ -78,7 +81,7 @@ func (c *Controller) reconcileMachine(ctx context.Context, namespace, name strin
 		p.ev(WaitMachine, "no owner Machine yet")
 		return 0, nil // the owner reference comes as an update of the LabMachine
 	}
-	s := machineState(p.lm, p.machine, p.cluster, c.hostFacts(p.host))
+	s := machineState(p.lm, p.machine, p.cluster, hostFacts{Up: p.info.Up, Bootstrapped: p.info.Bootstrapped, InLB: p.info.Balancer != ""})
 	for _, step := range infra.Plan(s, p.dereg) {
 		if err := p.run(ctx, step, s); err != nil {
 			return 0, err
@@ -90,8 +93,8 @@ func (c *Controller) reconcileMachine(ctx context.Context, namespace, name strin
 	if deleting {
 		return 0, nil
 	}
-	if h := c.host(p.host); h != nil {
-		if err := p.markReady(ctx, h); err != nil {
+	if p.info.Up {
+		if err := p.markReady(ctx); err != nil {
 			return 0, err
 		}
 	}
@@ -113,7 +116,7 @@ func (p *machinePass) load(ctx context.Context) error {
 		p.labClus = infraRefName(p.cluster)
 	}
 	if p.labClus == "" {
-		_, p.labClus = splitKey(p.c.registeredWith(p.host))
+		_, p.labClus = splitKey(p.info.Balancer)
 	}
 	bal := infra.LoadBalancer{}
 	lc, found, err := p.c.get(ctx, infra.LabClusters, ns, p.labClus)
@@ -147,39 +150,28 @@ func (p *machinePass) run(ctx context.Context, step infra.Step, s infra.MachineS
 		if p.labClus == "" {
 			return fmt.Errorf("register LabMachine %s: its Cluster names no LabCluster", p.key)
 		}
-		lcKey := p.lm.GetNamespace() + "/" + p.labClus
-		b := c.Balancer(p.lm.GetNamespace(), p.labClus)
-		h := c.host(p.host)
-		if b == nil || h == nil {
-			return fmt.Errorf("register LabMachine %s: LabCluster %s has no balancer yet", p.key, lcKey)
+		if !p.info.Up {
+			return fmt.Errorf("register LabMachine %s: host %s does not run", p.key, p.host)
 		}
-		addr := net.JoinHostPort(h.IP().String(), strconv.Itoa(APIServerPort))
+		addr := net.JoinHostPort(p.info.IP.String(), strconv.Itoa(APIServerPort))
 		// Out of rotation until its first check passes, as a cloud balancer's new member.
-		b.Add(p.host, addr, false)
-		c.mu.Lock()
-		c.registered[p.host] = lcKey
-		c.mu.Unlock()
+		if err := c.o.Cloud.Register(ctx, p.lm.GetNamespace(), p.labClus, p.host, addr); err != nil {
+			return fmt.Errorf("register LabMachine %s: %w", p.key, err)
+		}
 		p.ev(step, addr)
 	case infra.Deregister:
-		lcKey := c.registeredWith(p.host)
-		if b := c.balancerAt(lcKey); b != nil {
-			b.Remove(p.host)
+		if err := c.o.Cloud.Deregister(ctx, p.host); err != nil {
+			return fmt.Errorf("deregister LabMachine %s: %w", p.key, err)
 		}
-		c.mu.Lock()
-		delete(c.registered, p.host)
-		c.mu.Unlock()
 		why := "the LabMachine is being deleted"
 		if !s.Deleting {
 			why = "the Machine is being deleted (drain)"
 		}
 		p.ev(step, fmt.Sprintf("%s; deregistration %s", why, p.dereg))
 	case infra.DeleteHost:
-		if err := c.o.Hosts.Delete(ctx, p.host); err != nil {
+		if err := c.o.Cloud.DeleteHost(ctx, p.host); err != nil {
 			return fmt.Errorf("delete host %s of LabMachine %s: %w", p.host, p.key, err)
 		}
-		c.mu.Lock()
-		delete(c.hosts, p.host)
-		c.mu.Unlock()
 		p.ev(step, p.host)
 	case infra.RemoveFinalizer:
 		setFinalizer(p.lm, MachineFinalizer, false)
@@ -211,25 +203,23 @@ func (p *machinePass) createHost(ctx context.Context) error {
 		return fmt.Errorf("LabMachine %s: %w", p.key, err)
 	}
 	meta := map[string]string{"local_hostname": p.host, "instance_id": string(p.lm.GetUID())}
-	h, err := p.c.o.Hosts.Create(ctx, p.host, data, meta)
+	h, err := p.c.o.Cloud.CreateHost(ctx, p.host, data, meta)
 	if err != nil {
 		return fmt.Errorf("create host %s of LabMachine %s: %w", p.host, p.key, err)
 	}
-	p.c.mu.Lock()
-	p.c.hosts[p.host] = h
-	p.c.mu.Unlock()
-	p.ev(infra.CreateHost, fmt.Sprintf("%s at %s", p.host, h.IP()))
+	p.info = h
+	p.ev(infra.CreateHost, fmt.Sprintf("%s at %s", p.host, h.IP))
 	return nil
 }
 
 // markReady sets spec.providerID, status.addresses, status.ready and
-// status.initialization.provisioned from the host, where they
-// differ.
-func (p *machinePass) markReady(ctx context.Context, h Host) error {
-	id := infra.ProviderID(h.Name())
+// status.initialization.provisioned from the host (p.info), where they differ.
+func (p *machinePass) markReady(ctx context.Context) error {
+	h := p.info
+	id := infra.ProviderID(h.Name)
 	addrs := []any{
-		map[string]any{"type": "InternalIP", "address": h.IP().String()},
-		map[string]any{"type": "Hostname", "address": h.Name()},
+		map[string]any{"type": "InternalIP", "address": h.IP.String()},
+		map[string]any{"type": "Hostname", "address": h.Name},
 	}
 	var err error
 	changed := false
@@ -260,41 +250,7 @@ func (p *machinePass) markReady(ctx context.Context, h Host) error {
 		changed = true
 	}
 	if changed {
-		p.ev(MachineReady, fmt.Sprintf("%s, %s", id, h.IP()))
+		p.ev(MachineReady, fmt.Sprintf("%s, %s", id, h.IP))
 	}
 	return nil
-}
-
-// hostFacts is what the controller knows of host name.
-func (c *Controller) hostFacts(name string) hostFacts {
-	c.mu.Lock()
-	h := c.hosts[name]
-	b := c.balancers[c.registered[name]]
-	c.mu.Unlock()
-	f := hostFacts{Up: h != nil}
-	if h != nil {
-		f.Bootstrapped = h.Bootstrapped()
-	}
-	if b != nil {
-		_, f.InLB = b.Backends()[name]
-	}
-	return f
-}
-
-func (c *Controller) host(name string) Host {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.hosts[name]
-}
-
-func (c *Controller) registeredWith(host string) string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.registered[host]
-}
-
-func (c *Controller) balancerAt(lcKey string) *lb.LoadBalancer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.balancers[lcKey]
 }
