@@ -41,6 +41,7 @@ type LocalCloud struct {
 	balancers  map[string]*lb.LoadBalancer // LabCluster key → its balancer
 	hosts      map[string]Host             // host name → host
 	registered map[string]string           // host name → the LabCluster key whose balancer has it
+	hostLocks  map[string]*sync.Mutex      // host name → held while the host is made or deleted
 }
 
 var _ Cloud = (*LocalCloud)(nil)
@@ -58,7 +59,7 @@ func NewLocal(o LocalOptions) (*LocalCloud, error) {
 		o.CheckTLS = &tls.Config{InsecureSkipVerify: true}
 	}
 	return &LocalCloud{o: o, balancers: map[string]*lb.LoadBalancer{}, hosts: map[string]Host{},
-		registered: map[string]string{}}, nil
+		registered: map[string]string{}, hostLocks: map[string]*sync.Mutex{}}, nil
 }
 
 // Balancer returns LabCluster namespace/name's balancer, nil if it has none.
@@ -78,8 +79,23 @@ func (l *LocalCloud) Close() {
 	}
 }
 
+// lockHost holds host name's lock: one call makes or deletes a host of a name at a time (a
+// retry of a creation whose caller went away waits for it and gets its host).
+func (l *LocalCloud) lockHost(name string) (unlock func()) {
+	l.mu.Lock()
+	m := l.hostLocks[name]
+	if m == nil {
+		m = &sync.Mutex{}
+		l.hostLocks[name] = m
+	}
+	l.mu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
 // CreateHost implements Cloud.
 func (l *LocalCloud) CreateHost(ctx context.Context, name string, bootstrap []byte, meta map[string]string) (HostInfo, error) {
+	defer l.lockHost(name)()
 	h, err := l.o.Hosts.Create(ctx, name, bootstrap, meta)
 	if err != nil {
 		return HostInfo{}, err
@@ -111,6 +127,7 @@ func (l *LocalCloud) Host(_ context.Context, name string) (HostInfo, error) {
 
 // DeleteHost implements Cloud.
 func (l *LocalCloud) DeleteHost(ctx context.Context, name string) error {
+	defer l.lockHost(name)()
 	if err := l.o.Hosts.Delete(ctx, name); err != nil {
 		return err
 	}
