@@ -33,6 +33,9 @@ const (
 	TenantRef    = "local/credwatch-tenant:lab"
 	CredwatchRef = "local/credwatch:lab"
 	PlatformRef  = "local/credwatch-platform:lab"
+	// ProviderRef is the lab infrastructure provider's controller (hack/labimages/provider),
+	// which a self-managed cluster runs as a Pod against the lab's cloud API.
+	ProviderRef = "local/credwatch-lab-provider:lab"
 )
 
 // ModulePath is the module whose source the images are built from.
@@ -56,7 +59,8 @@ func BuildLabImages(ctx context.Context, outDir string) (tarball string, err err
 	return Build(ctx, Config{OutDir: outDir})
 }
 
-// Build returns the path of the tarball holding PauseRef, TenantRef, CredwatchRef and PlatformRef for c.Arch,
+// Build returns the path of the tarball holding PauseRef, TenantRef, CredwatchRef, PlatformRef
+// and ProviderRef for c.Arch,
 // building it unless a tarball of the same source is already in c.OutDir.
 func Build(ctx context.Context, c Config) (string, error) {
 	if err := c.complete(); err != nil {
@@ -83,7 +87,7 @@ func Build(ctx context.Context, c Config) (string, error) {
 }
 
 // formatVersion changes when the image layout changes, so old tarballs are not reused.
-const formatVersion = "credwatch-lab-images/2"
+const formatVersion = "credwatch-lab-images/3"
 
 func (c *Config) complete() error {
 	if c.OutDir == "" {
@@ -129,6 +133,7 @@ var programs = []struct{ name, pkg, ref string }{
 	{"tenant", "./hack/labimages/tenant", TenantRef},
 	{"credwatch", "./cmd/credwatch", CredwatchRef},
 	{"platform", "./hack/labimages/platform", PlatformRef},
+	{"provider", "./hack/labimages/provider", ProviderRef},
 }
 
 // build compiles the programs and writes the tarball at out.

@@ -132,7 +132,7 @@ func TestIntegrationBuildLabImages(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("built %s (%.1f MB) in %s", filepath.Base(tb), float64(st.Size())/1e6, time.Since(start).Round(time.Second))
-	for _, ref := range []string{PauseRef, TenantRef, CredwatchRef} {
+	for _, ref := range []string{PauseRef, TenantRef, CredwatchRef, PlatformRef, ProviderRef} {
 		tag, err := name.NewTag(ref)
 		if err != nil {
 			t.Fatal(err)
