@@ -48,6 +48,13 @@ func providerOf(manager string) inventoryProvider {
 // source has, infrastructure included.
 var LabInfraProvider = inventoryProvider{"capl-system", "infrastructure-lab", "InfrastructureProvider", "lab"}
 
+// LabInfraNamespace is the lab infrastructure provider's namespace (its inventory entry's),
+// where a self-managed cluster runs its Pod.
+func LabInfraNamespace() string { return LabInfraProvider.namespace }
+
+// LabInfraName is the lab infrastructure provider's inventory name, its Pods' ManagerPodLabel.
+func LabInfraName() string { return LabInfraProvider.name }
+
 // labInfraVersion is the lab provider's version in the inventory (its API is v1alpha1).
 const labInfraVersion = "v0.1.0"
 

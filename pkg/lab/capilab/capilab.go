@@ -29,6 +29,7 @@ import (
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/capi"
 	"github.com/credwatch/credwatch/pkg/lab/capi/infra"
+	"github.com/credwatch/credwatch/pkg/lab/capi/infra/cloud"
 	"github.com/credwatch/credwatch/pkg/lab/capi/infra/controller"
 	"github.com/credwatch/credwatch/pkg/lab/capi/workload"
 	labimage "github.com/credwatch/credwatch/pkg/lab/image"
@@ -48,6 +49,11 @@ type Config struct {
 	// them in the workload cluster and make it manage itself. It needs workers (Cluster.Workers),
 	// where the managers run.
 	SelfManaged bool
+	// ProviderInCluster makes Move run the lab infrastructure provider's controller as a Pod in
+	// the workload cluster, as clusterctl move moves a real provider, against the lab's cloud
+	// API (package capi/infra/cloud) that the lab process serves on the lab network, instead of
+	// going on in the lab process. It needs SelfManaged. Not yet run in the lab: off by default.
+	ProviderInCluster bool
 	// Log receives progress lines; default discarded.
 	Log io.Writer
 }
@@ -61,10 +67,15 @@ type Lab struct {
 	// inCluster are the managers installed in the workload cluster by Move (nil before).
 	inCluster *capi.InCluster
 	pool      *kubeadm.Pool
-	ctrl      *controller.Controller
-	cancel    context.CancelFunc
-	done      chan error
-	etcdTLS   *tls.Config // the workload etcd's client configuration, read once (Roll's goroutine only)
+	// cloud holds the workload hosts and balancers; cloudSrv serves it to the provider's Pod
+	// with cloudToken once Move runs it there (nil before, and without ProviderInCluster).
+	cloud      *controller.LocalCloud
+	cloudSrv   *cloud.Server
+	cloudToken string
+	ctrl       *controller.Controller
+	cancel     context.CancelFunc // ends the controller's Run in this process; nil when none runs
+	done       chan error
+	etcdTLS    *tls.Config // the workload etcd's client configuration, read once (Roll's goroutine only)
 
 	mu      sync.Mutex
 	podLogs map[string]string // machine -> its host's pod log directory (notePodLogs)
@@ -112,6 +123,9 @@ func Start(ctx context.Context, l *lab.Lab, cfg Config) (*Lab, error) {
 		return nil, fmt.Errorf("capi lab: kubeadm images: %w", err)
 	}
 	tarballs := []string{tarball}
+	if cfg.ProviderInCluster && !cfg.SelfManaged {
+		return nil, errors.New("capi lab: the provider runs in the cluster only in a self-managed one (SelfManaged)")
+	}
 	if cfg.SelfManaged {
 		if cfg.Cluster.Workers == 0 {
 			return nil, errors.New("capi lab: a self-managed cluster needs a worker to run its managers")
@@ -158,11 +172,13 @@ func (c *Lab) start(ctx context.Context, objs []*unstructured.Unstructured, kube
 		Network: c.mgmt.Network(), Dir: filepath.Join(c.mgmt.Dir(), lab.CAPIHostsDir), Kubelet: kubelet, Binaries: bins,
 		Images: tarballs, Log: c.cfg.Log,
 	})
-	c.ctrl, err = controller.New(controller.Options{
-		Client: c.dyn, Hosts: poolHosts{c.pool}, Namespace: c.cfg.Cluster.Namespace,
+	c.cloud, err = controller.NewLocal(controller.LocalOptions{Hosts: poolHosts{c.pool},
 		// The balancer listens where the workload hosts reach the machine: the lab network's gateway.
-		Address: net.JoinHostPort(c.mgmt.Network().Gateway().String(), "0"), Log: c.cfg.Log,
-	})
+		Address: net.JoinHostPort(c.mgmt.Network().Gateway().String(), "0")})
+	if err != nil {
+		return err
+	}
+	c.ctrl, err = controller.New(controller.Options{Client: c.dyn, Cloud: c.cloud, Namespace: c.cfg.Cluster.Namespace, Log: c.cfg.Log})
 	if err != nil {
 		return err
 	}
@@ -228,8 +244,9 @@ func (c *Lab) Managers() *capi.Managers { return c.managers }
 // Client reaches the management cluster.
 func (c *Lab) Client() dynamic.Interface { return c.dyn }
 
-// Stop ends the controller, every workload host and the managers (the management lab stays). It
-// does not delete the Cluster API objects: the management cluster goes with the lab.
+// Stop ends the controller, the cloud API, the balancers, every workload host and the managers
+// (the management lab stays). It does not delete the Cluster API objects: the management
+// cluster goes with the lab.
 func (c *Lab) Stop(ctx context.Context) error {
 	var errs []error
 	if c.cancel != nil {
@@ -242,6 +259,12 @@ func (c *Lab) Stop(ctx context.Context) error {
 		case <-ctx.Done():
 			errs = append(errs, fmt.Errorf("capi lab: controller did not stop: %w", ctx.Err()))
 		}
+	}
+	if c.cloudSrv != nil {
+		errs = append(errs, c.cloudSrv.Close(ctx))
+	}
+	if c.cloud != nil {
+		c.cloud.Close()
 	}
 	if c.pool != nil {
 		errs = append(errs, c.pool.Close(ctx))

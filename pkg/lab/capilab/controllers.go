@@ -203,7 +203,8 @@ func (c *Lab) PlatformReport(ctx context.Context, cs kubernetes.Interface, ctrls
 }
 
 // ManagerReport is what each Cluster API manager went through between from and to, once Move
-// installed them in the workload cluster (nil before).
+// installed them in the workload cluster (nil before), and the lab provider's controller when
+// Move ran it there too (Config.ProviderInCluster), named after its Deployment.
 func (c *Lab) ManagerReport(ctx context.Context, cs kubernetes.Interface, from, to time.Time) []ControllerReport {
 	if c.inCluster == nil {
 		return nil
@@ -212,6 +213,11 @@ func (c *Lab) ManagerReport(ctx context.Context, cs kubernetes.Interface, from, 
 	for i, name := range capi.ManagerNames() {
 		r := report(name, "worker", readCRI(c.ManagerPodLogs(name), from, to))
 		r.Restarts, r.Error = restarts(ctx, cs, capi.Namespaces()[i], capi.ManagerPodLabel)
+		out = append(out, r)
+	}
+	if logs := c.ProviderPodLogs(); c.cloudSrv != nil {
+		r := report(providerName, "worker", readCRI(logs, from, to))
+		r.Restarts, r.Error = restarts(ctx, cs, capi.LabInfraNamespace(), capi.ManagerPodLabel)
 		out = append(out, r)
 	}
 	return out

@@ -30,12 +30,13 @@ import (
 
 // Moved is what Move did: where the managers run and how long each step took.
 type Moved struct {
-	Node      string        `json:"node"`    // the worker the managers run on
-	Install   time.Duration `json:"install"` // clusterctl init's part: CRDs, inventory, Deployments ready
-	Move      time.Duration `json:"move"`    // clusterctl move
-	Log       string        `json:"log"`     // clusterctl move's output
-	Objects   int           `json:"objects"` // Cluster API objects in the workload cluster after the move
-	Workloads string        `json:"-"`       // the workload cluster's admin kubeconfig file
+	Node      string        `json:"node"`     // the worker the managers run on
+	Install   time.Duration `json:"install"`  // clusterctl init's part: CRDs, inventory, Deployments ready
+	Move      time.Duration `json:"move"`     // clusterctl move
+	Log       string        `json:"log"`      // clusterctl move's output
+	Objects   int           `json:"objects"`  // Cluster API objects in the workload cluster after the move
+	Provider  string        `json:"provider"` // the lab provider's controller after the move: "lab process" or "pod on NODE"
+	Workloads string        `json:"-"`        // the workload cluster's admin kubeconfig file
 }
 
 // Move makes the workload cluster manage itself, as a platform team does with a bootstrap
@@ -43,8 +44,10 @@ type Moved struct {
 // `clusterctl init` would, from the images Config.SelfManaged put on the hosts), the real
 // `clusterctl move` moves the Cluster API objects from the management lab into it, the
 // management lab's managers are stopped, and the lab provider's controller goes on from the
-// workload cluster (its balancers and hosts are the cloud's: they stay). From then on the
-// Lab's reads (ControlPlane, Roll) go to the workload cluster, through its own balancer.
+// workload cluster (its balancers and hosts are the cloud's: they stay): in this process, or,
+// with Config.ProviderInCluster, as a Pod on the same worker against the lab's cloud API
+// (deployProvider). From then on the Lab's reads (ControlPlane, Roll) go to the workload
+// cluster, through its own balancer.
 func (c *Lab) Move(ctx context.Context) (Moved, error) {
 	var mv Moved
 	if !c.cfg.SelfManaged {
@@ -93,13 +96,20 @@ func (c *Lab) Move(ctx context.Context) (Moved, error) {
 	if err := infra.InstallCRDs(ctx, wdyn); err != nil {
 		return mv, fmt.Errorf("capi lab: the lab provider's CRDs in the workload cluster: %w", err)
 	}
+	if c.cfg.ProviderInCluster {
+		if err := c.startCloud(); err != nil {
+			return mv, err
+		}
+	}
 	mv.Install = time.Since(start)
 
 	// The provider's controller stops watching the management lab before anything is moved:
 	// clusterctl deletes the source objects once their copies exist, and a controller that saw
-	// its LabCluster go would close the balancer, the workload cluster's endpoint.
+	// its LabCluster go would close the balancer, the workload cluster's endpoint. Its Cloud
+	// is the Lab's: the balancers and hosts stay.
 	c.ctrl.Handover(wdyn)
 	c.cancel()
+	c.cancel = nil
 	if err := <-c.done; err != nil && !errors.Is(err, context.Canceled) {
 		return mv, fmt.Errorf("capi lab: the provider's controller: %w", err)
 	}
@@ -107,11 +117,28 @@ func (c *Lab) Move(ctx context.Context) (Moved, error) {
 	mv.Log = filepath.Join(dir, "clusterctl-move.log")
 	moveErr := c.clusterctlMove(ctx, clusterctl, mv.Workloads, mv.Log, dir)
 	mv.Move = time.Since(start)
-	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	c.cancel = cancel
-	go func() { c.done <- c.ctrl.Run(rctx) }()
+	if moveErr != nil || !c.cfg.ProviderInCluster {
+		// It goes on here, from the workload cluster (Handover).
+		rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		c.cancel = cancel
+		go func() { c.done <- c.ctrl.Run(rctx) }()
+	}
 	if moveErr != nil {
 		return mv, moveErr
+	}
+	if c.cfg.ProviderInCluster {
+		start = time.Now()
+		cs, err := kubernetes.NewForConfig(rc)
+		if err != nil {
+			return mv, fmt.Errorf("capi lab: client for the workload cluster: %w", err)
+		}
+		if err := c.deployProvider(ctx, cs, node, u.Host); err != nil {
+			return mv, err
+		}
+		mv.Install += time.Since(start)
+		mv.Provider = "pod on " + node
+	} else {
+		mv.Provider = "lab process"
 	}
 	// The management lab's managers stop, as a bootstrap cluster is deleted after the move.
 	if err := c.managers.Stop(ctx); err != nil {

@@ -192,7 +192,7 @@ func (c *Lab) Roll(ctx context.Context, o RollOptions) (Roll, error) {
 		// The balancer and etcd are looked at whether or not the read through the cluster's
 		// endpoint answered: in a self-managed roll that read hangs on the storage-less member,
 		// and the removal must be seen when it happens, not when the reads answer again.
-		if b := c.ctrl.Balancer(namespace(cl), cl.Name); b != nil {
+		if b := c.cloud.Balancer(namespace(cl), cl.Name); b != nil {
 			backends, open := b.Backends(), b.Open()
 			for _, m := range r.Before {
 				if healthy, in := backends[m]; !in || !healthy {
