@@ -16,6 +16,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"sort"
 	"sync"
 	"time"
 
@@ -232,8 +233,16 @@ func (c *Lab) machines() dynamic.ResourceInterface {
 	return c.dyn.Resource(gvr).Namespace(namespace(c.cfg.Cluster))
 }
 
-// Events is the provider's timeline: every step it took, with the machine and time.
-func (c *Lab) Events() []controller.Event { return c.ctrl.Events() }
+// Events is the provider's timeline: every step it took, with the machine and time, in this
+// process and, once Move ran it as a Pod (Config.ProviderInCluster), in its Pods (their logs).
+func (c *Lab) Events() []controller.Event {
+	out := c.ctrl.Events()
+	if logs := c.ProviderPodLogs(); len(logs) > 0 {
+		out = append(out, podSteps(logs)...)
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	}
+	return out
+}
 
 // Pool is the workload hosts.
 func (c *Lab) Pool() *kubeadm.Pool { return c.pool }

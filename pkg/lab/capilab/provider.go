@@ -10,6 +10,7 @@ import (
 	"net"
 	"path/filepath"
 	"sort"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -22,6 +23,8 @@ import (
 	"github.com/credwatch/credwatch/pkg/lab/capi"
 	"github.com/credwatch/credwatch/pkg/lab/capi/infra"
 	"github.com/credwatch/credwatch/pkg/lab/capi/infra/cloud"
+	"github.com/credwatch/credwatch/pkg/lab/capi/infra/controller"
+	"github.com/credwatch/credwatch/pkg/lab/capi/infra/provider"
 	labimage "github.com/credwatch/credwatch/pkg/lab/image"
 )
 
@@ -179,6 +182,17 @@ func providerDeployment(a providerArgs) *appsv1.Deployment {
 			},
 		},
 	}
+}
+
+// podSteps are the steps in the provider Pods' container logs, in the order logged.
+func podSteps(logs []string) []controller.Event {
+	var out []controller.Event
+	for _, l := range readCRI(logs, time.Time{}, time.Now().Add(time.Hour)) {
+		if e, ok := provider.ParseStep([]byte(l.text)); ok {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // ProviderPodLogs are the container logs of the lab provider's Pods on the node Move ran them

@@ -4,8 +4,10 @@
 package capilab
 
 import (
+	"encoding/json"
 	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -13,6 +15,8 @@ import (
 	"github.com/credwatch/credwatch/pkg/lab/capi"
 	"github.com/credwatch/credwatch/pkg/lab/capi/infra"
 	"github.com/credwatch/credwatch/pkg/lab/capi/infra/controller"
+	"github.com/credwatch/credwatch/pkg/lab/capi/infra/provider"
+	"github.com/credwatch/credwatch/pkg/lab/platform"
 )
 
 // The ClusterRole lets the controller do what it does to each resource it touches, and leader
@@ -93,5 +97,24 @@ func TestProviderDeployment(t *testing.T) {
 	}
 	if v := spec.Volumes[0]; v.Secret == nil || v.Secret.SecretName != providerSecret {
 		t.Errorf("volume %+v, want Secret %s", v, providerSecret)
+	}
+}
+
+// The Pods' step lines become the timeline's events; their other lines do not.
+func TestPodSteps(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 12, 7, 11, 0, 0, 0, time.UTC)
+	step := controller.Event{Time: at, Namespace: "default", Cluster: "w1", Machine: "w1-control-plane-abcde", Step: infra.Deregister}
+	line, err := json.Marshal(provider.StepLine{Event: platform.Event{Time: at, Pod: "capl-1", Event: provider.EventStep}, Step: step})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := writeCRI(t, t.TempDir(), capi.LabInfraNamespace()+"_"+providerName+"-abc_uid1", "manager",
+		`2026-12-07T11:00:00Z stdout F {"t":"2026-12-07T11:00:00Z","pod":"capl-1","event":"leading"}`,
+		"2026-12-07T11:00:01Z stdout F "+string(line),
+		`2026-12-07T11:00:02Z stderr F E1207 11:00:02.000000 1 leaderelection.go:441] Failed to update lock`)
+	got := podSteps([]string{f})
+	if len(got) != 1 || got[0] != step {
+		t.Errorf("podSteps = %+v, want [%+v]", got, step)
 	}
 }

@@ -47,6 +47,9 @@ type Options struct {
 	Backoff time.Duration
 	// Log receives progress lines; default io.Discard.
 	Log io.Writer
+	// Steps, when set, receives every step as it is taken instead of Log (the provider's Pod
+	// writes them as JSON lines the lab reads back); Events has them all the same.
+	Steps func(Event)
 	// Now is the timeline's clock; default time.Now.
 	Now func() time.Time
 }
@@ -90,7 +93,7 @@ func New(o Options) (*Controller, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Controller{o: o, timeline: timeline{log: o.Log, now: o.Now}, own: own, last: map[string]infra.Step{}}, nil
+	return &Controller{o: o, timeline: timeline{log: o.Log, steps: o.Steps, now: o.Now}, own: own, last: map[string]infra.Step{}}, nil
 }
 
 // Events returns every step taken so far, oldest first.

@@ -67,3 +67,20 @@ func TestTimeline(t *testing.T) {
 		t.Errorf("%d events, want %d", n, len(want)+4)
 	}
 }
+
+// With Options.Steps, the steps go to it, not to the log, and Events keeps them.
+func TestTimelineSteps(t *testing.T) {
+	t.Parallel()
+	var log strings.Builder
+	var got []infra.Step
+	c := &Controller{o: Options{Log: &log, Now: time.Now}, last: map[string]infra.Step{},
+		timeline: timeline{log: &log, steps: func(e Event) { got = append(got, e.Step) }, now: time.Now}}
+	c.record("default/m", Event{Namespace: "default", Machine: "m", Step: infra.CreateHost})
+	c.logf("a progress line")
+	if len(got) != 1 || got[0] != infra.CreateHost || len(c.Events()) != 1 {
+		t.Errorf("steps %v, events %v; want the create-host step in both", got, c.Events())
+	}
+	if strings.Contains(log.String(), "create-host") || !strings.Contains(log.String(), "a progress line") {
+		t.Errorf("log %q: want the progress line only", log.String())
+	}
+}

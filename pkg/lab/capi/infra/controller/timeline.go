@@ -49,11 +49,13 @@ func (e Event) String() string {
 	return s
 }
 
-// timeline keeps every event and writes each as a progress line; safe for concurrent use.
+// timeline keeps every event and writes each as a progress line, or gives it to steps when
+// set; safe for concurrent use.
 type timeline struct {
 	mu     sync.Mutex
 	events []Event
 	log    io.Writer
+	steps  func(Event)
 	now    func() time.Time
 }
 
@@ -63,6 +65,10 @@ func (t *timeline) add(e Event) {
 	defer t.mu.Unlock()
 	e.Time = t.now()
 	t.events = append(t.events, e)
+	if t.steps != nil {
+		t.steps(e)
+		return
+	}
 	_, _ = fmt.Fprintln(t.log, e.String())
 }
 

@@ -11,11 +11,30 @@ import (
 	"sync"
 	"time"
 
+	"github.com/credwatch/credwatch/pkg/lab/capi/infra/controller"
 	"github.com/credwatch/credwatch/pkg/lab/platform"
 )
 
-// EventLog is the event of one of the controller's progress lines (Message).
-const EventLog = "log"
+// The provider's events besides platform's.
+const (
+	EventLog  = "log"  // one of the controller's progress lines (Message)
+	EventStep = "step" // one of the controller's steps (StepLine.Step)
+)
+
+// StepLine is the line of a step: the event's fields and the step.
+type StepLine struct {
+	platform.Event
+	Step controller.Event `json:"step"`
+}
+
+// ParseStep reads a step line; ok is false for any other line.
+func ParseStep(line []byte) (controller.Event, bool) {
+	var s StepLine
+	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &s) != nil || s.Event.Event != EventStep {
+		return controller.Event{}, false
+	}
+	return s.Step, true
+}
 
 // lines writes events as JSON lines to out; as an io.Writer (the controller's Log) it turns
 // each line written into an EventLog event. Safe for concurrent use.
@@ -35,13 +54,26 @@ func newLines(out io.Writer, pod string) *lines {
 func (l *lines) emit(e platform.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.write(e)
+	l.write(StepLine{Event: e})
 }
 
-// write writes e (l.mu held).
-func (l *lines) write(e platform.Event) {
-	e.Time, e.Pod = l.now().UTC(), l.pod
-	b, _ := json.Marshal(e)
+// step writes the line of a step the controller took.
+func (l *lines) step(e controller.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, msg, _ := strings.Cut(e.String(), " ") // without the clock time: the line has the time
+	l.write(StepLine{Event: platform.Event{Event: EventStep, Message: msg}, Step: e})
+}
+
+// write writes s, a step's line or (no step) an event's, stamped with the time and the pod
+// (l.mu held).
+func (l *lines) write(s StepLine) {
+	s.Event.Time, s.Event.Pod = l.now().UTC(), l.pod
+	var v any = s
+	if s.Event.Event != EventStep {
+		v = s.Event
+	}
+	b, _ := json.Marshal(v)
 	_, _ = l.out.Write(append(b, '\n'))
 }
 
@@ -62,7 +94,7 @@ func (l *lines) Write(p []byte) (int, error) {
 			line = rest
 		}
 		if line != "" {
-			l.write(platform.Event{Event: EventLog, Message: line})
+			l.write(StepLine{Event: platform.Event{Event: EventLog, Message: line}})
 		}
 	}
 }

@@ -6,8 +6,8 @@
 // after clusterctl move): against the lab's cloud API (package capi/infra/cloud), with leader
 // election on a Lease in its namespace, and, like a controller-runtime manager, it exits when
 // it loses the Lease so that the kubelet restarts it. It writes one JSON line per event
-// (platform.Event: started, leading, lost-lease, and "log" for each of the controller's
-// progress lines); client-go's own words (leader election's "failed to renew lease") go to
+// (platform.Event: started, leading, lost-lease, "log" for each of the controller's progress
+// lines, and "step" for each step it takes, with the step: ParseStep); client-go's own words (leader election's "failed to renew lease") go to
 // stderr through klog. hack/labimages/provider is the program.
 package provider
 
@@ -77,7 +77,7 @@ func Run(ctx context.Context, c Config, cl Clients, cloud controller.Cloud, out 
 	}
 	lines := newLines(out, c.Pod)
 	lines.emit(platform.Event{Event: platform.EventStarted})
-	ctrl, err := controller.New(controller.Options{Client: cl.Dynamic, Cloud: cloud, Namespace: c.Namespace, Log: lines})
+	ctrl, err := controller.New(controller.Options{Client: cl.Dynamic, Cloud: cloud, Namespace: c.Namespace, Log: lines, Steps: lines.step})
 	if err != nil {
 		return fmt.Errorf("lab provider: %w", err)
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/credwatch/credwatch/pkg/lab/capi/infra"
+	"github.com/credwatch/credwatch/pkg/lab/capi/infra/controller"
 	"github.com/credwatch/credwatch/pkg/lab/platform"
 )
 
@@ -48,6 +50,41 @@ func TestLines(t *testing.T) {
 		if !ok || e != w {
 			t.Errorf("line %d %s: parsed %+v, %v; want %+v", i, line, e, ok, w)
 		}
+	}
+}
+
+// A step's line holds the step, which ParseStep reads back; other lines are no steps.
+func TestStepLines(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	at := time.Date(2026, 12, 7, 11, 0, 0, 0, time.UTC)
+	l := newLines(&out, "p-1")
+	l.now = func() time.Time { return at.Add(time.Second) }
+	step := controller.Event{Time: at, Namespace: "default", Cluster: "w1", Machine: "w1-control-plane-abcde",
+		Step: infra.Deregister, Detail: "the Machine is being deleted (drain); deregistration on-drain"}
+	l.step(step)
+	l.emit(platform.Event{Event: platform.EventLeading})
+	_, _ = fmt.Fprintln(l, "11:00:02.000 labcluster default/w1: attempt 1 failed")
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines, want 3:\n%s", len(lines), out.String())
+	}
+	got, ok := ParseStep([]byte(lines[0]))
+	if !ok || got != step {
+		t.Errorf("ParseStep(%s) = %+v, %v; want %+v", lines[0], got, ok, step)
+	}
+	e, ok := platform.ParseEvent([]byte(lines[0]))
+	if want := "labmachine default/w1-control-plane-abcde of w1: deregister (the Machine is being deleted (drain); deregistration on-drain)"; !ok ||
+		e.Event != EventStep || e.Message != want || e.Pod != "p-1" {
+		t.Errorf("the step line as an event: %+v, %v; want message %q", e, ok, want)
+	}
+	for _, line := range append(lines[1:], "", "not json", `{"event":"step"`) {
+		if _, ok := ParseStep([]byte(line)); ok {
+			t.Errorf("ParseStep(%q) read a step", line)
+		}
+	}
+	if strings.Contains(lines[1], `"step"`) {
+		t.Errorf("an event's line carries a step: %s", lines[1])
 	}
 }
 
