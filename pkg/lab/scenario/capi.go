@@ -27,6 +27,9 @@ type CAPIOptions struct {
 	Version        string // capi.V181 (default) or capi.V184
 	HealthCheck    string // tcp, tls (default) or https-readyz
 	Deregistration string // on-machine-delete (default) or on-drain
+	// ProviderInCluster runs the lab provider as a Pod after the move (capilab.Config's; only
+	// capi-self-managed-roll moves). Not yet run in the lab.
+	ProviderInCluster bool
 }
 
 func (o CAPIOptions) complete() CAPIOptions {
@@ -144,6 +147,7 @@ func (cs capiScenario) run(ctx context.Context, env *Env) (ev *Evidence, err err
 		LoadBalancer: infra.LoadBalancer{HealthCheck: lb.HealthCheck(o.HealthCheck), Deregistration: infra.Deregistration(o.Deregistration)}}}
 	if cs.selfManaged {
 		cfg.SelfManaged, cfg.Cluster.Workers = true, 1
+		cfg.ProviderInCluster = o.ProviderInCluster
 	}
 	c, err := capilab.Start(ctx, env.Lab, cfg)
 	if err != nil {

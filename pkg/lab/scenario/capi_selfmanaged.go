@@ -28,8 +28,12 @@ import (
 // plane is rolled once from the management lab, then it is made to manage itself (the managers
 // as Pods on its worker, clusterctl move) and rolled again by its own KubeadmControlPlane.
 func capiSelfManagedRoll(ctx context.Context, env *Env) (*Evidence, error) {
-	return capiScenario{name: "capi-self-managed-roll", selfManaged: true}.run(ctx, env)
+	return capiScenario{name: CAPISelfManagedRoll, selfManaged: true}.run(ctx, env)
 }
+
+// CAPISelfManagedRoll is the name of the scenario that moves the cluster into itself, the only
+// one CAPIOptions.ProviderInCluster applies to.
+const CAPISelfManagedRoll = "capi-self-managed-roll"
 
 // SelfManagedEvidence compares the two rolls of capi-self-managed-roll.
 type SelfManagedEvidence struct {

@@ -97,7 +97,7 @@ func All() []Scenario {
 			"kubeadm join renders the apiserver's flags from the kubeadm-config ConfigMap, which KubeadmControlPlane keeps in step with its ClusterConfiguration: the placeholder is in the manifest kubeadm writes, and the kubelet starts the apiserver with it before postKubeadmCommands run.",
 			"Until the kubelet restarts the apiserver from the rewritten manifest, the tokens it mints carry the placeholder issuer, which the other members do not accept, and it accepts only tokens with the placeholder.",
 		}},
-		{Name: "capi-self-managed-roll", Summary: "a workload cluster with platform controllers is rolled from the management lab, moved into itself (clusterctl move) and rolled by its own managers", Environment: ClusterAPI{}, Run: capiSelfManagedRoll, Notes: []string{
+		{Name: CAPISelfManagedRoll, Summary: "a workload cluster with platform controllers is rolled from the management lab, moved into itself (clusterctl move) and rolled by its own managers", Environment: ClusterAPI{}, Run: capiSelfManagedRoll, Notes: []string{
 			"The first field report could not reproduce its failures on workload clusters, only on management clusters: here the same cluster is rolled both ways, with the same platform controllers (Leases, informers, writes) on its control plane and its worker.",
 			"Managed from itself, Cluster API's managers and the platform run in the cluster being rolled and call it through its own balancer; their leases, drains and tokens depend on the members the roll removes.",
 		}},

@@ -113,6 +113,7 @@ does.`),
 	fs.StringVar(&o.capi.Version, "capi", "", "Cluster API scenarios: the release, "+strings.Join(labcapi.Versions(), " or ")+" (default "+labcapi.V181+")")
 	fs.StringVar(&o.capi.HealthCheck, "lb-check", "", "Cluster API scenarios: the LabCluster balancer's health check, tcp, tls (default) or https-readyz")
 	fs.StringVar(&o.capi.Deregistration, "deregistration", "", "Cluster API scenarios: when a machine leaves the balancer, on-machine-delete (default) or on-drain")
+	fs.BoolVar(&o.capi.ProviderInCluster, "provider-in-cluster", false, "capi-self-managed-roll: after the move, run the lab provider as a Pod against the lab's cloud API (not yet proven)")
 	o.output = cli.NewOutputFlag(fs, report.Table, report.JSON, report.YAML)
 	return cmd
 }
@@ -163,15 +164,19 @@ func (o *options) validate() error {
 	return nil
 }
 
-// validateCAPI checks --capi, --lb-check and --deregistration: only Cluster API scenarios take
-// them, with the values the lab builds and knows.
+// validateCAPI checks --capi, --lb-check, --deregistration and --provider-in-cluster: only
+// Cluster API scenarios take them (the last only the self-managed one), with the values the
+// lab builds and knows.
 func (o *options) validateCAPI(s labscenario.Scenario) error {
 	c := o.capi
 	if _, ok := s.Environment.(labscenario.ClusterAPI); !ok {
 		if c != (labscenario.CAPIOptions{}) {
-			return cli.Usagef("--capi, --lb-check and --deregistration are for Cluster API scenarios; %s is not one", s.Name)
+			return cli.Usagef("--capi, --lb-check, --deregistration and --provider-in-cluster are for Cluster API scenarios; %s is not one", s.Name)
 		}
 		return nil
+	}
+	if c.ProviderInCluster && s.Name != labscenario.CAPISelfManagedRoll {
+		return cli.Usagef("--provider-in-cluster is for %s, the scenario that moves the cluster into itself", labscenario.CAPISelfManagedRoll)
 	}
 	if c.Version != "" && !slices.Contains(labcapi.Versions(), c.Version) {
 		return cli.Usagef("--capi %q: want one of %v", c.Version, labcapi.Versions())

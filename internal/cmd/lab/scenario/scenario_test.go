@@ -29,6 +29,8 @@ func TestValidate(t *testing.T) {
 		{"cloud line", func(o *options) { o.name = "cloud-password-rotated-external"; o.version = "v1.36.3" }, "runs on its cloud lab's own line"},
 		{"capi", func(o *options) { o.name = "capi-roll"; o.capi.Version = "v1.14.2"; o.capi.HealthCheck = "tcp" }, ""},
 		{"capi elsewhere", func(o *options) { o.name = "key-drift"; o.capi.Version = "v1.8.1" }, "key-drift is not one"},
+		{"provider pod", func(o *options) { o.name = "capi-self-managed-roll"; o.capi.ProviderInCluster = true }, ""},
+		{"provider pod, no move", func(o *options) { o.name = "capi-roll"; o.capi.ProviderInCluster = true }, "--provider-in-cluster is for capi-self-managed-roll"},
 		{"one member", func(o *options) { o.members = 1 }, "--members 1"},
 		{"tiny window", func(o *options) { o.window = time.Millisecond }, "--window"},
 		{"bad bin dir", func(o *options) { o.binDir = "/nonexistent" }, "make lab-binaries"},
