@@ -192,9 +192,18 @@ func Start(o ServerOptions) (*Server, error) {
 // URL is where the server answers (scheme://host:port).
 func (s *Server) URL() string { return s.url }
 
-// Close stops accepting calls and waits for those in progress until ctx ends.
+// closeWait bounds Close's wait for the calls in progress.
+const closeWait = 5 * time.Second
+
+// Close stops accepting calls and waits for those in progress until ctx ends or closeWait
+// passed, then drops them (a host's creation goes on: see Handler).
 func (s *Server) Close(ctx context.Context) error {
-	if err := s.srv.Shutdown(ctx); err != nil {
+	sctx, cancel := context.WithTimeout(ctx, closeWait)
+	defer cancel()
+	if s.srv.Shutdown(sctx) == nil {
+		return nil
+	}
+	if err := s.srv.Close(); err != nil {
 		return fmt.Errorf("lab cloud: stop the server: %w", err)
 	}
 	return nil
