@@ -215,8 +215,8 @@ func (c *Lab) ManagerReport(ctx context.Context, cs kubernetes.Interface, from, 
 		r.Restarts, r.Error = restarts(ctx, cs, capi.Namespaces()[i], capi.ManagerPodLabel)
 		out = append(out, r)
 	}
-	if logs := c.ProviderPodLogs(); c.cloudSrv != nil {
-		r := report(providerName, "worker", readCRI(logs, from, to))
+	if c.cloudSrv != nil {
+		r := report(providerName, "worker", readCRI(c.ProviderPodLogs(), from, to))
 		r.Restarts, r.Error = restarts(ctx, cs, capi.LabInfraNamespace(), capi.ManagerPodLabel)
 		out = append(out, r)
 	}
