@@ -96,6 +96,9 @@ func Start(ctx context.Context, l *lab.Lab, cfg Config) (*Lab, error) {
 	if l.Network() == nil {
 		return nil, errors.New("capi lab: the management lab needs the hosts network (its workload hosts join it)")
 	}
+	if cfg.ProviderInCluster && !cfg.SelfManaged {
+		return nil, errors.New("capi lab: the provider runs in the cluster only in a self-managed one (SelfManaged)")
+	}
 	line := capi.LineOf(cfg.CAPI)
 	if v := l.Options().Version; v != "" && v != line.Kubernetes {
 		return nil, fmt.Errorf("capi lab: Cluster API %s needs a %s management cluster, the lab runs %s", cfg.CAPI, line.Kubernetes, v)
@@ -124,9 +127,6 @@ func Start(ctx context.Context, l *lab.Lab, cfg Config) (*Lab, error) {
 		return nil, fmt.Errorf("capi lab: kubeadm images: %w", err)
 	}
 	tarballs := []string{tarball}
-	if cfg.ProviderInCluster && !cfg.SelfManaged {
-		return nil, errors.New("capi lab: the provider runs in the cluster only in a self-managed one (SelfManaged)")
-	}
 	if cfg.SelfManaged {
 		if cfg.Cluster.Workers == 0 {
 			return nil, errors.New("capi lab: a self-managed cluster needs a worker to run its managers")
