@@ -67,7 +67,8 @@ func (c *Lab) startCloud() error {
 // managers run (StartInCluster): in its inventory namespace, a service account with a
 // ClusterRole for what the controller reads and writes, the cloud API's token and CA as a
 // Secret, and a Deployment of one replica on node's network reaching the API at endpoint
-// (host:port). It waits until the Deployment is available.
+// (host:port). It waits until the Deployment is available and its Pod holds the Lease: from
+// then on the Pod reconciles.
 func (c *Lab) deployProvider(ctx context.Context, cs kubernetes.Interface, node, endpoint string) error {
 	ns := capi.LabInfraNamespace()
 	labels := map[string]string{capi.ManagerPodLabel: capi.LabInfraName()}
@@ -116,7 +117,32 @@ func (c *Lab) deployProvider(ctx context.Context, cs kubernetes.Interface, node,
 	if err := create("Deployment", err); err != nil {
 		return err
 	}
-	return c.waitAvailable(ctx, cs, ns, 1, "lab provider controller")
+	if err := c.waitAvailable(ctx, cs, ns, 1, "lab provider controller"); err != nil {
+		return err
+	}
+	return c.waitLeader(ctx, cs, ns)
+}
+
+// waitLeader waits until a provider Pod holds the provider's Lease in ns.
+func (c *Lab) waitLeader(ctx context.Context, cs kubernetes.Interface, ns string) error {
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	last := "no Lease yet"
+	for {
+		l, err := cs.CoordinationV1().Leases(ns).Get(wctx, provider.LeaseName, metav1.GetOptions{})
+		switch {
+		case err == nil && l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity != "":
+			fmt.Fprintf(c.cfg.Log, "capi lab: the lab provider's Pod %s leads\n", *l.Spec.HolderIdentity)
+			return nil
+		case err != nil && !apierrors.IsNotFound(err):
+			last = err.Error()
+		}
+		select {
+		case <-wctx.Done():
+			return fmt.Errorf("capi lab: the lab provider: no Pod took the Lease %s/%s: %w (%s)", ns, provider.LeaseName, wctx.Err(), last)
+		case <-time.After(time.Second):
+		}
+	}
 }
 
 // providerRules are what the controller reads and writes: the provider's kinds, Cluster API's
