@@ -142,7 +142,7 @@ test-capi: lab-binaries capi-binaries
 # and v1.8.1 (tls).
 test-capi-long: lab-binaries capi-binaries
 	CREDWATCH_CAPI_TESTS=long $(GO) test -count=1 -timeout 40m -run 'TestIntegrationCAPIRoll$$/v1.14.2/tcp/3' -v $(GOTEST_FLAGS) ./pkg/lab/capilab/
-	CREDWATCH_CAPI_TESTS=long $(GO) test -count=1 -timeout 90m -run 'TestIntegrationCAPISelfManagedRoll' -v $(GOTEST_FLAGS) ./pkg/lab/scenario/
+	CREDWATCH_CAPI_TESTS=long $(GO) test -count=1 -timeout 90m -run 'TestIntegrationCAPISelfManagedRoll|TestIntegrationCAPISelfManagedProviderPod' -v $(GOTEST_FLAGS) ./pkg/lab/scenario/
 	CREDWATCH_CAPI_TESTS=long $(GO) test -count=1 -timeout 30m -run 'TestIntegrationCLISelfManagedKilledMidRoll' -v $(GOTEST_FLAGS) ./internal/cmd/lab/
 
 # make test with every core kept busy by another process (timing-dependent tests show up here).

