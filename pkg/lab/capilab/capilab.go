@@ -33,6 +33,7 @@ import (
 	"github.com/credwatch/credwatch/pkg/lab/capi/infra/cloud"
 	"github.com/credwatch/credwatch/pkg/lab/capi/infra/controller"
 	"github.com/credwatch/credwatch/pkg/lab/capi/workload"
+	"github.com/credwatch/credwatch/pkg/lab/controlplane/etcd"
 	labimage "github.com/credwatch/credwatch/pkg/lab/image"
 	"github.com/credwatch/credwatch/pkg/lab/kubeadm"
 	"github.com/credwatch/credwatch/pkg/lab/kubeadm/images"
@@ -76,7 +77,8 @@ type Lab struct {
 	ctrl       *controller.Controller
 	cancel     context.CancelFunc // ends the controller's Run in this process; nil when none runs
 	done       chan error
-	etcdTLS    *tls.Config // the workload etcd's client configuration, read once (Roll's goroutine only)
+	etcdTLS    *tls.Config             // the workload etcd's client configuration, read once (Roll's goroutine only)
+	etcdByURL  map[string]*etcd.Client // a client per etcd endpoint, kept across Roll's looks (its goroutine only)
 
 	mu      sync.Mutex
 	podLogs map[string]string // machine -> its host's pod log directory (notePodLogs)

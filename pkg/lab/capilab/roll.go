@@ -287,7 +287,15 @@ func (c *Lab) etcdMembers(ctx context.Context) (anyList, everyList map[string]bo
 	errs := make([]error, len(endpoints))
 	var wg sync.WaitGroup
 	for i, ep := range endpoints {
-		wg.Go(func() { answers[i], errs[i] = etcd.NewTLSClient([]string{ep}, conf, 2*time.Second).MemberList(ctx) })
+		ec := c.etcdByURL[ep]
+		if ec == nil {
+			if c.etcdByURL == nil {
+				c.etcdByURL = map[string]*etcd.Client{}
+			}
+			ec = etcd.NewTLSClient([]string{ep}, conf, 2*time.Second)
+			c.etcdByURL[ep] = ec // one connection per member for the roll, not one per look
+		}
+		wg.Go(func() { answers[i], errs[i] = ec.MemberList(ctx) })
 	}
 	wg.Wait()
 	anyList, everyList = map[string]bool{}, nil
