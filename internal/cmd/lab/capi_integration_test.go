@@ -112,19 +112,13 @@ func startRoll(t *testing.T, dir, hosts string) []string {
 		t.Fatalf("set rolloutAfter: %v", err)
 	}
 	for {
-		var roots []string
-		dirs, _ := filepath.Glob(filepath.Join(hosts, "*"))
-		for _, d := range dirs {
-			if data, err := os.ReadFile(filepath.Join(d, "cgroup-root")); err == nil {
-				roots = append(roots, strings.TrimSpace(string(data)))
-			}
-		}
+		roots := hostRoots(hosts)
 		if len(roots) >= 2 {
 			return roots
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("no second host within 3 minutes of the roll's start (hosts: %v)", dirs)
+			t.Fatalf("no second host within 3 minutes of the roll's start (host cgroups: %v)", roots)
 		case <-time.After(500 * time.Millisecond):
 		}
 	}

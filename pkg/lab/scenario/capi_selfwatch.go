@@ -76,7 +76,8 @@ func rollLogs(ctx context.Context, source string, ins []logs.Input, from, to tim
 	for _, in := range ins {
 		rl.Members = append(rl.Members, in.Host)
 	}
-	rl.Members = uniq(rl.Members)
+	slices.Sort(rl.Members)
+	rl.Members = slices.Compact(rl.Members)
 	rep, err := logs.Analyze(ctx, logs.Config{Since: from}, ins)
 	if err != nil {
 		rl.Error = err.Error()
@@ -138,17 +139,6 @@ func logsOfRoll(ctx context.Context, c *capilab.Lab, wcfg *rest.Config, r capila
 		}
 	}
 	return append(out, rollLogs(ctx, "the hosts' files", ins, r.Started, to))
-}
-
-func uniq(ss []string) []string {
-	sort.Strings(ss)
-	out := ss[:0]
-	for i, s := range ss {
-		if i == 0 || s != ss[i-1] {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // writeRollLogs prints what credwatch logs said of the roll.
