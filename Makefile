@@ -25,9 +25,10 @@ DEPLOY_MODULES := hack/krew hack/promtool hack/helm
 # types, with real documents validated against them; a module of its own keeps the schema library
 # out of go.mod. unit, test and lint run it too.
 DOC_MODULES := hack/schemagen
-# hack/labbin/signer: the lab's external JWT signer, a module of its own so gRPC stays out of go.mod
-# (hack/labbin/build.sh builds it); lint and unit run its tests too.
-LAB_MODULES := hack/labbin/signer
+# hack/labbin/signer: the lab's external JWT signer, a module of its own so gRPC stays out of go.mod;
+# hack/labbin/credprovider: the nodes' image credential provider (hack/labbin/build.sh builds
+# both); lint and unit run their tests too.
+LAB_MODULES := hack/labbin/signer hack/labbin/credprovider
 
 all: build
 

@@ -3,7 +3,8 @@
 #   OUTDIR/v1.36.3/{kube-apiserver,kube-controller-manager,kube-scheduler,kubelet,kube-proxy,kubectl}, OUTDIR/v1.30.14/kube-apiserver,
 #   OUTDIR/v1.29.15/{kube-apiserver,kube-controller-manager,kube-scheduler,kubelet,kube-proxy} (the in-tree vSphere era),
 #   OUTDIR/v1.36.3/vsphere-cloud-controller-manager (the external era), OUTDIR/etcd-v3.6.16/etcd,
-#   OUTDIR/v1.36.3/external-jwt-signer (the members' external token signer)
+#   OUTDIR/v1.36.3/external-jwt-signer (the members' external token signer),
+#   OUTDIR/v1.36.3/lab-credential-provider (the nodes' kubelet image credential provider)
 # Each comes from its own module under hack/labbin, so the tool's go.mod stays light.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -38,3 +39,7 @@ CGO_ENABLED=0 build ccm v1.36.3 . vsphere-cloud-controller-manager "$ccm_src"
 # API on a Unix socket (hack/labbin/signer), in a module of its own so gRPC stays out of go.mod.
 signer_src=$(cd "$here/signer" && cat go.mod go.sum *.go | sha256sum | cut -c1-16)
 CGO_ENABLED=0 build signer v1.36.3 . external-jwt-signer "$signer_src"
+# The nodes' kubelet image credential provider (KEP-4412): reads the kubelet's
+# CredentialProviderRequest (k8s.io/kubelet types) and logs the token's claims, never the token.
+credprovider_src=$(cd "$here/credprovider" && cat go.mod go.sum *.go | sha256sum | cut -c1-16)
+CGO_ENABLED=0 build credprovider v1.36.3 . lab-credential-provider "$credprovider_src"

@@ -136,10 +136,15 @@ func (l *Lab) addNode(ctx context.Context, wait bool) (NodeStatus, error) {
 		Name: name, IP: addr.String(), PodCIDR: podCIDR.String(), Dir: l.path("nodes", name),
 		CgroupRoot: fmt.Sprintf("/credwatch-%s-%s", l.hosts.Prefix(), name),
 	}
+	kubeletArgs := l.o.Cloud.kubeletArgs(name)
+	cp, err := l.credentialProviderArgs(name)
+	if err != nil {
+		return st, err
+	}
 	n, err := node.Start(ctx, node.Config{
 		Name: name, Dir: st.Dir, Host: host, PodCIDR: podCIDR, ClusterCIDR: node.ClusterCIDR,
 		APIServer: "https://" + l.LBAddress(), CAPEM: l.CA(), Issue: l.IssueCertificate,
-		Kubelet: kubelet, KubeProxy: proxy, KubeletArgs: l.o.Cloud.kubeletArgs(name), KubeletRestart: l.o.KubeletRestart, Images: append([]string{l.images}, l.o.ExtraImages...), Registries: l.registries, CgroupRoot: st.CgroupRoot,
+		Kubelet: kubelet, KubeProxy: proxy, KubeletArgs: append(kubeletArgs, cp...), KubeletRestart: l.o.KubeletRestart, Images: append([]string{l.images}, l.o.ExtraImages...), Registries: l.registries, CgroupRoot: st.CgroupRoot,
 		StopGrace: stopGrace, Log: l.o.Log,
 	})
 	if err != nil {

@@ -118,9 +118,19 @@ type Options struct {
 	// OIDC runs the lab's OIDC issuer (discovery and JWKS over HTTPS on the load balancer's
 	// address) and starts every member with an AuthenticationConfiguration whose JWT
 	// authenticator trusts it (KEP-3331; from v1.34). nil: neither.
-	OIDC *OIDCOptions  `json:"oidc,omitempty"`
-	Wait time.Duration `json:"wait,omitempty"`
-	Log  io.Writer     `json:"-"`
+	OIDC *OIDCOptions `json:"oidc,omitempty"`
+	// Audit gives every member an audit log at Metadata level (<dir>/logs/<member>-audit.log,
+	// Lab.AuditLog): which member minted a token (the TokenRequest's
+	// authentication.kubernetes.io/issued-credential-id annotation) and which used it
+	// (user.extra authentication.kubernetes.io/credential-id).
+	Audit bool `json:"audit,omitempty"`
+	// CredentialProvider configures every node's kubelet with the lab's image credential provider
+	// (KEP-4412, the lab program lab-credential-provider): for the images it matches, the kubelet
+	// requests a service-account token for the pod with the provider's audience (NodeRestriction
+	// decides whether it may) and hands it to the program. nil: none.
+	CredentialProvider *CredentialProviderOptions `json:"credentialProvider,omitempty"`
+	Wait               time.Duration              `json:"wait,omitempty"`
+	Log                io.Writer                  `json:"-"`
 }
 
 // RemoveOptions configures RemoveMember.
@@ -229,6 +239,12 @@ func (o *Options) complete() error {
 	}
 	if err := o.OIDC.complete(o.Version); err != nil {
 		return err
+	}
+	if err := o.CredentialProvider.complete(o.Version); err != nil {
+		return err
+	}
+	if o.CredentialProvider != nil && o.Nodes == 0 {
+		return fmt.Errorf("an image credential provider is for nodes: start some")
 	}
 	if o.Wait <= 0 {
 		o.Wait = 90 * time.Second
@@ -344,6 +360,9 @@ func (o Options) Needs() []BinaryRef {
 	}
 	if o.ExternalSigner {
 		out = append(out, BinaryRef{DefaultVersion, ExternalSigner})
+	}
+	if o.CredentialProvider != nil {
+		out = append(out, BinaryRef{DefaultVersion, CredentialProviderBinary})
 	}
 	return out
 }

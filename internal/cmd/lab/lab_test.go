@@ -23,6 +23,7 @@ func TestBadInputIsUsageError(t *testing.T) {
 		{"bad wait", []string{"up", "--wait", "0s"}, "--wait"},
 		{"signer on the old line", []string{"up", "--external-signer", "--version", "v1.30.14"}, "--external-signer: the signer needs v1.36.3"},
 		{"signer hint without signer", []string{"up", "--signer-refresh-hint", "5s"}, "--signer-refresh-hint 5s"},
+		{"credential provider without nodes", []string{"up", "--credential-provider-audience", "registry.example"}, "--credential-provider-audience: needs --nodes and v1.36.3"},
 		{"oidc issuer on the old line", []string{"up", "--oidc-issuer", "--version", "v1.30.14"}, "--oidc-issuer: AuthenticationConfiguration v1 needs v1.36.3"},
 		{"bad sa key", []string{"add-member", "--sa-key", "/nonexistent/key.pem"}, `--sa-key "/nonexistent/key.pem"`},
 		{"bad member version", []string{"roll", "--version", "1.36"}, `--version "1.36"`},

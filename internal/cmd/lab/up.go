@@ -25,13 +25,14 @@ import (
 )
 
 type upOptions struct {
-	streams cli.Streams
-	dir     dirFlag
-	opts    lab.Options
-	lbMode  string
-	network string
-	issuers []string
-	oidc    bool // --oidc-issuer: opts.OIDC with its defaults
+	streams  cli.Streams
+	dir      dirFlag
+	opts     lab.Options
+	lbMode   string
+	network  string
+	issuers  []string
+	oidc     bool   // --oidc-issuer: opts.OIDC with its defaults
+	credProv string // --credential-provider-audience: opts.CredentialProvider
 }
 
 func newUp(s cli.Streams) *cobra.Command {
@@ -51,6 +52,7 @@ func newUp(s cli.Streams) *cobra.Command {
   credwatch lab up --version v1.30.14 --lb-mode all
   credwatch lab up --external-signer --signer-refresh-hint 5s
   credwatch lab up --oidc-issuer
+  credwatch lab up --nodes 1 --credential-provider-audience registry.credwatch.lab
   export KUBECONFIG=$(credwatch lab status -o json | jq -r .lab.adminKubeconfig)`)
 	f := cmd.Flags()
 	o.dir.add(f)
@@ -66,6 +68,7 @@ func newUp(s cli.Streams) *cobra.Command {
 	f.BoolVar(&o.opts.ExternalSigner, "external-signer", false, "run an external JWT signer beside each member and start the members with --service-account-signing-endpoint instead of key files ("+lab.DefaultVersion+")")
 	f.DurationVar(&o.opts.SignerRefreshHint, "signer-refresh-hint", 0, "with --external-signer: how often members fetch their signers' keys (default 60s)")
 	f.BoolVar(&o.oidc, "oidc-issuer", false, "run the lab's OIDC issuer (discovery and JWKS over HTTPS on the load balancer's address) and start every member with an AuthenticationConfiguration trusting it ("+lab.DefaultVersion+"; audience "+lab.DefaultOIDCAudience+")")
+	f.StringVar(&o.credProv, "credential-provider-audience", "", "with --nodes: run the lab's image credential provider in every kubelet for images of "+lab.DefaultCredentialProviderImages+", with service-account tokens of this audience ("+lab.DefaultVersion+")")
 	f.DurationVar(&o.opts.Wait, "wait", 90*time.Second, "how long each member may take to become ready")
 	return cmd
 }
@@ -113,6 +116,12 @@ func (o *upOptions) complete() error {
 		}
 		o.opts.OIDC = &lab.OIDCOptions{}
 	}
+	if o.credProv != "" {
+		if o.opts.Nodes == 0 || o.opts.Version != lab.DefaultVersion {
+			return cli.Usagef("--credential-provider-audience: needs --nodes and %s (--nodes %d, --version %s)", lab.DefaultVersion, o.opts.Nodes, o.opts.Version)
+		}
+		o.opts.CredentialProvider = &lab.CredentialProviderOptions{Audience: o.credProv}
+	}
 	if o.opts.ExternalSigner && o.opts.Version != lab.DefaultVersion {
 		return cli.Usagef("--external-signer: the signer needs %s (--version %s)", lab.DefaultVersion, o.opts.Version)
 	}
@@ -128,6 +137,9 @@ func (o *upOptions) complete() error {
 	}
 	if o.opts.ExternalSigner {
 		need = append(need, lab.ExternalSigner)
+	}
+	if o.opts.CredentialProvider != nil {
+		need = append(need, lab.CredentialProviderBinary)
 	}
 	for _, b := range need {
 		if _, err := lab.Binary(o.opts.BinDir, o.opts.Version, b); err != nil {

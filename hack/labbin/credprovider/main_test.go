@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRunLogsClaimsNotToken(t *testing.T) {
+	enc := base64.RawURLEncoding.EncodeToString
+	sig := "c2lnbmF0dXJlLW5ldmVyLXByaW50ZWQ"
+	tok := enc([]byte(`{"alg":"RS256","kid":"k1"}`)) + "." + enc([]byte(`{"iss":"https://kubernetes.default.svc","aud":["registry.credwatch.lab"],"sub":"system:serviceaccount:ns:puller","jti":"j-1","exp":1}`)) + "." + sig
+	req := `{"apiVersion":"credentialprovider.kubelet.k8s.io/v1","kind":"CredentialProviderRequest","image":"127.0.0.1:5999/lab/app:1","serviceAccountToken":"` + tok + `"}`
+	log := filepath.Join(t.TempDir(), "requests.log")
+	var out bytes.Buffer
+	if err := run(strings.NewReader(req), &out, log, func() time.Time { return time.Unix(0, 0) }); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"kid":"k1"`, `"aud":["registry.credwatch.lab"]`, `"jti":"j-1"`, `"token":true`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("log %s lacks %s", data, want)
+		}
+	}
+	for what, s := range map[string]string{"log": string(data), "answer": out.String()} {
+		if strings.Contains(s, sig) || strings.Contains(s, tok) {
+			t.Errorf("%s shows the token: %s", what, s)
+		}
+	}
+	if !strings.Contains(out.String(), `"127.0.0.1:5999"`) || !strings.Contains(out.String(), `"cacheKeyType":"Image"`) {
+		t.Errorf("answer %s: want credentials for 127.0.0.1:5999, cache key Image", out.String())
+	}
+}
+
+func TestRunBadRequest(t *testing.T) {
+	var out bytes.Buffer
+	err := run(strings.NewReader("{"), &out, "", time.Now)
+	if err == nil || !strings.Contains(err.Error(), "CredentialProviderRequest") {
+		t.Fatalf("err %v: want one naming the request", err)
+	}
+}
