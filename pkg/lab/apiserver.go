@@ -75,12 +75,17 @@ func (l *Lab) startMember(ctx context.Context, o MemberOptions, etcdName string)
 	if m.AuthenticationConfigFile, err = l.memberAuthnFile(name, o); err != nil {
 		return fail(fmt.Errorf("%s: %w", name, err))
 	}
+	auditPolicy, auditLog, err := l.auditArgs(name)
+	if err != nil {
+		return fail(err)
+	}
 	args := apiserver.Config{
 		IP: ip, Port: port, EtcdURL: e.ClientURL,
 		ClientCAFile: l.path("pki", "ca.crt"), CertFile: crt, KeyFile: key, CertDir: l.path("pki"),
 		SAKeyFile: keyFile, SAPubFile: pubFile, SigningEndpoint: m.SigningEndpoint,
 		Issuers: o.Issuers, Audiences: o.APIAudiences, ServiceCIDR: ServiceCIDR,
 		AuthenticationConfigFile: m.AuthenticationConfigFile,
+		AuditPolicyFile:          auditPolicy, AuditLogPath: auditLog,
 	}.Args()
 	if l.hosts != nil {
 		ka, err := l.kubeletClientArgs()

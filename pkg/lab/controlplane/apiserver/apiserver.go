@@ -36,6 +36,9 @@ type Config struct {
 	// AuthenticationConfigFile is an AuthenticationConfiguration (--authentication-config; see
 	// authn.go), empty: none.
 	AuthenticationConfigFile string
+	// AuditPolicyFile and AuditLogPath turn on the member's audit log (JSON lines, one file, no
+	// rotation); empty: none.
+	AuditPolicyFile, AuditLogPath string
 }
 
 // Args are the member's flags, in a stable order.
@@ -68,6 +71,9 @@ func (c Config) Args() []string {
 	}
 	if c.AuthenticationConfigFile != "" {
 		args = append(args, "--authentication-config="+c.AuthenticationConfigFile)
+	}
+	if c.AuditPolicyFile != "" && c.AuditLogPath != "" {
+		args = append(args, "--audit-policy-file="+c.AuditPolicyFile, "--audit-log-path="+c.AuditLogPath, "--audit-log-format=json", "--audit-log-maxbackup=0")
 	}
 	return args
 }
