@@ -256,8 +256,9 @@ func lowerFirst(s string) string {
 	if s == "" {
 		return s
 	}
-	if len(s) > 1 && s[1] >= 'A' && s[1] <= 'Z' {
-		return s // an acronym
+	word, _, _ := strings.Cut(s, " ")
+	if strings.ContainsAny(word[1:], "ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+		return s // an acronym or a name such as NodeRestriction
 	}
 	return strings.ToLower(s[:1]) + s[1:]
 }
