@@ -20,6 +20,7 @@ type facts struct {
 	curSet, plSet *input.Set
 	roll          roll
 	capiVersion   string
+	signer        Signer
 	notes         []string
 }
 
@@ -29,7 +30,8 @@ type check func(f *facts) []finding.Finding
 // checks is the ordered list of predictions; no-change runs last, over the others' findings.
 func checks() []check {
 	return []check{rolloutPlanned, issuerDropsOld, issuerSwitch, issuerPlaceholder, issuerJoinDiffers,
-		saKeyUnread, saSecretMissing, saKeyChange, audienceDropsOld, etcdBeforeDrain, lbNotReadyAware, inPlaceUpdate, legacyTokens}
+		saKeyUnread, saSecretMissing, saKeyChange, audienceDropsOld, etcdBeforeDrain, lbNotReadyAware, inPlaceUpdate, legacyTokens,
+		signerWithKeyFiles, signerMaxLifetime, signerSwitch, authnIssuerIsSAIssuer}
 }
 
 func removes(f *facts) bool {
@@ -190,7 +192,8 @@ func saKeyChange(f *facts) []finding.Finding {
 			"Cluster API %s generates a new key pair for the absent Secret %s: every machine the roll adds signs with it, and the members not yet replaced (they verify %s), and external verifiers of the JWKS, reject tokens minted through the new ones.",
 			f.capiVersion, f.pl.SAAbsent, strings.Join(f.cur.Creds.Verify, ", ")))}
 	}
-	if slices.Contains(f.cur.Creds.Verify, sign) || f.cur.KeyUnread != "" || f.pl.KeyUnread != "" {
+	if slices.Contains(f.cur.Creds.Verify, sign) || f.cur.KeyUnread != "" || f.pl.KeyUnread != "" ||
+		(endpoint(f.cur) == "") != (endpoint(f.pl) == "") { // a signer turned on or off: signer-switch-without-old-keys
 		return nil
 	}
 	msg := fmt.Sprintf("The planned members sign with %s, which the current members do not verify (they verify %s): members not yet updated, and external verifiers of the JWKS, reject tokens minted through updated ones.",

@@ -49,6 +49,10 @@ func locationOf(f finding.Finding, sides []*input.Set) (input.Object, bool) {
 			pick = objectsOf(s.LBChecks)
 		case f.ID == "legacy-token-secrets":
 			pick = s.LegacyToken
+		case f.ID == "authn-config-issuer-is-sa-issuer":
+			pick = objectsOf(s.AuthnConfigs)
+		case f.ID == "signer-switch-without-old-keys":
+			pick = objectsOf(s.JWKS)
 		}
 		pick = append(pick, primary(s)...)
 		for _, o := range pick {

@@ -25,6 +25,8 @@ type Config struct {
 	// Reroll predicts a roll of the current spec, as rolloutAfter or a certificate renewal
 	// starts one: every machine is replaced by one of the same spec. Planned stays nil.
 	Reroll bool
+	// Signer is what the planned members' external signer declares (--signer-max-token-expiration).
+	Signer Signer
 }
 
 // Reroll is the reason given for every machine of a roll of the current spec.
@@ -63,7 +65,9 @@ func Run(cfg Config) (*Report, error) {
 	if cur.Source != pl.Source {
 		return nil, fmt.Errorf("current is a %s control plane, planned a %s one: preflight compares like with like", cur.Source, pl.Source)
 	}
-	f := &facts{cur: cur, pl: pl, curSet: cfg.Current, plSet: cfg.Planned, capiVersion: cfg.CAPIVersion,
+	signerCreds(cur, cfg.Current, endpoint(pl) != "")
+	signerCreds(pl, cfg.Planned, endpoint(cur) != "")
+	f := &facts{cur: cur, pl: pl, curSet: cfg.Current, plSet: cfg.Planned, capiVersion: cfg.CAPIVersion, signer: cfg.Signer,
 		notes: slices.Concat(cfg.Current.Notes, cur.Notes, cfg.Planned.Notes)}
 	if f.capiVersion == "" {
 		f.capiVersion = providerVersion(f, "ControlPlaneProvider")

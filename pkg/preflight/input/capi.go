@@ -120,6 +120,8 @@ type KCP struct {
 // KubeadmConfigSpec is the part of a KubeadmConfigSpec the predictions read.
 type KubeadmConfigSpec struct {
 	ClusterConfiguration *ClusterConfiguration `json:"clusterConfiguration,omitempty"`
+	InitConfiguration    NodeConfiguration     `json:"initConfiguration"`
+	JoinConfiguration    NodeConfiguration     `json:"joinConfiguration"`
 	Files                []File                `json:"files,omitempty"`
 	PreKubeadmCommands   []string              `json:"preKubeadmCommands,omitempty"`
 	PostKubeadmCommands  []string              `json:"postKubeadmCommands,omitempty"`

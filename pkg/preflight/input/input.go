@@ -40,9 +40,17 @@ type Set struct {
 	Managers    []Manager   // providers' manager Deployments
 	Kubeadm     []KubeadmFile
 	StaticPods  []StaticPod
-	Kops        []KopsCluster
-	KopsGroups  []KopsGroup
-	Ignored     []Object
+	// ControllerManagers are kube-controller-manager static-pod manifests.
+	ControllerManagers []StaticPod
+	// JWKS are public key sets given as documents (signer.go): the keys this side's members
+	// verify (a signer's FetchKeys set, or the /openid/v1/jwks key-file members serve).
+	JWKS []JWKS
+	// AuthnConfigs are AuthenticationConfiguration documents: the --authentication-config file
+	// of this side's members.
+	AuthnConfigs []AuthnConfig
+	Kops         []KopsCluster
+	KopsGroups   []KopsGroup
+	Ignored      []Object
 	// Served is what each running member serves, read from a live cluster (none from files).
 	Served []Served
 	// Notes are what a live read could not read, for the report.
@@ -223,6 +231,9 @@ func (s *Set) addDocAt(file string, line int64, doc []byte) error {
 		parse, ok = parseLBCheck, true
 	}
 	if !ok {
+		if h.Kind == "" && h.APIVersion == "" && isJWKS(doc) {
+			return s.addJWKS(obj, doc)
+		}
 		if h.Kind == "" {
 			return errors.New("no kind")
 		}
@@ -265,21 +276,22 @@ type kindKey struct{ group, kind string }
 type parseFunc func(s *Set, obj Object, h header, doc []byte) error
 
 var parsers = map[kindKey]parseFunc{
-	{"cluster.x-k8s.io", "Cluster"}:                          parseCluster,
-	{"cluster.x-k8s.io", "Machine"}:                          parseMachine,
-	{"controlplane.cluster.x-k8s.io", "KubeadmControlPlane"}: parseKCP,
-	{"bootstrap.cluster.x-k8s.io", "KubeadmConfig"}:          parseKubeadmConfig,
-	{"bootstrap.cluster.x-k8s.io", "KubeadmConfigTemplate"}:  parseKubeadmConfigTemplate,
-	{"clusterctl.cluster.x-k8s.io", "Provider"}:              parseProvider,
-	{"runtime.cluster.x-k8s.io", "ExtensionConfig"}:          parseExtensionConfig,
-	{"apps", "Deployment"}:                                   parseDeployment,
-	{"v1", "Secret"}:                                         parseSecret,
-	{"v1", "Pod"}:                                            parseStaticPod,
-	{"kubeadm.k8s.io", "ClusterConfiguration"}:               parseKubeadm,
-	{"kubeadm.k8s.io", "InitConfiguration"}:                  parseKubeadm,
-	{"kubeadm.k8s.io", "JoinConfiguration"}:                  parseKubeadm,
-	{"kops.k8s.io", "Cluster"}:                               parseKops,
-	{"kops.k8s.io", "InstanceGroup"}:                         parseKopsGroup,
+	{"cluster.x-k8s.io", "Cluster"}:                            parseCluster,
+	{"cluster.x-k8s.io", "Machine"}:                            parseMachine,
+	{"controlplane.cluster.x-k8s.io", "KubeadmControlPlane"}:   parseKCP,
+	{"bootstrap.cluster.x-k8s.io", "KubeadmConfig"}:            parseKubeadmConfig,
+	{"bootstrap.cluster.x-k8s.io", "KubeadmConfigTemplate"}:    parseKubeadmConfigTemplate,
+	{"clusterctl.cluster.x-k8s.io", "Provider"}:                parseProvider,
+	{"runtime.cluster.x-k8s.io", "ExtensionConfig"}:            parseExtensionConfig,
+	{"apps", "Deployment"}:                                     parseDeployment,
+	{"v1", "Secret"}:                                           parseSecret,
+	{"v1", "Pod"}:                                              parseStaticPod,
+	{"kubeadm.k8s.io", "ClusterConfiguration"}:                 parseKubeadm,
+	{"kubeadm.k8s.io", "InitConfiguration"}:                    parseKubeadm,
+	{"kubeadm.k8s.io", "JoinConfiguration"}:                    parseKubeadm,
+	{"kops.k8s.io", "Cluster"}:                                 parseKops,
+	{"kops.k8s.io", "InstanceGroup"}:                           parseKopsGroup,
+	{"apiserver.config.k8s.io", "AuthenticationConfiguration"}: parseAuthn,
 }
 
 // unmarshal decodes doc into v, naming what failed.

@@ -49,6 +49,9 @@ type ClusterConfiguration struct {
 	APIServer struct {
 		ExtraArgs Args `json:"extraArgs,omitempty"`
 	} `json:"apiServer"`
+	ControllerManager struct {
+		ExtraArgs Args `json:"extraArgs,omitempty"`
+	} `json:"controllerManager"`
 	Etcd struct {
 		External *json.RawMessage `json:"external,omitempty"`
 	} `json:"etcd"`
@@ -64,6 +67,8 @@ type KubeadmFile struct {
 	Object
 	APIVersion string
 	Cluster    *ClusterConfiguration // kind ClusterConfiguration
+	// Node is an InitConfiguration's or JoinConfiguration's patches.
+	Node *NodeConfiguration
 }
 
 // kubeadmVersions are the kubeadm configuration API versions preflight reads; v1beta1 and older
@@ -80,6 +85,11 @@ func parseKubeadm(s *Set, obj Object, h header, doc []byte) error {
 	if h.Kind == "ClusterConfiguration" {
 		out.Cluster = &ClusterConfiguration{}
 		if err := unmarshal(doc, out.Cluster); err != nil {
+			return err
+		}
+	} else {
+		out.Node = &NodeConfiguration{}
+		if err := unmarshal(doc, out.Node); err != nil {
 			return err
 		}
 	}
@@ -109,6 +119,10 @@ func parseStaticPod(s *Set, obj Object, h header, doc []byte) error {
 	}
 	for _, c := range p.Spec.Containers {
 		argv := append(append([]string(nil), c.Command...), c.Args...)
+		if c.Name == "kube-controller-manager" || len(argv) > 0 && path.Base(argv[0]) == "kube-controller-manager" {
+			s.ControllerManagers = append(s.ControllerManagers, StaticPod{Object: obj, Member: obj.Name, Flags: cmdline.Parse(argv)})
+			return nil
+		}
 		if c.Name != "kube-apiserver" && (len(argv) == 0 || path.Base(argv[0]) != "kube-apiserver") {
 			continue
 		}
