@@ -106,6 +106,9 @@ func TestCases(t *testing.T) {
 		{"static-key-legacy", "", []string{"legacy-token-secrets", "sa-key-change"}},
 		{"kubeadm-join-differs", "", []string{"issuer-join-differs", "issuer-switch-before-all-accept"}},
 		{"kops-switch", "", []string{"issuer-change-drops-old", "issuer-switch-before-all-accept", "rollout-planned"}},
+		// An external signer turned on in one roll: key file kept, a new key only, the
+		// cluster's issuer in the AuthenticationConfiguration.
+		{"static-signer-on", "", []string{"authn-config-issuer-is-sa-issuer", "signer-switch-without-old-keys", "signer-with-key-files"}},
 	}
 	for _, c := range cases {
 		t.Run(c.dir, func(t *testing.T) {

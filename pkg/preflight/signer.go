@@ -187,6 +187,9 @@ func signerWithKeyFiles(f *facts) []finding.Finding {
 	kcmMsg := ""
 	if kcm && !signerServes(f) {
 		kcmMsg = fmt.Sprintf(" kube-controller-manager still runs --%s (kubeadm writes it: cmd/kubeadm/app/phases/controlplane/manifests.go:335): its legacy token controller signs Secret tokens with a key the members, which verify only the signer's keys, do not know; set controllerManager.extraArgs %s to \"\" (the controller is then off) or serve that key's public half from the signer.", flagKCMKey, flagKCMKey)
+		if f.pl.Source == "static-pod" {
+			kcmMsg = fmt.Sprintf(" kube-controller-manager still runs --%s: its legacy token controller signs Secret tokens with a key the members, which verify only the signer's keys, do not know; remove the flag from its manifest (the controller is then off) or serve that key's public half from the signer.", flagKCMKey)
+		}
 	}
 	if !kcmKnown && f.pl.Source == "static-pod" {
 		f.notes = append(f.notes, "No kube-controller-manager manifest on the planned side: whether it still signs legacy tokens with --"+flagKCMKey+" is not judged (signer-with-key-files)")
@@ -194,8 +197,14 @@ func signerWithKeyFiles(f *facts) []finding.Finding {
 	what := f.pl.Source
 	switch {
 	case len(k.flags) > 0 && k.removedBy == "" && k.unverified == "":
-		msg := fmt.Sprintf("The planned kube-apiserver names the signer %s and runs %s: it refuses to start (\"can't set `--service-account-signing-key-file` and/or `--service-account-key-file` with `--service-account-signing-endpoint` (They are mutually exclusive)\", or \"service-account-signing-key-file and service-account-signing-endpoint are mutually exclusive and cannot be set at the same time\"), so the roll stops at its first new member.",
-			ep, strings.Join(k.flags, " and "))
+		// Options are completed before they are validated (cmd/kube-apiserver/app/server.go:104-110):
+		// a signing key file fails in completion, a key file alone in validation.
+		refusal := "\"can't set `--service-account-signing-key-file` and/or `--service-account-key-file` with `--service-account-signing-endpoint` (They are mutually exclusive)\""
+		if slices.Contains(k.flags, "--"+flagSigningKey) {
+			refusal = "\"service-account-signing-key-file and service-account-signing-endpoint are mutually exclusive and cannot be set at the same time\""
+		}
+		msg := fmt.Sprintf("The planned kube-apiserver names the signer %s and runs %s: it refuses to start (%s), so the roll stops at its first new member.",
+			ep, strings.Join(k.flags, " and "), refusal)
 		if what != "static-pod" {
 			msg += " kubeadm writes both key-file flags into every kube-apiserver manifest (cmd/kubeadm/app/phases/controlplane/manifests.go:190-191) and extraArgs cannot remove them: a kubeadm patch on kube-apiserver (init and join patches.directory) must."
 		}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -28,7 +29,9 @@ type options struct {
 
 	current, planned string
 	capiVersion      string
-	failOn           cli.FailOn
+	// signerMaxExp is the planned signer's Metadata max_token_expiration_seconds.
+	signerMaxExp time.Duration
+	failOn       cli.FailOn
 	// capi names the Cluster API Cluster whose current side live mode reads from the management
 	// cluster (--capi-cluster NAME -n NAMESPACE).
 	capi *cli.CAPIClusterFlags
@@ -60,9 +63,15 @@ Offline (--current and --planned) it reads multi-document YAML files, or directo
     AWSCluster or any provider cluster with a load-balancer health check, clusterctl Provider
     objects (or --capi-version);
   - kubeadm ClusterConfiguration, InitConfiguration, JoinConfiguration (v1beta3 and v1beta4);
-  - kube-apiserver static-pod manifests;
-  - kops Cluster and InstanceGroup specs.
-Other kinds are listed as ignored.
+  - kube-apiserver and kube-controller-manager static-pod manifests;
+  - kops Cluster and InstanceGroup specs;
+  - an AuthenticationConfiguration (apiserver.config.k8s.io): the --authentication-config file of
+    that side's members (a KubeadmControlPlane's is read from its kubeadmConfigSpec.files);
+  - a JWKS document (a JSON object with "keys"): that side's public keys, the external signer's
+    FetchKeys set or the /openid/v1/jwks key-file members serve (private members are dropped
+    and never printed).
+Other kinds are listed as ignored. --signer-max-token-expiration is what the planned external
+signer's Metadata declares (preflight never calls the signer).
 
 Live (--capi-cluster NAME -n NAMESPACE, with the management cluster's kubeconfig) reads the current
 side from the management cluster instead: the Cluster API Cluster, its KubeadmControlPlane,
@@ -77,7 +86,9 @@ NAMESPACE/NAME works too. The spelling --cluster [NAMESPACE/]NAME is a deprecate
 
 Findings: rollout-planned, issuer-change-drops-old, issuer-placeholder, issuer-join-differs,
 sa-key-change, issuer-switch-before-all-accept, audience-change-drops-old,
-etcd-removed-before-drain, lb-check-not-ready-aware, legacy-token-secrets, no-change
+etcd-removed-before-drain, lb-check-not-ready-aware, legacy-token-secrets, signer-with-key-files,
+signer-max-lifetime-too-short, signer-switch-without-old-keys, authn-config-issuer-is-sa-issuer,
+no-change
 (credwatch explain ID; docs/preflight.md).
 
 Exit codes: 0 nothing at or above --fail-on; 1 a finding at or above it; 2 usage or bad input
@@ -103,6 +114,7 @@ KubeadmControlPlane); 3 the management cluster could not be read.`),
 	fs.StringVar(&o.current, "current", "", "the running control plane: a YAML file or a directory of them")
 	fs.StringVar(&o.planned, "planned", "", "the control plane about to be applied: a YAML file or a directory of them")
 	fs.StringVar(&o.capiVersion, "capi-version", "", "Cluster API version that will run the roll (vX.Y.Z); overrides clusterctl Provider objects")
+	fs.DurationVar(&o.signerMaxExp, "signer-max-token-expiration", 0, "the max token lifetime the planned external signer's Metadata declares (max_token_expiration_seconds, e.g. 24h); unset: not judged")
 	o.failOn.Register(fs, "exit 1 when a finding is at or above this severity: info|warning|error|critical; none: report, never exit 1 on findings")
 	// --cluster is, for one release, the deprecated alias of --capi-cluster: kubectl's is left out.
 	o.kube = cli.NewNamespacedKubeFlags(fs, o.streams.Known, "namespace of the Cluster API Cluster of --capi-cluster (default: the kubeconfig context's)", "cluster")
@@ -163,7 +175,11 @@ func (o *options) validate(ctx context.Context) error {
 			return cli.Usage(err)
 		}
 	}
+	if o.signerMaxExp < 0 {
+		return cli.Usagef("--signer-max-token-expiration %s: want a positive duration", o.signerMaxExp)
+	}
 	o.cfg.CAPIVersion = o.capiVersion
+	o.cfg.Signer = preflight.Signer{MaxTokenExpiration: o.signerMaxExp}
 	o.cfg.Reroll = o.capi.Given() && o.planned == ""
 	return nil
 }

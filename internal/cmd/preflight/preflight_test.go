@@ -258,3 +258,31 @@ func closedKubeconfig(t *testing.T, ns string) string {
 	}
 	return kubeconfig
 }
+
+// TestSignerMaxTokenExpiration: the flag reaches the prediction; a negative one is exit 2.
+func TestSignerMaxTokenExpiration(t *testing.T) {
+	dir := "../../../pkg/preflight/testdata/static-signer-on"
+	for _, tc := range []struct {
+		flag, want string
+		code       int
+	}{
+		{"5m", "signer-max-lifetime-too-short", cli.ExitFindings},
+		{"24h", "signer-with-key-files", cli.ExitFindings},
+		{"-1s", "want a positive duration", cli.ExitUsage},
+	} {
+		var out bytes.Buffer
+		cmd := NewCommand(cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &out, Known: &redact.Known{}})
+		cmd.SetArgs([]string{"--current", filepath.Join(dir, "current.yaml"), "--planned", filepath.Join(dir, "planned.yaml"), "--signer-max-token-expiration", tc.flag, "-o", "json"})
+		err := cmd.Execute()
+		if cli.Code(err) != tc.code || !strings.Contains(out.String()+errString(err), tc.want) {
+			t.Errorf("%s: exit %d (%v), want %d and %q in:\n%s", tc.flag, cli.Code(err), err, tc.code, tc.want, out.String())
+		}
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

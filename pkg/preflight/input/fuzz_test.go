@@ -4,6 +4,7 @@
 package input
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -116,4 +117,48 @@ func FuzzKops(f *testing.F) {
 
 func FuzzKopsInstanceGroup(f *testing.F) {
 	fuzzKind(f, "apiVersion: kops.k8s.io/v1alpha2\nkind: InstanceGroup\n", "spec:\n  role: Master\n  minSize: 3\n")
+}
+
+// FuzzJWKS: a JWKS document, private members and all, is read or refused, never a panic, and
+// a private member's value never reaches a note or an error.
+func FuzzJWKS(f *testing.F) {
+	for _, s := range []string{
+		`{"keys":[{"kty":"EC","crv":"P-256","x":"eGm0FPm2YGHFhGmsxDNfacoC_YiKv9Mhbd80f-3qJsQ","y":"1wlkR94DmfIS0ZBCCWoXvcBaZ1G2K8RZ6dnDqKCnbD0","d":"c2VjcmV0"}]}`,
+		`{"keys":[]}`, `{"keys":[{"kty":"oct","k":"c2VjcmV0"}]}`, "keys:\n- kty: RSA\n  n: AQAB\n  e: AQAB\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		s := &Set{}
+		err := s.Add("fuzz.json", []byte(doc))
+		for _, j := range s.JWKS {
+			for _, k := range j.Keys {
+				if k.Private != nil {
+					t.Fatalf("a private key kept from %q", doc)
+				}
+			}
+		}
+		if err != nil && strings.Contains(err.Error(), "c2VjcmV0") {
+			t.Fatalf("error shows a private member: %v", err)
+		}
+		for _, n := range s.Notes {
+			if strings.Contains(n, "c2VjcmV0") {
+				t.Fatalf("note shows a private member: %s", n)
+			}
+		}
+	})
+}
+
+// FuzzAuthenticationConfiguration: an AuthenticationConfiguration document, as a document and
+// as a KubeadmControlPlane file's content.
+func FuzzAuthenticationConfiguration(f *testing.F) {
+	fuzzKind(f, "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\n",
+		"jwt:\n- issuer:\n    url: https://a\n    audiences: [x]\n", "jwt: {}\n", "jwt:\n- issuer: 1\n")
+}
+
+func FuzzParseAuthnConfig(f *testing.F) {
+	f.Add("apiVersion: apiserver.config.k8s.io/v1beta1\nkind: AuthenticationConfiguration\njwt:\n- issuer:\n    url: https://a\n")
+	f.Fuzz(func(t *testing.T, doc string) {
+		_, _ = ParseAuthnConfig(Object{File: "fuzz"}, []byte(doc))
+	})
 }
