@@ -87,6 +87,7 @@ func classes() []classified {
 		offline("logs apiserver-*.log.gz kubelet-journal.txt"),
 		offline("preflight --current ./live --planned ./rendered --capi-version v1.8.1"),
 		offline("preflight --current current.yaml --planned planned.yaml --fail-on warning -o sarif"),
+		offline("preflight --current pkg/preflight/testdata/static-signer-on/current.yaml --planned pkg/preflight/testdata/static-signer-on/planned.yaml --signer-max-token-expiration 5m"),
 		offlineFed("token inspect - -o json", "token.jwt"),
 		offline("token inspect /var/run/secrets/kubernetes.io/serviceaccount"),
 		offline("token inspect hack/runbook/testdata/lab/tokens/original-member.jwt --at 2026-11-30T12:43:56Z"),
