@@ -299,6 +299,9 @@ func sideKeys(p *Plane, s *input.Set) (verify []string, signing string, ok bool)
 	return verify, signing, len(verify) > 0
 }
 
+// signerKeysUnknown names the keys of signer members whose side gives no JWKS.
+const signerKeysUnknown = "external signer's keys (no JWKS given)"
+
 // signerCreds names the keys of members that run a signer, so the trust matrix compares them:
 // its JWKS's kids when the side gives one (the first is taken to be the one it signs with), else
 // the signer itself. When the other side runs a signer, a key-file side with a JWKS is named by
@@ -322,7 +325,8 @@ func signerCreds(p *Plane, s *input.Set, otherSigner bool) {
 		}
 		verify = slices.Compact(verify)
 	case ep != "":
-		sign = "signer " + ep + " (its keys not given)"
+		// Each member has its own signer socket: the path says nothing of the keys.
+		sign = signerKeysUnknown
 		verify = []string{sign}
 	default:
 		return

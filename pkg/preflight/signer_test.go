@@ -277,3 +277,45 @@ func TestJWKSPrivateMembers(t *testing.T) {
 		t.Errorf("symmetric key: %v", err)
 	}
 }
+
+// TestSignerPerMemberSockets: members with signers on sockets of their own, as every node has
+// one (and the lab's members), compare by keys, never by socket path: no false alarm when the
+// keys are the same or not given, sa-key-change when the signers serve other keys.
+func TestSignerPerMemberSockets(t *testing.T) {
+	a, b := jwks(t, keyA), jwks(t, keyB)
+	sock := func(n string) string { return "--service-account-signing-endpoint=/var/lib/lab/" + n + "/signer.sock" }
+	cur := []string{pod("10.0.0.1", iss, sock("m1")), pod("10.0.0.2", iss, sock("m2"))}
+	pl := []string{pod("10.0.0.3", iss, sock("m3")), kcm()}
+	with := func(docs []string, extra ...string) []string { return append(slices.Clone(docs), extra...) }
+	runSigner(t, []signerCase{
+		{name: "keys not given", cur: cur, pl: pl, want: []string{"no-change"}},
+		{name: "same keys", cur: with(cur, a), pl: with(pl, a), want: []string{"no-change"}},
+		{name: "another key", cur: with(cur, a), pl: with(pl, b), want: []string{"sa-key-change"}},
+	})
+}
+
+// TestAddKeys: keys given in code (a lab scenario's signer key files) count as a JWKS, public
+// halves only.
+func TestAddKeys(t *testing.T) {
+	b, err := os.ReadFile("../keys/testdata/gen/rsa-drift.key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := keys.ParsePEM(b, "rsa-drift.key")
+	if err != nil || ks[0].Private == nil {
+		t.Fatalf("%v %v", ks, err)
+	}
+	cur := set(t, "current", pod("10.0.0.1", iss, "--service-account-key-file=/etc/kubernetes/pki/sa.pub"), jwks(t, keyA))
+	pl := set(t, "planned", pod("10.0.0.1", iss, ep), kcm())
+	pl.AddKeys("signer keys", ks)
+	if pl.JWKS[0].Keys[0].Private != nil {
+		t.Fatal("AddKeys kept a private key")
+	}
+	r, err := preflight.Run(preflight.Config{Current: cur, Planned: pl, Signer: preflight.Signer{MaxTokenExpiration: 24 * time.Hour}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(r.Findings); !slices.Equal(got, []string{"no-change"}) {
+		t.Errorf("findings %v: the signer serves the current key (rsa-drift)", r.Findings)
+	}
+}

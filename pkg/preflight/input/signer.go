@@ -114,6 +114,19 @@ func (s *Set) addJWKS(obj Object, doc []byte) error {
 	return nil
 }
 
+// AddKeys adds ks as a JWKS of this side named file, public halves only: what a caller that
+// holds the keys themselves (a lab scenario and its signer's key files) gives in place of a
+// JWKS document.
+func (s *Set) AddKeys(file string, ks []keys.Key) {
+	pub := make([]keys.Key, len(ks))
+	for i, k := range ks {
+		k.Private = nil
+		pub[i] = k
+	}
+	s.Files = append(s.Files, file)
+	s.JWKS = append(s.JWKS, JWKS{Object: Object{File: file, Kind: "JWKS"}, Keys: pub})
+}
+
 // AuthnConfig is the part of an AuthenticationConfiguration the predictions read: the issuer
 // URL of each JWT authenticator (k8s.io/apiserver pkg/apis/apiserver/v1/types.go at v0.36.3).
 type AuthnConfig struct {
