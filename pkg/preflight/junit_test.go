@@ -15,15 +15,17 @@ import (
 	"github.com/credwatch/credwatch/pkg/finding"
 )
 
-// TestPredictionIDs: the JUnit test cases are exactly the IDs checks.go reports.
+// TestPredictionIDs: the JUnit test cases are exactly the IDs the checks report.
 func TestPredictionIDs(t *testing.T) {
-	src, err := os.ReadFile("checks.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var inCode []string
-	for _, m := range regexp.MustCompile(`finding\.New\("([a-z-]+)"`).FindAllSubmatch(src, -1) {
-		inCode = append(inCode, string(m[1]))
+	for _, file := range []string{"checks.go", "inplace.go", "signer.go"} {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile(`finding\.New\("([a-z-]+)"`).FindAllSubmatch(src, -1) {
+			inCode = append(inCode, string(m[1]))
+		}
 	}
 	slices.Sort(inCode)
 	inCode = slices.Compact(inCode)

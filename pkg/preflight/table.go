@@ -98,11 +98,12 @@ func (r *Report) SARIF() any {
 }
 
 // predictions are the catalogue IDs preflight reports, one JUnit test case each, in the order of
-// checks() (TestPredictionIDs keeps the list and checks.go together).
+// checks() (TestPredictionIDs keeps the list and the checks' files together).
 func predictions() []string {
 	return []string{"rollout-planned", "issuer-change-drops-old", "issuer-switch-before-all-accept", "issuer-placeholder",
 		"issuer-join-differs", "sa-key-unread", "sa-secret-missing", "sa-key-change", "audience-change-drops-old", "etcd-removed-before-drain",
-		"lb-check-not-ready-aware", "legacy-token-secrets", "no-change"}
+		"lb-check-not-ready-aware", "in-place-update-possible", "legacy-token-secrets", "signer-with-key-files",
+		"signer-max-lifetime-too-short", "signer-switch-without-old-keys", "authn-config-issuer-is-sa-issuer", "no-change"}
 }
 
 // WriteJUnit renders the prediction as JUnit XML: one test case per prediction, failed by a

@@ -286,3 +286,37 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+// TestJWKSPrivateMembersNeverPrinted: a JWKS given with its private members is read as its
+// public keys; no output format carries a private member's value.
+func TestJWKSPrivateMembersNeverPrinted(t *testing.T) {
+	src := "../../../pkg/preflight/testdata/static-signer-on/planned.yaml"
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "UFJJVkFURS1NRU1CRVItVkFMVUU"
+	doc := strings.Replace(string(b), `"kty":"EC"`, `"kty":"EC","d":"`+secret+`","p":"`+secret+`"`, 1)
+	if doc == string(b) {
+		t.Fatal("the planned JWKS was not found")
+	}
+	pl := filepath.Join(t.TempDir(), "planned.yaml")
+	if err := os.WriteFile(pl, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []string{"table", "wide", "json", "yaml", "sarif", "junit"} {
+		var out bytes.Buffer
+		cmd := NewCommand(cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &out, Known: &redact.Known{}})
+		cmd.SetArgs([]string{"--current", "../../../pkg/preflight/testdata/static-signer-on/current.yaml", "--planned", pl, "-o", o})
+		// SARIF and JUnit carry results only, not the report's notes.
+		noted := o == "sarif" || o == "junit"
+		err := cmd.Execute()
+		if cli.Code(err) != cli.ExitFindings {
+			t.Fatalf("-o %s: %v\n%s", o, err, out.String())
+		}
+		noted = noted || strings.Contains(out.String(), "private key material")
+		if strings.Contains(out.String(), secret) || !noted {
+			t.Errorf("-o %s: a private member printed, or no note that it was dropped:\n%s", o, out.String())
+		}
+	}
+}
