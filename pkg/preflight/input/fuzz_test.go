@@ -52,6 +52,7 @@ func FuzzKubeadmControlPlane(f *testing.F) {
 	fuzzCAPI(f, "controlplane.cluster.x-k8s.io", "KubeadmControlPlane", []string{
 		"spec:\n  replicas: 3\n  rolloutStrategy:\n    rollingUpdate:\n      maxSurge: 0\n  kubeadmConfigSpec:\n    clusterConfiguration:\n      apiServer:\n        timeoutForControlPlane: 20m\n        extraArgs:\n          service-account-issuer: x\n",
 		"spec:\n  kubeadmConfigSpec:\n    files:\n    - path: /a\n      encoding: base64\n      content: '!!'\n",
+		"spec:\n  kubeadmConfigSpec:\n    initConfiguration:\n      patches:\n        directory: /p\n    clusterConfiguration:\n      controllerManager:\n        extraArgs:\n          service-account-private-key-file: ''\n    files:\n    - path: /p/kube-apiserver+json.json\n      content: '[]'\n    - path: /authn.yaml\n      content: 'kind: AuthenticationConfiguration'\n",
 	}, []string{
 		"spec:\n  replicas: 3\n  rollout:\n    after: '2026-12-01T00:00:00Z'\n    strategy:\n      rollingUpdate:\n        maxSurge: 0\n  machineTemplate:\n    spec:\n      infrastructureRef:\n        apiGroup: infrastructure.cluster.x-k8s.io\n        kind: VSphereMachineTemplate\n        name: a\n  kubeadmConfigSpec:\n    clusterConfiguration:\n      apiServer:\n        extraArgs:\n        - name: service-account-issuer\n          value: x\n",
 		"spec:\n  kubeadmConfigSpec:\n    joinConfiguration:\n      timeouts:\n        tlsBootstrapSeconds: 300\n      nodeRegistration:\n        kubeletExtraArgs:\n        - name: a\n",
