@@ -194,6 +194,10 @@ func signerWithKeyFiles(f *facts) []finding.Finding {
 	if !kcmKnown && f.pl.Source == "static-pod" {
 		f.notes = append(f.notes, "No kube-controller-manager manifest on the planned side: whether it still signs legacy tokens with --"+flagKCMKey+" is not judged (signer-with-key-files)")
 	}
+	if k.removedBy != "" {
+		f.notes = append(f.notes, fmt.Sprintf("The planned kube-apiserver names the signer %s; %s edits its command, which preflight takes to remove %s (signer-with-key-files not raised)",
+			ep, k.removedBy, strings.Join(k.flags, " and ")))
+	}
 	what := f.pl.Source
 	switch {
 	case len(k.flags) > 0 && k.removedBy == "" && k.unverified == "":

@@ -179,7 +179,7 @@ func TestSignerWithKeyFilesKCP(t *testing.T) {
 		{name: "no patch", cur: []string{cur}, pl: []string{kcp(epArg+"          profiling: \"false\"\n", kcmOff, "", "")},
 			want: []string{"rollout-planned", "signer-with-key-files"}},
 		{name: "patched", cur: []string{cur}, pl: []string{kcp(epArg+"          profiling: \"false\"\n", kcmOff, patch, patches)},
-			want: []string{"no-change", "rollout-planned"}},
+			want: []string{"no-change", "rollout-planned"}, note: "the patch /etc/kubernetes/patches/kube-apiserver0+json.json edits its command"},
 		{name: "patched, kcm keeps its key", cur: []string{cur}, pl: []string{kcp(epArg+"          profiling: \"false\"\n", "", patch, patches)},
 			want: []string{"rollout-planned", "signer-with-key-files"}},
 	})
