@@ -37,8 +37,13 @@ type Inspection struct {
 	Type       string         `json:"type"`
 	Binding    *Binding       `json:"binding,omitempty"`
 	Times      Times          `json:"times"`
-	Refresh    *Refresh       `json:"kubeletRefresh,omitempty"`
-	Notes      []string       `json:"notes,omitempty"`
+	// CredentialID is the token's jti as kube-apiserver writes it in audit logs ("JTI=<jti>",
+	// k8s.io/apiserver@kubernetes-1.36.3 pkg/authentication/token/jwt/jwt.go:21-26): the
+	// issued-credential-id annotation of the TokenRequest that minted it and the user.extra
+	// credential-id of each request it authenticated.
+	CredentialID string   `json:"credentialID,omitempty"`
+	Refresh      *Refresh `json:"kubeletRefresh,omitempty"`
+	Notes        []string `json:"notes,omitempty"`
 }
 
 // Inspect describes t as of at.
@@ -46,6 +51,9 @@ func Inspect(t *Token, source string, at time.Time) Inspection {
 	in := Inspection{APIVersion: report.APIVersion, Kind: "TokenInspection", Source: source, At: at.UTC(),
 		Header: t.Header, Claims: t.RawClaims}
 	in.Type, in.Binding = t.Classify()
+	if jti, _ := t.RawClaims["jti"].(string); jti != "" {
+		in.CredentialID = "JTI=" + jti
+	}
 	c := t.Claims
 	tp := func(n *int64) *time.Time {
 		if n == nil {
@@ -106,6 +114,10 @@ func (in Inspection) WriteTable(w io.Writer, _ report.TableOptions) error {
 	row("Audiences", dash(strings.Join(audList(in.Claims["aud"]), ", ")))
 	if id := str(in.Claims["jti"]); id != "" {
 		row("JTI", Printable(id))
+	}
+	if in.CredentialID != "" {
+		row("Credential ID", Printable(in.CredentialID)+" (as audit logs record it)")
+		row("Trace", "credwatch logs --trace-credential "+Printable(in.CredentialID)+" MEMBER-AUDIT-LOG... (the member that issued it, where it was used)")
 	}
 	row("Issued", when(in.Times.IssuedAt))
 	if in.Times.NotBefore != nil && (in.Times.IssuedAt == nil || !in.Times.NotBefore.Equal(*in.Times.IssuedAt)) {

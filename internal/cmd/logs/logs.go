@@ -56,6 +56,8 @@ type options struct {
 	progress     string
 	include      []string
 	exclude      []string
+	traceIDs     []string // --trace-credential
+	issuedIDs    bool     // --issued-credentials
 
 	sel       logs.FileSelect     // --include and --exclude, parsed by complete
 	allHost   string              // --host HOST, parsed by complete
@@ -98,6 +100,16 @@ With --from-cluster, read the kube-apiserver logs of every member through the AP
 The spelling --cluster is a deprecated alias of --from-cluster for one release; then --cluster
 becomes kubectl's kubeconfig cluster, as in watch.
 
+With --trace-credential ID, read the files as kube-apiserver audit logs instead (JSON lines,
+one log per member, the member named as above) and trace a service-account token's credential id
+(JTI=<jti>, from credwatch token inspect): the member whose audit log recorded the TokenRequest
+that issued it, with the service account, requester and bound object; the members where requests
+authenticated with it; and the 401s its clients (source IP and user agent) got afterwards. With
+--issued-credentials, list every credential id each member recorded as issued. The issue is
+recorded at audit level Metadata for create on serviceaccounts/token; the bound object needs
+level Request. A TokenRequest's token is never printed. Exit codes: 0 traced, 2 a file that is
+not an audit log (its name and line are said), a bad id or bad flags.
+
 Exit codes: 0 read, and no cause in the verdict at or above --fail-on (default error; none: never
 exit 1 on causes); 1 a cause at or above it; 2 no input could be read or bad flags; 3 cluster
 unreachable.`),
@@ -117,10 +129,22 @@ unreachable.`),
   # a kubectl cluster-info dump, one host per member; report, never fail the job
   credwatch logs --fail-on none dump/kube-system/
 
+  # which member minted the token a client is refused with (its id from credwatch token inspect)
+  credwatch logs --trace-credential JTI=6d7f8a90-0000-4000-8000-000000000001 cp-1/audit.log cp-2/audit.log cp-3/audit.log
+
   # a stern capture on stdin
   stern -n kube-system kube-apiserver --since 1h | credwatch logs -`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			err := o.complete(cmd.Flags(), args)
+			if err == nil && o.tracing() {
+				if err = o.validateTrace(cmd.Flags()); err == nil {
+					err = o.validate()
+				}
+				if err != nil {
+					return err
+				}
+				return o.runTrace(cmd.Context())
+			}
 			if err == nil {
 				err = o.validate()
 			}
@@ -148,6 +172,8 @@ unreachable.`),
 	fs.StringVar(&o.progress, "progress", "auto", "progress bar on stderr: auto (terminal and large input), always, never")
 	fs.StringArrayVar(&o.include, "include", nil, "in directories, read only the files whose path below the directory or base name matches `GLOB` (repeatable; replaces the default: files named like logs and files whose first lines are in a log format)")
 	fs.StringArrayVar(&o.exclude, "exclude", nil, "in directories, skip the files and folders whose path below the directory or base name matches `GLOB` (repeatable; wins over --include)")
+	fs.StringArrayVar(&o.traceIDs, "trace-credential", nil, "read the files as kube-apiserver audit logs (one per member) and trace this credential id instead: the member that recorded it as issued, the members that accepted it, the 401s its clients got (`ID`: JTI=<jti> as credwatch token inspect prints it, or the bare jti; repeatable)")
+	fs.BoolVar(&o.issuedIDs, "issued-credentials", false, "read the files as kube-apiserver audit logs (one per member) and list every credential id each member recorded as issued")
 	// --cluster is, for one release, the deprecated alias of --from-cluster: kubectl's is left out.
 	o.kube = cli.NewKubeFlagsExcept(fs, o.streams.Known, "cluster")
 	return cmd

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
+package logs
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const auditMembers = "../../../pkg/logs/audit/testdata/members"
+
+func TestTraceCredential(t *testing.T) {
+	t.Parallel()
+	klog := filepath.Join(t.TempDir(), "cp-9.log")
+	if err := os.WriteFile(klog, []byte("I1207 13:00:00.000000       1 server.go:1] hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		out  []string // substrings of stdout
+		err  string   // substring of stderr
+	}{
+		{"trace", []string{"--trace-credential", "6d7f8a90-0000-4000-8000-000000000001", auditMembers}, 0,
+			[]string{"issued by cp-1 at 2026-12-07T13:00:00Z for default/web, bound to pod web-0", "cp-3    2"}, ""},
+		{"member from --host", []string{"--trace-credential", "JTI=6d7f8a90-0000-4000-8000-000000000002", "--host", auditMembers + "/cp-2=east", "-o", "json", auditMembers + "/cp-2/audit.log"}, 0,
+			[]string{`"member": "east"`, `"expiresAt": "2026-12-07T13:59:00Z"`}, ""},
+		{"issued", []string{"--issued-credentials", "-o", "yaml", auditMembers}, 0, []string{"issuedPerMember:", "cp-3: 1"}, ""},
+		{"not audit", []string{"--issued-credentials", klog}, 2, nil, "cp-9.log: line 1: not an audit event"},
+		{"bad id", []string{"--trace-credential", "JTI=", auditMembers}, 2, nil, `credential id "JTI=": nothing after JTI=`},
+		{"both", []string{"--trace-credential", "x", "--issued-credentials", auditMembers}, 2, nil, "give one"},
+		{"from cluster", []string{"--trace-credential", "x", "--from-cluster"}, 2, nil, "--from-cluster does not apply"},
+		{"sarif", []string{"--trace-credential", "x", "-o", "sarif", auditMembers}, 2, nil, "want table, json or yaml"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := run(t, "", tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr %s", code, tc.code, errOut)
+			}
+			for _, s := range tc.out {
+				if !strings.Contains(out, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, out)
+				}
+			}
+			if tc.err != "" && (!strings.Contains(errOut, tc.err) || strings.Count(strings.TrimSpace(errOut), "\n") > 0) {
+				t.Errorf("stderr %q, want one line with %q", errOut, tc.err)
+			}
+			if strings.Contains(out, "U0lHTkFUVVJF") {
+				t.Errorf("the TokenRequest's token is printed:\n%s", out)
+			}
+		})
+	}
+}
