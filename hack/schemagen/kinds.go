@@ -14,6 +14,7 @@ import (
 	"github.com/credwatch/credwatch/pkg/cloud"
 	"github.com/credwatch/credwatch/pkg/fleet"
 	"github.com/credwatch/credwatch/pkg/logs"
+	"github.com/credwatch/credwatch/pkg/logs/audit"
 	"github.com/credwatch/credwatch/pkg/preflight"
 	"github.com/credwatch/credwatch/pkg/token"
 	"github.com/credwatch/credwatch/pkg/watch"
@@ -37,6 +38,7 @@ func kinds() []kind {
 		{name: "KeyList", command: "credwatch keys id", value: id.KeyList{}},
 		{name: "KeyDiff", command: "credwatch keys diff", value: diff.KeyDiff{}},
 		{name: "LogReport", command: "credwatch logs", value: logs.Report{}},
+		{name: "CredentialTrace", command: "credwatch logs --trace-credential", value: audit.Report{}},
 		{name: "WatchEvent", command: "credwatch watch", value: watch.Event{}, line: true},
 		{name: "CheckReport", command: "credwatch check", value: check.Report{}},
 		{name: "FleetCheckReport", command: "credwatch check --all-contexts", value: fleet.Report{}},

@@ -52,6 +52,7 @@ func TestDocumentsValid(t *testing.T) {
 		"KeyList":           golden("internal/cmd/keys/testdata/golden/id.json"),
 		"KeyDiff":           golden("internal/cmd/keys/testdata/golden/diff-*.json"),
 		"LogReport":         golden("pkg/logs/render/testdata/golden/*.json"),
+		"CredentialTrace":   golden("pkg/logs/audit/testdata/golden/*.json"),
 		"WatchEvent":        watchEvents,
 		"CheckReport":       checkReports,
 		"FleetCheckReport":  fleetReports,

@@ -66,6 +66,8 @@ func classes() []classified {
 		offline("lab scenario --list"),
 		offlineFed("logs -", "stern.log"),
 		offline("logs --fail-on none dump/kube-system/"),
+		offline("logs --trace-credential JTI=6d7f8a90-0000-4000-8000-000000000001 cp-1/audit.log cp-2/audit.log cp-3/audit.log"),
+		offline("logs --issued-credentials -o json cp-1/audit.log cp-2/audit.log cp-3/audit.log"),
 		offline("logs --fail-on warning -o sarif dump/"),
 		offline("logs --include 'kubelet*' --include 'kube-apiserver*' --exclude old bundle/"),
 		offline("logs --year 2026 consumers.log"),

@@ -35,9 +35,13 @@ func offlineFiles(root string, sim *cloudtest.VCSim) map[string]fileFrom {
 		"token.jwt":                  repo("internal/cmd/token/testdata/pod.jwt"),
 		"/var/run/secrets/kubernetes.io/serviceaccount/token": repo("internal/cmd/token/testdata/pod.jwt"),
 		// logs: files, a support bundle, a node's pod logs, a kubectl dump, stern's output
-		"apiserver-1.log.gz":                            gzipped(filepath.Join(root, keyDrift, "apiserver-1.log")),
-		"apiserver-2.log.gz":                            gzipped(filepath.Join(root, keyDrift, "apiserver-2.log")),
-		"kubelet-journal.txt":                           repo("pkg/logs/testdata/mixed.log"),
+		"apiserver-1.log.gz":  gzipped(filepath.Join(root, keyDrift, "apiserver-1.log")),
+		"apiserver-2.log.gz":  gzipped(filepath.Join(root, keyDrift, "apiserver-2.log")),
+		"kubelet-journal.txt": repo("pkg/logs/testdata/mixed.log"),
+		// one audit log per member, for logs --trace-credential
+		"cp-1/audit.log":                                repo("pkg/logs/audit/testdata/members/cp-1/audit.log"),
+		"cp-2/audit.log":                                repo("pkg/logs/audit/testdata/members/cp-2/audit.log"),
+		"cp-3/audit.log":                                repo("pkg/logs/audit/testdata/members/cp-3/audit.log"),
 		"bundle/cp-1/kubelet.log":                       repo("pkg/logs/testdata/mixed.log"),
 		"bundle/cp-1/kube-apiserver.log":                repo(keyDrift + "apiserver-1.log"),
 		"bundle/old/cp-1/kube-apiserver.log":            repo(keyDrift + "apiserver-2.log"),
