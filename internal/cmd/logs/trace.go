@@ -6,6 +6,7 @@ package logs
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/pflag"
 
@@ -60,9 +61,11 @@ func (o *options) runTrace(ctx context.Context) error {
 	if len(files.Inputs) == 0 {
 		return cli.Usagef("logs: no audit log to read")
 	}
+	// A file named on the command line must be an audit log; one found in a directory, next to
+	// the member's other logs, is skipped when it is not.
 	sources := make([]audit.Source, len(files.Inputs))
 	for i, in := range files.Inputs {
-		sources[i] = audit.Source{Member: in.Host, Name: in.Name, Open: in.Open}
+		sources[i] = audit.Source{Member: in.Host, Name: in.Name, Open: in.Open, Optional: !slices.Contains(o.paths, in.Name)}
 	}
 	rep, err := audit.Trace(ctx, sources, o.traceIDs)
 	if err != nil {
@@ -70,6 +73,9 @@ func (o *options) runTrace(ctx context.Context) error {
 			return err
 		}
 		return cli.Usage(fmt.Errorf("logs: %w", err))
+	}
+	if !slices.ContainsFunc(rep.Inputs, func(in audit.Input) bool { return in.Read }) {
+		return cli.Usagef("logs: no audit log among the inputs (%s: %s)", rep.Inputs[0].Name, rep.Inputs[0].Problems[0])
 	}
 	if !o.quiet {
 		for _, in := range rep.Inputs {

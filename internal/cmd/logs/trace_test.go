@@ -18,6 +18,30 @@ func TestTraceCredential(t *testing.T) {
 	if err := os.WriteFile(klog, []byte("I1207 13:00:00.000000       1 server.go:1] hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	bundle := filepath.Join(t.TempDir(), "bundle")
+	for name, body := range map[string]string{"cp-1/kube-apiserver.log": "I1207 13:00:00.000000       1 server.go:1] hello\n", "cp-1/audit.log": ""} {
+		p := filepath.Join(bundle, name)
+		if body == "" {
+			raw, err := os.ReadFile(auditMembers + "/cp-1/audit.log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body = string(raw)
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	klogOnly := filepath.Join(t.TempDir(), "cp-2")
+	if err := os.MkdirAll(klogOnly, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(klogOnly, "kube-apiserver.log"), []byte("I1207 13:00:00.000000       1 server.go:1] hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -31,6 +55,8 @@ func TestTraceCredential(t *testing.T) {
 			[]string{`"member": "east"`, `"expiresAt": "2026-12-07T13:59:00Z"`}, ""},
 		{"issued", []string{"--issued-credentials", "-o", "yaml", auditMembers}, 0, []string{"issuedPerMember:", "cp-3: 1"}, ""},
 		{"not audit", []string{"--issued-credentials", klog}, 2, nil, "cp-9.log: line 1: not an audit event"},
+		{"other logs in a directory", []string{"--issued-credentials", bundle}, 0, []string{"kube-apiserver.log (not an audit log: skipped)", "cp-1    2026-12-07T13:00:00Z"}, "line 1: not JSON: not an audit log, skipped"},
+		{"no audit log in a directory", []string{"--issued-credentials", klogOnly}, 2, nil, "no audit log among the inputs"},
 		{"bad id", []string{"--trace-credential", "JTI=", auditMembers}, 2, nil, `credential id "JTI=": nothing after JTI=`},
 		{"both", []string{"--trace-credential", "x", "--issued-credentials", auditMembers}, 2, nil, "give one"},
 		{"from cluster", []string{"--trace-credential", "x", "--from-cluster"}, 2, nil, "--from-cluster does not apply"},

@@ -115,6 +115,10 @@ func (r *Report) writeIssued(w io.Writer, o report.TableOptions) error {
 func (r *Report) writeFooter(w io.Writer) error {
 	parts := make([]string, 0, len(r.Inputs))
 	for _, in := range r.Inputs {
+		if !in.Read {
+			parts = append(parts, fmt.Sprintf("%s (not an audit log: skipped)", p(in.Name)))
+			continue
+		}
 		parts = append(parts, fmt.Sprintf("%s (%s, %d lines)", p(in.Name), p(in.Member), in.Lines))
 	}
 	metadataOnly := slices.ContainsFunc(r.Issued, func(is Issue) bool { return is.Level == "Metadata" })

@@ -26,6 +26,9 @@ type Source struct {
 	Member string
 	Name   string
 	Open   func() (io.ReadCloser, error)
+	// Optional: a source whose first line is not an audit event is skipped (said in its
+	// problems) instead of failing the trace: a file found in a directory next to other logs.
+	Optional bool
 }
 
 // MemberFile is a member and the path of an audit log it wrote.
@@ -123,8 +126,11 @@ type Input struct {
 	Name   string `json:"name"`
 	Member string `json:"member"`
 	Lines  int64  `json:"lines"`
-	// Levels counts the final events per audit level: a policy that logs serviceaccounts/token
-	// at Metadata records the issue but not the bound object (Request and above).
+	// Read is false for an optional source that is not an audit log (Source.Optional).
+	Read bool `json:"read"`
+	// Levels counts the events per audit level (every stage): a policy that logs
+	// serviceaccounts/token at Metadata records the issue but not the bound object (Request and
+	// above).
 	Levels   map[string]int64 `json:"levels,omitempty"`
 	Problems []string         `json:"problems,omitempty"`
 }
@@ -287,7 +293,13 @@ func (t *tracer) read(ctx context.Context, s Source) (Input, error) {
 				in.Problems = append(in.Problems, fmt.Sprintf("line %d: cut short (a log being written?): skipped", n))
 				break
 			}
+			if first && s.Optional {
+				return skipped(in, n, "not JSON"), nil
+			}
 			return in, fmt.Errorf("%s: line %d: %w (an audit log has one JSON event per line)", s.Name, n, ErrNotAudit)
+		}
+		if lv := levelOf(trimmed); lv != "" {
+			in.Levels[lv]++
 		}
 		if cutShort && !first && trimmed[len(trimmed)-1] != '}' {
 			in.Problems = append(in.Problems, fmt.Sprintf("line %d: cut short (a log being written?): skipped", n))
@@ -300,11 +312,13 @@ func (t *tracer) read(ctx context.Context, s Source) (Input, error) {
 					in.Problems = append(in.Problems, fmt.Sprintf("line %d: cut short (a log being written?): skipped", n))
 					break
 				}
+				if first && s.Optional && errors.Is(err, ErrNotAudit) {
+					return skipped(in, n, "not an audit event"), nil
+				}
 				return in, fmt.Errorf("%s: line %d: %w", s.Name, n, err)
 			}
 			first = false
 			if ev.Final() {
-				in.Levels[ev.Level]++
 				t.event(s.Member, &ev)
 			}
 		}
@@ -312,10 +326,38 @@ func (t *tracer) read(ctx context.Context, s Source) (Input, error) {
 			break
 		}
 	}
+	in.Read = true
 	if first && len(in.Problems) == 0 {
 		in.Problems = append(in.Problems, "no audit events")
 	}
 	return in, nil
+}
+
+// skipped is an optional input whose line n shows it is no audit log.
+func skipped(in Input, n int64, why string) Input {
+	in.Levels = nil
+	in.Problems = append(in.Problems, fmt.Sprintf("line %d: %s: not an audit log, skipped", n, why))
+	return in
+}
+
+// levelOf is the value of an event line's "level" field, found without decoding the line: the
+// encoder kube-apiserver uses writes it before any object that could hold the same text.
+func levelOf(line []byte) string {
+	const key = `"level":"`
+	i := bytes.Index(line, []byte(key))
+	if i < 0 {
+		return ""
+	}
+	v := line[i+len(key):]
+	j := bytes.IndexByte(v, '"')
+	if j <= 0 || j > 20 {
+		return ""
+	}
+	switch lv := string(v[:j]); lv {
+	case "None", "Metadata", "Request", "RequestResponse":
+		return lv
+	}
+	return ""
 }
 
 // event takes one final event into the trace.
