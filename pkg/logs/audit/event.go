@@ -38,6 +38,8 @@ const (
 // TokenRequest, and only its spec and status.expirationTimestamp: status.token is never decoded,
 // so the token a RequestResponse-level event carries never reaches a result.
 type Event struct {
+	Kind       string `json:"kind"`
+	APIVersion string `json:"apiVersion"`
 	Level      string `json:"level"`
 	AuditID    string `json:"auditID"`
 	Stage      string `json:"stage"`
@@ -102,14 +104,19 @@ var ErrNotAudit = errors.New("not an audit event")
 // webhook's batch cut into events).
 func ParseEvent(line []byte) (Event, error) {
 	var ev Event
-	var env envelope
-	if err := json.Unmarshal(line, &env); err != nil {
-		return ev, fmt.Errorf("%w: %s", ErrNotAudit, jsonProblem(err))
+	err := json.Unmarshal(line, &ev)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return Event{}, fmt.Errorf("%w: %s", ErrNotAudit, jsonProblem(err))
 	}
-	if env.Kind != "Event" || !strings.HasPrefix(env.APIVersion, "audit.k8s.io/") {
-		return ev, fmt.Errorf("%w: kind %q, apiVersion %q (want Event, audit.k8s.io/v1)", ErrNotAudit, cut(env.Kind), cut(env.APIVersion))
+	if ev.Kind != "Event" || !strings.HasPrefix(ev.APIVersion, "audit.k8s.io/") {
+		// A line of another kind, or one whose kind could not be read before a field failed.
+		var env envelope
+		if json.Unmarshal(line, &env) != nil || env.Kind != "Event" || !strings.HasPrefix(env.APIVersion, "audit.k8s.io/") {
+			return Event{}, fmt.Errorf("%w: kind %q, apiVersion %q (want Event, audit.k8s.io/v1)", ErrNotAudit, cut(env.Kind), cut(env.APIVersion))
+		}
 	}
-	if err := json.Unmarshal(line, &ev); err != nil {
+	if err != nil {
 		return Event{}, fmt.Errorf("audit event: %s", jsonProblem(err))
 	}
 	return ev, nil
@@ -124,6 +131,10 @@ func jsonProblem(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		return fmt.Sprintf("field %s: want %s", te.Field, te.Type)
+	}
+	var pe *time.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("a time that is not RFC 3339 (%s)", cut(pe.Value))
 	}
 	return "invalid JSON"
 }

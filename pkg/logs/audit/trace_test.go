@@ -144,6 +144,7 @@ func TestTraceBadInput(t *testing.T) {
 		{"klog.log", "I1207 13:00:00.000000       1 server.go:1] hello\n", nil, "klog.log: line 1: not an audit event (an audit log has one JSON event per line)", ""},
 		{"other.json", `{"kind":"Pod","apiVersion":"v1"}` + "\n", nil, `other.json: line 1: not an audit event: kind "Pod", apiVersion "v1" (want Event, audit.k8s.io/v1)`, ""},
 		{"broken.log", good + "\n" + `{"kind":"Event","apiVersion":"audit.k8s.io/v1","annotations":{"authentication.kubernetes.io/issued-credential-id":5}}` + "\n", nil, "broken.log: line 2: audit event: field annotations: want string", ""},
+		{"time.log", `{"kind":"Event","apiVersion":"audit.k8s.io/v1","stageTimestamp":"yesterday"}` + "\n", nil, `time.log: line 1: audit event: a time that is not RFC 3339 (yesterday)`, ""},
 		{"garbage.log", good + "\nnot json\n" + good + "\n", nil, "garbage.log: line 2: not an audit event", ""},
 		{"cut.log", good + "\n" + good[:60], nil, "", "line 2: cut short (a log being written?): skipped"},
 		{"empty.log", "\n\n", nil, "", "no audit events"},
