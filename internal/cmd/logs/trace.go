@@ -41,7 +41,7 @@ func (o *options) validateTrace(fs *pflag.FlagSet) error {
 	}
 	for _, id := range o.traceIDs {
 		if _, err := audit.NormalizeID(id); err != nil {
-			return cli.Usagef("logs --trace-credential %q: %w", report.Cut(id, 40), err)
+			return cli.Usagef("logs --trace-credential: %w", err) // the error quotes the id, unless it is a token
 		}
 	}
 	return nil

@@ -57,7 +57,8 @@ func TestTraceCredential(t *testing.T) {
 		{"not audit", []string{"--issued-credentials", klog}, 2, nil, "cp-9.log: line 1: not an audit event"},
 		{"other logs in a directory", []string{"--issued-credentials", bundle}, 0, []string{"kube-apiserver.log (not an audit log: skipped)", "cp-1    2026-12-07T13:00:00Z"}, "line 1: not JSON: not an audit log, skipped"},
 		{"no audit log in a directory", []string{"--issued-credentials", klogOnly}, 2, nil, "no audit log among the inputs"},
-		{"bad id", []string{"--trace-credential", "JTI=", auditMembers}, 2, nil, `credential id "JTI=": nothing after JTI=`},
+		{"bad id", []string{"--trace-credential", "JTI=", auditMembers}, 2, nil, `logs --trace-credential: credential id "JTI=": nothing after JTI=`},
+		{"a token for an id", []string{"--trace-credential", "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl", auditMembers}, 2, nil, "that is a token, not its credential id"},
 		{"both", []string{"--trace-credential", "x", "--issued-credentials", auditMembers}, 2, nil, "give one"},
 		{"from cluster", []string{"--trace-credential", "x", "--from-cluster"}, 2, nil, "--from-cluster does not apply"},
 		{"sarif", []string{"--trace-credential", "x", "-o", "sarif", auditMembers}, 2, nil, "want table, json or yaml"},
@@ -76,7 +77,7 @@ func TestTraceCredential(t *testing.T) {
 			if tc.err != "" && (!strings.Contains(errOut, tc.err) || strings.Count(strings.TrimSpace(errOut), "\n") > 0) {
 				t.Errorf("stderr %q, want one line with %q", errOut, tc.err)
 			}
-			if strings.Contains(out, "U0lHTkFUVVJF") {
+			if strings.Contains(out+errOut, "U0lHTkFUVVJF") || strings.Contains(errOut, "eyJzdWIi") {
 				t.Errorf("the TokenRequest's token is printed:\n%s", out)
 			}
 		})
