@@ -4,6 +4,7 @@
 package audit
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -97,11 +98,29 @@ type envelope struct {
 	APIVersion string `json:"apiVersion"`
 }
 
+// ParseLine reads one line of an audit log: an Event, or an EventList (the batch an audit
+// webhook receives, as some collectors store it) with its events in order.
+func ParseLine(line []byte) ([]Event, error) {
+	ev, err := ParseEvent(line)
+	if err == nil {
+		return []Event{ev}, nil
+	}
+	var list struct {
+		envelope
+		Items []Event `json:"items"`
+	}
+	if !bytes.Contains(line, []byte(`"EventList"`)) || json.Unmarshal(line, &list) != nil ||
+		list.Kind != "EventList" || !strings.HasPrefix(list.APIVersion, "audit.k8s.io/") {
+		return nil, err
+	}
+	return list.Items, nil
+}
+
 // ErrNotAudit is the error ParseEvent wraps for a line that is not an audit event.
 var ErrNotAudit = errors.New("not an audit event")
 
-// ParseEvent reads one line of an audit log (the JSON lines --audit-log-path writes, or a
-// webhook's batch cut into events).
+// ParseEvent reads one line of an audit log: one event, as --audit-log-path writes them with
+// --audit-log-format=json (the default).
 func ParseEvent(line []byte) (Event, error) {
 	var ev Event
 	err := json.Unmarshal(line, &ev)

@@ -29,12 +29,16 @@ func FuzzParseEvent(f *testing.F) {
 	}
 	f.Add(`{"kind":"Event","apiVersion":"audit.k8s.io/v1","user":{"extra":{"authentication.kubernetes.io/credential-id":[]}}}`)
 	f.Add(`{"kind":"Event","apiVersion":"audit.k8s.io/v1","requestObject":{"spec":{"expirationSeconds":"x"}}}`)
+	f.Add(`{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[{"kind":"Event","apiVersion":"audit.k8s.io/v1","annotations":{"authentication.kubernetes.io/issued-credential-id":"JTI=x"}}]}`)
 	f.Fuzz(func(t *testing.T, line string) {
 		ev, err := ParseEvent([]byte(line))
 		if err == nil {
 			_ = ev.Final()
 			_ = ev.Client()
 			_ = ev.Code()
+		}
+		if evs, err := ParseLine([]byte(line)); err == nil && len(evs) == 0 && !strings.Contains(line, "EventList") {
+			t.Fatalf("ParseLine(%q): no event and no error", line)
 		}
 		src := []Source{{Member: "m", Name: "fuzz.log", Open: func() (io.ReadCloser, error) {
 			return io.NopCloser(strings.NewReader(line + "\n" + line)), nil

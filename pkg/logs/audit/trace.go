@@ -296,7 +296,11 @@ func (t *tracer) read(ctx context.Context, s Source) (Input, error) {
 			if first && s.Optional {
 				return skipped(in, n, "not JSON"), nil
 			}
-			return in, fmt.Errorf("%s: line %d: %w (an audit log has one JSON event per line)", s.Name, n, ErrNotAudit)
+			hint := "an audit log has one JSON event per line"
+			if bytes.Contains(trimmed, []byte(" AUDIT: ")) {
+				hint = "the legacy text format: start kube-apiserver with --audit-log-format=json"
+			}
+			return in, fmt.Errorf("%s: line %d: %w (%s)", s.Name, n, ErrNotAudit, hint)
 		}
 		if lv := levelOf(trimmed); lv != "" {
 			in.Levels[lv]++
@@ -306,7 +310,7 @@ func (t *tracer) read(ctx context.Context, s Source) (Input, error) {
 			break
 		}
 		if first || bytes.Contains(trimmed, markIssued) || bytes.Contains(trimmed, markUsed) || bytes.Contains(trimmed, mark401) {
-			ev, err := ParseEvent(trimmed)
+			evs, err := ParseLine(trimmed)
 			if err != nil {
 				if cutShort && !first {
 					in.Problems = append(in.Problems, fmt.Sprintf("line %d: cut short (a log being written?): skipped", n))
@@ -318,8 +322,10 @@ func (t *tracer) read(ctx context.Context, s Source) (Input, error) {
 				return in, fmt.Errorf("%s: line %d: %w", s.Name, n, err)
 			}
 			first = false
-			if ev.Final() {
-				t.event(s.Member, &ev)
+			for i := range evs {
+				if evs[i].Final() {
+					t.event(s.Member, &evs[i])
+				}
 			}
 		}
 		if last {

@@ -145,6 +145,7 @@ func TestTraceBadInput(t *testing.T) {
 		{"other.json", `{"kind":"Pod","apiVersion":"v1"}` + "\n", nil, `other.json: line 1: not an audit event: kind "Pod", apiVersion "v1" (want Event, audit.k8s.io/v1)`, ""},
 		{"broken.log", good + "\n" + `{"kind":"Event","apiVersion":"audit.k8s.io/v1","annotations":{"authentication.kubernetes.io/issued-credential-id":5}}` + "\n", nil, "broken.log: line 2: audit event: field annotations: want string", ""},
 		{"time.log", `{"kind":"Event","apiVersion":"audit.k8s.io/v1","stageTimestamp":"yesterday"}` + "\n", nil, `time.log: line 1: audit event: a time that is not RFC 3339 (yesterday)`, ""},
+		{"legacy.log", `2026-12-07T13:00:00.000000Z AUDIT: id="a" stage="ResponseComplete" ip="10.0.0.1" method="get" user="u"` + "\n", nil, "legacy.log: line 1: not an audit event (the legacy text format: start kube-apiserver with --audit-log-format=json)", ""},
 		{"garbage.log", good + "\nnot json\n" + good + "\n", nil, "garbage.log: line 2: not an audit event", ""},
 		{"cut.log", good + "\n" + good[:60], nil, "", "line 2: cut short (a log being written?): skipped"},
 		{"empty.log", "\n\n", nil, "", "no audit events"},
@@ -222,5 +223,23 @@ func TestNormalizeID(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("NormalizeID(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
+	}
+}
+
+// TestEventList: an audit webhook's batch, stored as one EventList per line, traces as its events.
+func TestEventList(t *testing.T) {
+	raw, err := os.ReadFile("testdata/members/cp-3/audit.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := strings.Join(strings.Split(strings.TrimSpace(string(raw)), "\n"), ",")
+	list := `{"kind":"EventList","apiVersion":"audit.k8s.io/v1","metadata":{},"items":[` + items + `]}` + "\n"
+	src := []Source{{Member: "cp-3", Name: "batch.log", Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(list)), nil }}}
+	rep, err := Trace(context.Background(), src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.IssuedPerMember["cp-3"] != 1 || rep.Issued[0].ServiceAccount != "kube-system/coredns" {
+		t.Errorf("issued %v %+v", rep.IssuedPerMember, rep.Issued)
 	}
 }
