@@ -19,4 +19,8 @@
 // and package render writes the report (table, SARIF, HTML). Reading is streaming and bounded:
 // inputs are cut into blocks that a pool of workers scans for catalogue anchors; only lines that
 // carry one are parsed and classified. Memory does not grow with the input size.
+//
+// Package audit (pkg/logs/audit) is the other reader of these inputs: it traces service-account
+// credential ids (JTI=<jti>) through the members' kube-apiserver audit logs, each input's member
+// named as its host is here (FileInputs, SetHosts).
 package logs
