@@ -50,6 +50,8 @@ func classes() []classified {
 		oidcLab = "a second lab, its members reading an AuthenticationConfiguration that trusts the lab's OIDC issuer; " +
 			"TestIntegrationAuthenticationConfig (pkg/lab/oidc) starts the same lab through lab.Options.OIDC, " +
 			"TestIntegrationCheckAuthenticationConfig (pkg/check) checks it"
+		credProvLab = "a second lab with a node whose kubelet runs the lab's image credential provider; " +
+			"TestIntegrationScenarioNodeAudience (pkg/lab/scenario) starts the same lab through lab.Options.CredentialProvider"
 		cloudLab = "a cloud: credwatch-cloudlab, real nodes and vcsim; TestIntegrationScenarioCommand " +
 			"(pkg/lab/cloudlab) runs this command"
 		nodes = "needs real lab nodes (kubelet, containerd, the tenant image); TestIntegrationLabNodes " +
@@ -161,6 +163,7 @@ func classes() []classified {
 		skip("lab scenario key-drift", ownLab),
 		skip("lab up --external-signer --signer-refresh-hint 5s", signerLab),
 		skip("lab up --oidc-issuer", oidcLab),
+		skip("lab up --nodes 1 --credential-provider-audience registry.credwatch.lab", credProvLab),
 		skip("lab scenario key-drift --version v1.30.14 -o json", ownLab),
 		skip("lab tenant-pods deploy --replicas 2", nodes),
 		skip("lab tenant-pods tally --since 30s", nodes),
