@@ -234,9 +234,11 @@ func (p *phase) end() Phase {
 
 // signerLines are the lines a member logged of its external signer's keys (k8s.io/kubernetes
 // pkg/serviceaccount/externaljwt/plugin/keycache.go: the stale set, a kid not found after a
-// refresh, a failed sync).
+// refresh, a failed sync) and of the signer at start ("while setting up external-jwt-signer").
 func (e *Env) signerLines(member string) []string {
-	return e.memberLines(member, func(line string) bool { return strings.Contains(line, " keycache.go:") })
+	return e.memberLines(member, func(line string) bool {
+		return strings.Contains(line, " keycache.go:") || strings.Contains(line, "external-jwt-signer")
+	})
 }
 
 // authnLines are the lines a member logged of its AuthenticationConfiguration and JWT

@@ -45,10 +45,19 @@ func (e *Env) checkFindings(ctx context.Context) []string {
 			checks = append(checks, c)
 		}
 	}
+	// check names a member it could not ask by its address; the evidence names it as the lab does.
+	byAddr := map[string]string{}
+	for _, m := range e.Lab.Members() {
+		byAddr[m.Address] = m.Name
+	}
 	var out []string
 	for _, f := range check.Run(snap, checks).Findings {
 		if f.Severity.AtLeast(catalogue.Warning) {
-			out = append(out, fmt.Sprintf("%s [%s]: %s", f.ID, f.Member, f.Message))
+			member := f.Member
+			if name, ok := byAddr[member]; ok {
+				member = name
+			}
+			out = append(out, fmt.Sprintf("%s [%s]: %s", f.ID, member, f.Message))
 		}
 	}
 	if out == nil {

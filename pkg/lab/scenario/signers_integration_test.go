@@ -20,12 +20,15 @@ const (
 	msgKidNotFound   = "Key id \""
 	msgAfterRefresh  = "\" not found after refresh"
 	msgNoKeysRefused = "[" + msgBare + ", " + msgNoKeys + "]"
+	// pkg/controlplane/apiserver/options: kube-apiserver's first calls to its signer failed.
+	msgSetupSigner = "while setting up external-jwt-signer: "
 )
 
 func TestIntegrationScenarioSigners(t *testing.T) {
 	runOn(t, scenario.SignerLab{}.LabOptions(3), onlySteps(t, signerTests), map[string]check{
-		"signer-key-divergence": signerKeyDivergenceCheck,
-		"signer-stale":          signerStaleCheck,
+		"signer-key-divergence":  signerKeyDivergenceCheck,
+		"signer-stale":           signerStaleCheck,
+		"signer-down-at-restart": signerDownAtRestartCheck,
 	})
 }
 
@@ -123,4 +126,24 @@ func signerStaleCheck(t *testing.T, ev *scenario.Evidence) {
 	if len(p.Findings) != 1 || p.Findings[0] != "no finding at warning or above" {
 		t.Errorf("%q: credwatch check raised %q, want nothing", p.Name, p.Findings)
 	}
+}
+
+func signerDownAtRestartCheck(t *testing.T, ev *scenario.Evidence) {
+	noKeyMaterial(t, ev)
+	p := phase(t, ev, "the signer of")
+	probesAsExpected(t, p)
+	down := memberWithRole(t, p, "its signer is down")
+
+	p = phase(t, ev, down.Name+" restarts while")
+	if !strings.Contains(p.Measured["exit message"], msgSetupSigner) {
+		t.Errorf("%s logged no %q at its restart; measured %q", down.Name, msgSetupSigner, p.Measured)
+	}
+	if got := p.Measured["credwatch logs cause"]; got != "signer-unavailable" {
+		t.Errorf("credwatch logs names %q for the exit line, want signer-unavailable", got)
+	}
+	raised(t, p, "member-unreachable", down.Name)
+
+	p = phase(t, ev, "the signer of "+down.Name+" is back")
+	probesAsExpected(t, p)
+	quiet(t, p)
 }

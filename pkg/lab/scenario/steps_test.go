@@ -28,7 +28,7 @@ var (
 	// make capi-binaries); their evidence is in docs/lab-capi.md, not captured for logs.
 	capiTests = []string{"capi-roll", "capi-sa-secret-deleted", "capi-issuer-placeholder", "capi-self-managed-roll"}
 	// The external-signer scenarios run in TestIntegrationScenarioSigners on a SignerLab.
-	signerTests = []string{"signer-key-divergence", "signer-stale"}
+	signerTests = []string{"signer-key-divergence", "signer-stale", "signer-down-at-restart"}
 	authnTests  = []string{"authn-config-drift", "jwt-issuer-jwks-unreachable"}
 )
 
