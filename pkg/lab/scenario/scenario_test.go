@@ -70,7 +70,7 @@ func TestCountLines(t *testing.T) {
 }
 
 func TestRegistry(t *testing.T) {
-	want := []string{"healthy-roll", "key-drift", "issuer-change", "audience-change", "bound-object-deleted", "serviceaccount-recreated", "clock-skew", "etcd-member-removed", "mixed-version-roll", "signer-key-divergence", "signer-stale", "signer-down-at-restart", "authn-config-drift", "jwt-issuer-jwks-unreachable", "capi-roll", "capi-sa-secret-deleted", "capi-issuer-placeholder", "capi-self-managed-roll", "cloud-password-rotated", "cloud-password-rotated-external", "cloud-password-rotated-openstack"}
+	want := []string{"healthy-roll", "key-drift", "issuer-change", "audience-change", "bound-object-deleted", "serviceaccount-recreated", "clock-skew", "etcd-member-removed", "mixed-version-roll", "signer-key-divergence", "signer-stale", "signer-down-at-restart", "authn-config-drift", "jwt-issuer-jwks-unreachable", "node-audience-denied", "capi-roll", "capi-sa-secret-deleted", "capi-issuer-placeholder", "capi-self-managed-roll", "cloud-password-rotated", "cloud-password-rotated-external", "cloud-password-rotated-openstack"}
 	if got := Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("Names = %v, want %v", got, want)
 	}

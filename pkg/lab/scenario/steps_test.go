@@ -30,14 +30,15 @@ var (
 	// The external-signer scenarios run in TestIntegrationScenarioSigners on a SignerLab.
 	signerTests = []string{"signer-key-divergence", "signer-stale", "signer-down-at-restart"}
 	authnTests  = []string{"authn-config-drift", "jwt-issuer-jwks-unreachable"}
+	nodeTests   = []string{"node-audience-denied"}
 )
 
 // TestEveryScenarioIsRun fails when a registered scenario is in no lab test or no capture run, or
 // a list names a scenario that does not exist: a new scenario cannot go untested.
 func TestEveryScenarioIsRun(t *testing.T) {
 	for what, lists := range map[string][][]string{
-		"the lab tests (newLineSteps, oldLineSteps, cloudTests, capiTests, signerTests, authnTests)": {newLineSteps, oldLineSteps, cloudTests, capiTests, signerTests, authnTests},
-		"the captures (newLineCaptures, oldLineCaptures)":                                            {newLineCaptures, oldLineCaptures},
+		"the lab tests (newLineSteps, oldLineSteps, cloudTests, capiTests, signerTests, authnTests, nodeTests)": {newLineSteps, oldLineSteps, cloudTests, capiTests, signerTests, authnTests, nodeTests},
+		"the captures (newLineCaptures, oldLineCaptures)":                                                       {newLineCaptures, oldLineCaptures},
 	} {
 		all := slices.Concat(lists...)
 		for _, s := range scenario.All() {
