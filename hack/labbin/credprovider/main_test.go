@@ -6,6 +6,7 @@ package main
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,4 +49,26 @@ func TestRunBadRequest(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "CredentialProviderRequest") {
 		t.Fatalf("err %v: want one naming the request", err)
 	}
+}
+
+// FuzzRun: whatever the kubelet hands it, the provider answers or fails with an error, and
+// never writes the token it was given to its log or its answer.
+func FuzzRun(f *testing.F) {
+	f.Add(`{"image":"127.0.0.1:5999/a","serviceAccountToken":"eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln"}`)
+	f.Add(`{"image":"x","serviceAccountToken":"a.b"}`)
+	f.Add(`{`)
+	f.Fuzz(func(t *testing.T, req string) {
+		log := filepath.Join(t.TempDir(), "requests.log")
+		var out bytes.Buffer
+		_ = run(strings.NewReader(req), &out, log, time.Now)
+		data, _ := os.ReadFile(log)
+		var r struct {
+			Token string `json:"serviceAccountToken"`
+		}
+		if json.Unmarshal([]byte(req), &r) == nil && len(r.Token) > 8 {
+			if sig := r.Token[strings.LastIndexByte(r.Token, '.')+1:]; len(sig) > 8 && (strings.Contains(string(data), sig) || strings.Contains(out.String(), sig)) {
+				t.Errorf("the token's last part %q shows in the log or the answer", sig)
+			}
+		}
+	})
 }
