@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -175,6 +176,11 @@ func authnConfigDrift(ctx context.Context, env *Env) (*Evidence, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What preflight says of the edit beforehand, from the member's flags and the two files.
+	invMember, _ := env.Lab.Member(invalid)
+	cfgName := filepath.Base(invMember.AuthenticationConfigFile)
+	pred := predictPlanes(ctx, plane{members: []lab.Member{invMember}, docs: map[string][]byte{cfgName: baseData}},
+		plane{members: []lab.Member{invMember}, docs: map[string][]byte{cfgName: badData}}, authnObservable)
 	p = env.begin("an invalid edit of " + invalid + "'s file is not loaded")
 	p.role(odd, "its file accepts audience "+secondAudience+" only")
 	p.role(invalid, "its file was edited to audience "+secondAudience+" and the service-account issuer")
@@ -184,6 +190,8 @@ func authnConfigDrift(ctx context.Context, env *Env) (*Evidence, error) {
 	p.probe(env.idTokenProbe(ctx, iss, secondAudience, invalid, http.StatusUnauthorized))
 	p.probe(env.idTokenProbe(ctx, iss, lab.DefaultOIDCAudience, invalid, http.StatusCreated))
 	ph = p.end()
+	pred.Observed = authnObserved(ph)
+	ph.Prediction = &pred
 	ph.Findings = env.checkFindings(ctx)
 	ev.Phases = append(ev.Phases, ph)
 	ev.Notes = append(ev.Notes, fmt.Sprintf("The lab's OIDC issuer is %s; %s's file is %s.", iss.URL(), odd, memberAuthnFile(env, odd)))

@@ -28,6 +28,9 @@ type Scenario struct {
 	// Notes explain the evidence the same way on every run (what it means, what fixes it); they
 	// open Evidence.Notes, and Run adds what it learned on this run.
 	Notes []string
+	// Offline, for a scenario no plan shows (its failure happens at run time), says why preflight
+	// cannot predict it and what names it instead; the prediction table lists it so.
+	Offline string
 }
 
 // All is the registry: every scenario, in the order they are documented.
@@ -74,12 +77,12 @@ func All() []Scenario {
 		{Name: "signer-stale", Summary: "one member's external signer fails FetchKeys: it keeps the stale key set, then rejects the key the signers rotate to", Environment: SignerLab{}, Members: 3, Run: signerStale, Notes: []string{
 			"A member whose FetchKeys fails keeps verifying with the set it fetched last and retries every 10 s; no /readyz check fails. Nothing breaks until a signer signs with a key outside that set: then the member rejects those tokens, its own fresh ones included, with \"invalid signature, no keys found\".",
 			"credwatch check names it from the member's /metrics (apiserver_externaljwt_fetch_keys_request_total with failures, an old apiserver_externaljwt_fetch_keys_success_timestamp) and its JWKS answer's Cache-Control max-age=0 (its refresh is overdue).",
-		}},
+		}, Offline: "the plan (a rotation keeping the old key) is sound; one member's signer failing FetchKeys at run time breaks it: check and watch name it from the member's /metrics (signer-keys-stale)"},
 		{Name: "signer-down-at-restart", Summary: "one member's external signer stops; the member runs on, then restarts while the signer is down and never serves", Environment: SignerLab{}, Members: 3, Run: signerDownAtRestart, Notes: []string{
 			"A running kube-apiserver whose signer stops keeps verifying with the keys it fetched last, but every TokenRequest it serves fails (its Sign call cannot reach the signer), and no /readyz check says so.",
 			"At start kube-apiserver calls its signer's FetchKeys and Metadata while it builds its options (\"while setting up external-jwt-signer: ...\"); when they fail it exits before it listens, so a member restarted while its signer is down never serves: the kubelet restarts it in a loop until the signer is back.",
 			"Fix: start the signer first (its unit or static pod before kube-apiserver's), then the member; credwatch check names the member unreachable and credwatch logs names the cause from its log.",
-		}},
+		}, Offline: "the members' flags do not change; the signer stops at run time: check names the member (member-unreachable), logs the cause (signer-unavailable)"},
 		{Name: "authn-config-drift", Summary: "one member runs another AuthenticationConfiguration; an invalid edit of another member's file is silently not loaded", Environment: AuthnLab{}, Members: 3, Run: authnConfigDrift, Notes: []string{
 			"kube-apiserver reloads its --authentication-config file on its own (a file watch, and a poll every minute); each member reads its own copy, so a change that reached one member makes its JWT authenticators accept other tokens than the others': the ID token one member accepts another refuses (\"oidc: verify token: oidc: expected audience ...\"), intermittently through a load balancer.",
 			"An edit that does not validate (here a JWT issuer equal to the service-account issuer: \"URL must not overlap with disallowed issuers\") is logged once and dropped: the member keeps the configuration it ran, answers /readyz as before, and only apiserver_authentication_config_controller_automatic_reloads_total{status=\"failure\"} and its log say so.",
@@ -89,11 +92,11 @@ func All() []Scenario {
 			"A JWT authenticator fetches the discovery document to initialise and the JWKS only when it meets a kid it does not know: a JWKS that fails leaves every member healthy (/readyz passes) and verifying with the set it fetched last, until the issuer signs with a new key.",
 			"A member that starts while the JWKS fails initialises from discovery and never holds a key: it refuses every ID token of the issuer, old keys included, while the other members accept the old ones (kubernetes#134689 asks for a /readyz check of it).",
 			"credwatch check names each member from its /metrics: jwt-authenticator-no-keys (apiserver_authentication_jwt_authenticator_jwks_fetch_last_timestamp_seconds{result=\"failure\"} newer than the last success), at error for the member that never fetched a key set.",
-		}},
+		}, Offline: "the configurations do not change; the issuer's JWKS fails at run time: check names the members from their /metrics (jwt-authenticator-no-keys)"},
 		{Name: "node-audience-denied", Summary: "a node's kubelet requests a service-account token for its image credential provider's audience: refused for a pod whose spec names no volume for it, granted for one that does", Environment: CredentialProviderLab{}, Members: 2, Run: nodeAudienceDenied, Notes: []string{
 			"A kubelet whose image credential provider asks for service-account tokens (KEP-4412, tokenAttributes.serviceAccountTokenAudience) requests one for the pod before the pull; NodeRestriction lets a node request a token only for an audience one of the pod's volumes names (or that RBAC grants with the request-serviceaccounts-token-audience verb), so a pod without such a volume gets no token and its pull runs without the provider's credentials.",
 			"The kubelet logs \"Failed to provide credentials for image\" (k8s.io/kubernetes pkg/credentialprovider/plugin/plugin.go:416 at v1.36.3) with err=\"failed to get service account token: failed to fetch token: ...\" wrapping the apiserver's refusal (\"audience ... not found in pod spec volume\" up to 1.36; 1.37 rewords it, kubernetes#139046); the registry then refuses the anonymous pull. credwatch logs names the cause from either line.",
-		}},
+		}, Offline: "no control-plane plan is involved: the pod spec and the kubelet's CredentialProviderConfig decide; logs names the kubelet's refusal (node-audience-not-allowed)"},
 		{Name: "capi-roll", Summary: "the real KubeadmControlPlane rolls a kubeadm control plane 1 -> 2 -> 1 (spec.rolloutAfter) behind a cloud-like balancer", Environment: ClusterAPI{}, Run: capiRoll, Notes: []string{
 			"Cluster API v1.8.1 removes the old machine's etcd member before draining it (controlplane/kubeadm/internal/controllers/scale.go:138); v1.8.2 and later remove it in a pre-terminate hook after the drain.",
 			"A kubeadm apiserver talks only to its local etcd: once that member is removed it serves TLS with no storage, and a tls or tcp check keeps it in the balancer until the machine is deregistered.",

@@ -13,6 +13,7 @@ import (
 
 	"github.com/credwatch/credwatch/pkg/catalogue"
 	"github.com/credwatch/credwatch/pkg/check"
+	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/controlplane/pki"
 	"github.com/credwatch/credwatch/pkg/lab/signer"
 	"github.com/credwatch/credwatch/pkg/lab/tenant"
@@ -111,6 +112,15 @@ func signerKeyDivergence(ctx context.Context, env *Env) (*Evidence, error) {
 	}
 	other := signer.ForKey(key)
 	other.RefreshHintSeconds = shared.RefreshHintSeconds
+	// What preflight says of the change beforehand: the members' flags with the keys their
+	// signers serve, then the odd member's with the key its signer will serve.
+	var sharedKeys []string
+	for _, k := range shared.Keys {
+		sharedKeys = append(sharedKeys, k.File)
+	}
+	oddMember, _ := env.Lab.Member(odd)
+	pred := predictPlanes(ctx, plane{members: env.members(olds), keyFiles: sharedKeys},
+		plane{members: []lab.Member{oddMember}, keyFiles: []string{key}}, staticObservable)
 	p := env.begin("the signer of "+odd+" serves another key set", t)
 	p.role(odd, "its signer serves another key")
 	if err := sg.Set(other); err != nil {
@@ -123,7 +133,7 @@ func signerKeyDivergence(ctx context.Context, env *Env) (*Evidence, error) {
 	p.probe(env.crossProbe(ctx, pod, odd, olds[0], http.StatusUnauthorized))
 	p.probe(env.crossProbe(ctx, pod, olds[0], odd, http.StatusUnauthorized))
 	p.probe(env.crossProbe(ctx, pod, olds[0], olds[len(olds)-1], http.StatusCreated))
-	ph := p.end()
+	ph := predicted(p.end(), pred, []string{odd})
 	ph.Findings = env.checkFindings(ctx)
 	ev.Phases = append(ev.Phases, ph)
 	t.Stop()
