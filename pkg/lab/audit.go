@@ -8,9 +8,10 @@ import (
 	"os"
 )
 
-// auditPolicy records every request at Metadata level (no request or response bodies: a
-// TokenRequest's answer holds the token) except the members' own health checks and the
-// high-volume reads of leases and events, which say nothing of credentials.
+// auditPolicy records every request at Metadata level except the members' own health checks and
+// the high-volume leases and events, which say nothing of credentials; TokenRequests at Request
+// level, so the audit log names the object a token is bound to (the request holds no token; the
+// response, which does, is never logged).
 const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: ["RequestReceived"]
@@ -25,6 +26,11 @@ rules:
   resources:
   - group: ""
     resources: ["events"]
+- level: Request
+  verbs: ["create"]
+  resources:
+  - group: ""
+    resources: ["serviceaccounts/token"]
 - level: Metadata
 `
 

@@ -87,7 +87,8 @@ func (ClusterAPI) Run(ctx context.Context, s Scenario, o RunOptions) (*Evidence,
 
 // SignerLab is a lab whose members sign through external JWT signers (lab.Options.ExternalSigner:
 // one signer per member host, no key files) on lab.DefaultVersion, the line where the signer is
-// GA: RunOptions.Members members, at least the scenario's Members and 2.
+// GA: RunOptions.Members members, at least the scenario's Members and 2. Its members keep audit
+// logs (lab.Options.Audit), which trace a rejected token to the member that minted it.
 type SignerLab struct {
 	// RefreshHint is the refresh hint the signers start with (default DefaultSignerRefreshHint).
 	RefreshHint time.Duration
@@ -109,7 +110,7 @@ func (e SignerLab) LabOptions(members int) lab.Options {
 	if hint == 0 {
 		hint = DefaultSignerRefreshHint
 	}
-	return lab.Options{Version: lab.DefaultVersion, Members: members, ExternalSigner: true, SignerRefreshHint: hint}
+	return lab.Options{Version: lab.DefaultVersion, Members: members, ExternalSigner: true, SignerRefreshHint: hint, Audit: true}
 }
 
 // Run starts the lab, runs s.Run on it and stops it.

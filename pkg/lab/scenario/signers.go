@@ -133,6 +133,11 @@ func signerKeyDivergence(ctx context.Context, env *Env) (*Evidence, error) {
 	p.probe(env.crossProbe(ctx, pod, odd, olds[0], http.StatusUnauthorized))
 	p.probe(env.crossProbe(ctx, pod, olds[0], odd, http.StatusUnauthorized))
 	p.probe(env.crossProbe(ctx, pod, olds[0], olds[len(olds)-1], http.StatusCreated))
+	pr, trace := env.traceRejected(ctx, pod, odd, olds[0], http.StatusUnauthorized)
+	p.probe(pr)
+	if trace != "" {
+		p.measured["credential trace"] = trace
+	}
 	ph := predicted(p.end(), pred, []string{odd})
 	ph.Findings = env.checkFindings(ctx)
 	ev.Phases = append(ev.Phases, ph)

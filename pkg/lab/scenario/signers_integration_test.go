@@ -94,6 +94,10 @@ func signerKeyDivergenceCheck(t *testing.T, ev *scenario.Evidence) {
 	signerLogged(t, orig, msgKidNotFound, msgAfterRefresh)
 	raised(t, p, "signer-key-sets-differ", odd.Name)
 	raised(t, p, "member-key-drift", odd.Name)
+	// The audit logs trace the rejected token to the member that minted it.
+	if tr := p.Measured["credential trace"]; !strings.Contains(tr, "minted by ["+odd.Name+"]") {
+		t.Errorf("credential trace %q: want it minted by %s", tr, odd.Name)
+	}
 }
 
 func signerStaleCheck(t *testing.T, ev *scenario.Evidence) {
