@@ -86,6 +86,8 @@ func TestNeeds(t *testing.T) {
 		{lab.Options{Nodes: 1}, []lab.BinaryRef{{"", "etcd"}, {lab.DefaultVersion, "kube-apiserver"}, {lab.DefaultVersion, "kube-controller-manager"},
 			{lab.DefaultVersion, "kube-scheduler"}, {lab.DefaultVersion, "kubelet"}, {lab.DefaultVersion, "kube-proxy"}}},
 		{lab.Options{ExternalSigner: true}, []lab.BinaryRef{{"", "etcd"}, {lab.DefaultVersion, "kube-apiserver"}, {lab.DefaultVersion, lab.ExternalSigner}}},
+		{lab.Options{Nodes: 1, CredentialProvider: &lab.CredentialProviderOptions{}}, []lab.BinaryRef{{"", "etcd"}, {lab.DefaultVersion, "kube-apiserver"}, {lab.DefaultVersion, "kube-controller-manager"},
+			{lab.DefaultVersion, "kube-scheduler"}, {lab.DefaultVersion, "kubelet"}, {lab.DefaultVersion, "kube-proxy"}, {lab.DefaultVersion, lab.CredentialProviderBinary}}},
 	}
 	for _, tt := range tests {
 		if got := tt.o.Needs(); !slices.Equal(got, tt.want) {

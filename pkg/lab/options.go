@@ -337,14 +337,16 @@ func Binaries() []BinaryRef {
 		{DefaultVersion, CloudControllerManager},
 		{DefaultVersion, "kubectl"}, // not run by the lab: hack/krew's plugin install test runs it
 		{DefaultVersion, ExternalSigner},
+		{DefaultVersion, CredentialProviderBinary},
 	}
 }
 
 // Needs lists the lab binaries a lab started with o runs: etcd, kube-apiserver of o.Version (the
 // default when empty), kube-controller-manager with WithControllerManager, and with Nodes the
 // controller manager, kube-scheduler, kubelet and kube-proxy (the controller manager and kubelet of
-// Cloud.Version when set), and with ExternalSigner the signer program. (A node's system programs,
-// containerd and runc, are checked when it starts.)
+// Cloud.Version when set), with ExternalSigner the signer program, and with CredentialProvider
+// the credential provider program. (A node's system programs, containerd and runc, are checked
+// when it starts.)
 func (o Options) Needs() []BinaryRef {
 	v := o.Version
 	if v == "" {

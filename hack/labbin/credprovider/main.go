@@ -24,9 +24,17 @@ import (
 	credv1 "k8s.io/kubelet/pkg/apis/credentialprovider/v1"
 )
 
+// version is what --version prints (the lab's binary checks compare it with the line).
+const version = "credwatch lab image credential provider, k8s.io/kubelet v0.36.3 (v1.36.3)"
+
 func main() {
 	logFile := flag.String("log", "", "append one JSON line per request to this file")
+	showVersion := flag.Bool("version", false, "print the version and exit")
 	flag.Parse()
+	if *showVersion {
+		fmt.Println(version)
+		return
+	}
 	if err := run(os.Stdin, os.Stdout, *logFile, time.Now); err != nil {
 		fmt.Fprintln(os.Stderr, "lab-credential-provider:", err)
 		os.Exit(1)
