@@ -46,16 +46,6 @@ func (l *Lab) RestartMember(ctx context.Context, name string) error {
 	return nil
 }
 
-// MemberRunning reports whether member name's kube-apiserver process runs.
-func (l *Lab) MemberRunning(name string) bool {
-	m, _, err := l.runningMember(name)
-	if err != nil {
-		return false
-	}
-	done, _ := m.proc.Exited()
-	return !done
-}
-
 // StopSigner stops member name's external signer; its socket goes with it. The member keeps
 // running on the keys it fetched last.
 func (l *Lab) StopSigner(name string) error {
