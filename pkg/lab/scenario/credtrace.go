@@ -19,20 +19,11 @@ import (
 // returns the probe and the trace's one-line answer ("" when the lab keeps no audit logs).
 func (e *Env) traceRejected(ctx context.Context, pod tenant.Pod, mintOn, presentTo string, expect int) (Probe, string) {
 	pr := Probe{Name: fmt.Sprintf("token minted by %s presented to %s, traced through the audit logs", mintOn, presentTo), PresentedTo: presentTo, Expect: expect}
-	tok, err := tenant.MintVia(ctx, e.Lab.MemberRESTConfig(mintOn), tenant.MintRequest{
-		Namespace: pod.Namespace, ServiceAccount: pod.ServiceAccount,
-		Bound: &tenant.Bound{Kind: "Pod", Name: pod.Name, UID: pod.UID},
-	})
-	pr.MintedBy = tok.MintedBy
-	if err != nil {
-		pr.Error = err.Error()
+	pr, tok := e.mintAndPresentToken(ctx, pr, pod, mintOn, 0)
+	if tok == "" || !e.Lab.Options().Audit {
 		return pr, ""
 	}
-	pr = e.present(ctx, pr, tok.Value, presentTo, 0)
-	if !e.Lab.Options().Audit {
-		return pr, ""
-	}
-	t, err := token.Decode(tok.Value)
+	t, err := token.Decode(tok)
 	if err != nil || t.Claims.ID == "" {
 		return pr, fmt.Sprintf("the token carries no jti (%v)", err)
 	}
@@ -40,7 +31,7 @@ func (e *Env) traceRejected(ctx context.Context, pod tenant.Pod, mintOn, present
 	for _, m := range e.Lab.Members() {
 		files = append(files, audit.MemberFile{Member: m.Name, Path: e.Lab.AuditLog(m.Name)})
 	}
-	r, err := audit.Trace(ctx, audit.Files(files), []string{"JTI=" + t.Claims.ID})
+	r, err := audit.Trace(ctx, audit.Files(files), []string{audit.JTIPrefix + t.Claims.ID})
 	if err != nil {
 		return pr, "trace: " + err.Error()
 	}

@@ -276,6 +276,12 @@ func (e *Env) crossProbe(ctx context.Context, pod tenant.Pod, mintOn, presentTo 
 
 // mintAndPresent mints a token for pod through member mintOn and presents it to pr.PresentedTo.
 func (e *Env) mintAndPresent(ctx context.Context, pr Probe, pod tenant.Pod, mintOn string, timeout time.Duration) Probe {
+	pr, _ = e.mintAndPresentToken(ctx, pr, pod, mintOn, timeout)
+	return pr
+}
+
+// mintAndPresentToken is mintAndPresent that also returns the token ("" when none was minted).
+func (e *Env) mintAndPresentToken(ctx context.Context, pr Probe, pod tenant.Pod, mintOn string, timeout time.Duration) (Probe, string) {
 	tok, err := tenant.MintVia(ctx, e.Lab.MemberRESTConfig(mintOn), tenant.MintRequest{
 		Namespace: pod.Namespace, ServiceAccount: pod.ServiceAccount,
 		Bound: &tenant.Bound{Kind: "Pod", Name: pod.Name, UID: pod.UID},
@@ -283,9 +289,9 @@ func (e *Env) mintAndPresent(ctx context.Context, pr Probe, pod tenant.Pod, mint
 	pr.MintedBy = tok.MintedBy
 	if err != nil {
 		pr.Error = err.Error()
-		return pr
+		return pr, ""
 	}
-	return e.present(ctx, pr, tok.Value, pr.PresentedTo, timeout)
+	return e.present(ctx, pr, tok.Value, pr.PresentedTo, timeout), tok.Value
 }
 
 // tenantPhase starts a tenant in the scenario's namespace, begins a phase over it and lets the
