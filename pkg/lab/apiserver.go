@@ -66,7 +66,7 @@ func (l *Lab) startMember(ctx context.Context, o MemberOptions, etcdName string)
 		if err := externalSignerLine(o.Version); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		if m.signer, err = l.startSigner(ctx, name, netns, keyFile); err != nil {
+		if m.signer, err = l.startSigner(ctx, name, netns, l.newSignerControl(keyFile)); err != nil {
 			return nil, err
 		}
 		m.SigningEndpoint, m.SignerLogFile = m.signer.Socket(), m.signer.LogFile()
@@ -116,20 +116,25 @@ func (l *Lab) startMember(ctx context.Context, o MemberOptions, etcdName string)
 	return m, nil
 }
 
+// newSignerControl is what a new member's signer serves: keyFile, with Options.SignerRefreshHint.
+func (l *Lab) newSignerControl(keyFile string) signer.Control {
+	c := signer.ForKey(keyFile)
+	if l.o.SignerRefreshHint > 0 {
+		c.RefreshHintSeconds = int64(l.o.SignerRefreshHint / time.Second)
+	}
+	return c
+}
+
 // startSigner starts the external signer of member name on its host (network namespace netns),
-// serving and signing with keyFile; its socket, control file and log are in
-// <dir>/signers/<n>/ (short: a Unix socket path has at most 107 bytes).
-func (l *Lab) startSigner(ctx context.Context, member, netns, keyFile string) (*signer.Signer, error) {
+// serving c; its socket, control file and log are in <dir>/signers/<n>/ (short: a Unix socket
+// path has at most 107 bytes).
+func (l *Lab) startSigner(ctx context.Context, member, netns string, c signer.Control) (*signer.Signer, error) {
 	bin, err := Binary(l.o.BinDir, DefaultVersion, ExternalSigner)
 	if err != nil {
 		return nil, err
 	}
 	n := strconv.Itoa(memberNumber(member))
 	name := "signer-" + n
-	c := signer.ForKey(keyFile)
-	if l.o.SignerRefreshHint > 0 {
-		c.RefreshHintSeconds = int64(l.o.SignerRefreshHint / time.Second)
-	}
 	s, err := signer.Start(ctx, name, l.path("signers", n), c, func(args []string, logFile string) (*proc.Proc, error) {
 		return startProc(name, netns, bin, args, logFile)
 	}, l.o.Wait)

@@ -7,10 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-
-	"github.com/credwatch/credwatch/pkg/lab/proc"
-	"github.com/credwatch/credwatch/pkg/lab/signer"
 )
 
 // ErrMemberExited is what RestartMember returns when the restarted kube-apiserver ended before it
@@ -70,21 +66,13 @@ func (l *Lab) StartSigner(ctx context.Context, name string) error {
 	if m.signer == nil {
 		return fmt.Errorf("member %s has no external signer", name)
 	}
-	bin, err := Binary(l.o.BinDir, DefaultVersion, ExternalSigner)
-	if err != nil {
-		return err
-	}
-	old := m.signer
-	s, err := signer.Start(ctx, old.Name(), l.path("signers", strconv.Itoa(memberNumber(name))), old.Control(), func(args []string, logFile string) (*proc.Proc, error) {
-		return startProc(old.Name(), netns, bin, args, logFile)
-	}, l.o.Wait)
+	s, err := l.startSigner(ctx, name, netns, m.signer.Control())
 	if err != nil {
 		return err
 	}
 	l.mu.Lock()
 	m.signer = s
 	l.mu.Unlock()
-	l.logf("lab: started %s of %s again", s.Name(), name)
 	_ = l.saveState()
 	return nil
 }
