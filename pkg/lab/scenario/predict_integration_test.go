@@ -35,7 +35,7 @@ func checkStaticPredictions(t *testing.T, line string, ev *scenario.Evidence) []
 	return rows
 }
 
-// writeStaticPredictions writes the rows of one lab line's run into docs/preflight-lab.md.
+// writeStaticPredictions writes the rows of one lab test's run on line into docs/preflight-lab.md.
 func writeStaticPredictions(t *testing.T, line, test string, rows []string) {
 	t.Helper()
 	if !*update || len(rows) == 0 {
@@ -51,14 +51,9 @@ func writeStaticPredictions(t *testing.T, line, test string, rows []string) {
 	writeSection(t, predictionsFile, staticSection(test, line), b.String())
 }
 
-// staticSection names the part of docs/preflight-lab.md a lab test's rows go to: one per line
-// for the tests that run every plain-lab scenario on it, one per test for the others (the
-// signer and authentication-configuration labs, on lab.DefaultVersion too).
+// staticSection names the part of docs/preflight-lab.md a lab test's rows go to: one per test
+// and line, so tests that run apart on one line keep their own rows.
 func staticSection(test, line string) string {
-	switch test {
-	case "TestIntegrationScenarioNewLine", "TestIntegrationScenarioOldLine":
-		return "static " + line
-	}
 	return "static " + strings.TrimPrefix(test, "TestIntegrationScenario") + " " + line
 }
 
