@@ -107,17 +107,16 @@ func nodeAudienceDenied(ctx context.Context, env *Env) (*Evidence, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create pod with-volume: %w", err)
 	}
-	var reqs []string
-	for deadline := time.Now().Add(pullWait); len(reqs) == 0; {
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("the credential provider of %s had no request for %s within %s; kubelet log:\n%s", node.Name, repo("with-volume"), pullWait, env.Lab.LogTail(kubelet, 20))
+	req, err := waitFor(ctx, pullWait, func() string {
+		if reqs := providerRequests(env.Lab.CredentialProviderLog(node.Name), repo("with-volume")); len(reqs) > 0 {
+			return reqs[0]
 		}
-		if err := sleep(ctx, time.Second); err != nil {
-			return nil, err
-		}
-		reqs = providerRequests(env.Lab.CredentialProviderLog(node.Name), repo("with-volume"))
+		return ""
+	})
+	if err != nil {
+		return nil, fmt.Errorf("the credential provider of %s had no request for %s: %w; kubelet log:\n%s", node.Name, repo("with-volume"), err, env.Lab.LogTail(kubelet, 20))
 	}
-	p.measured["provider request"] = reqs[0]
+	p.measured["provider request"] = req
 	p.measured["pod events"] = podEvents(ctx, cs, ns, "with-volume")
 	p.probe(env.nodeTokenRequest(ctx, node, ns, pod, o.Audience, http.StatusCreated))
 	ev.Phases = append(ev.Phases, p.end())
@@ -191,15 +190,29 @@ func (e *Env) nodeTokenRequest(ctx context.Context, node lab.NodeStatus, ns stri
 }
 
 // waitLogLine waits up to within for a line of log name (lab.Lab.MemberLog) containing want and
-// returns it without its klog header's pid.
+// returns it.
 func (e *Env) waitLogLine(ctx context.Context, name string, within time.Duration, want string) (string, error) {
+	line, err := waitFor(ctx, within, func() string {
+		if lines := e.memberLines(name, func(l string) bool { return strings.Contains(l, want) }); len(lines) > 0 {
+			return lines[0]
+		}
+		return ""
+	})
+	if err != nil {
+		return "", fmt.Errorf("%s logged no %q: %w; its last lines:\n%s", name, want, err, e.Lab.LogTail(name, 20))
+	}
+	return line, nil
+}
+
+// waitFor calls get every second until it returns something, for up to within.
+func waitFor(ctx context.Context, within time.Duration, get func() string) (string, error) {
 	deadline := time.Now().Add(within)
 	for {
-		if line := e.memberLines(name, func(l string) bool { return strings.Contains(l, want) }); len(line) > 0 {
-			return line[0], nil
+		if v := get(); v != "" {
+			return v, nil
 		}
 		if time.Now().After(deadline) {
-			return "", fmt.Errorf("%s logged no %q within %s; its last lines:\n%s", name, want, within, e.Lab.LogTail(name, 20))
+			return "", fmt.Errorf("nothing within %s", within)
 		}
 		if err := sleep(ctx, time.Second); err != nil {
 			return "", err
