@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright The credwatch Authors.
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// screenshot has headless Chromium load the page at htmlPath in a width × height window and write
+// it as a PNG to out. Chromium runs with a profile of its own in a temporary directory and without
+// its background network traffic (updates, sync), so the page, which loads nothing, is all it
+// reads. The PNG is checked: it must decode to width × height pixels.
+func screenshot(ctx context.Context, chromium, htmlPath, out string, width, height int) error {
+	bin, err := exec.LookPath(chromium)
+	if err != nil {
+		return fmt.Errorf("chromium %q not found (hack/deps.sh installs it, or give --chromium PATH): %w", chromium, err)
+	}
+	absHTML, err := filepath.Abs(htmlPath)
+	if err != nil {
+		return fmt.Errorf("page path: %w", err)
+	}
+	absOut, err := filepath.Abs(out)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	profile, err := os.MkdirTemp("", "dashshot-chromium-")
+	if err != nil {
+		return fmt.Errorf("chromium profile directory: %w", err)
+	}
+	defer os.RemoveAll(profile)
+	if err := os.Remove(absOut); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove the old %s: %w", out, err)
+	}
+	cmd := exec.CommandContext(ctx, bin, chromiumArgs(profile, absHTML, absOut, width, height)...)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("chromium: %w%s", err, lastLine(stderr.String()))
+	}
+	f, err := os.Open(absOut)
+	if err != nil {
+		return fmt.Errorf("chromium wrote no screenshot%s: %w", lastLine(stderr.String()), err)
+	}
+	defer f.Close()
+	cfg, err := png.DecodeConfig(f)
+	if err != nil {
+		return fmt.Errorf("chromium's screenshot %s: %w", out, err)
+	}
+	if cfg.Width != width || cfg.Height != height {
+		return fmt.Errorf("chromium's screenshot is %d×%d, want %d×%d", cfg.Width, cfg.Height, width, height)
+	}
+	return nil
+}
+
+// chromiumArgs are the flags of one headless screenshot. --no-sandbox: the lab runs as root,
+// where Chromium's sandbox refuses to start, and the page is our own.
+func chromiumArgs(profile, htmlPath, out string, width, height int) []string {
+	return []string{
+		"--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--force-device-scale-factor=1",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--disable-extensions", "--disable-default-apps", "--no-first-run", "--no-default-browser-check",
+		"--user-data-dir=" + profile,
+		fmt.Sprintf("--window-size=%d,%d", width, height),
+		"--screenshot=" + out,
+		"file://" + htmlPath,
+	}
+}
+
+// lastLine is Chromium's last line of diagnostics that says something (not its D-Bus noise), as
+// ": line", or "".
+func lastLine(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l == "" || strings.Contains(l, "dbus") || strings.Contains(l, "bytes written to file") {
+			continue
+		}
+		if len(l) > 200 {
+			l = l[:200] + "…"
+		}
+		return ": " + l
+	}
+	return ""
+}
