@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // screenshot has headless Chromium load the page at htmlPath in a width × height window and write
@@ -43,6 +44,7 @@ func screenshot(ctx context.Context, chromium, htmlPath, out string, width, heig
 	cmd := exec.CommandContext(ctx, bin, chromiumArgs(profile, absHTML, absOut, width, height)...)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	cmd.WaitDelay = 5 * time.Second // a renderer left holding the output must not hold us
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("chromium: %w%s", err, lastLine(stderr.String()))
 	}

@@ -43,9 +43,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -53,7 +55,10 @@ import (
 const defaultDashboard = "deploy/mixin/dashboards/credwatch-credentials.json"
 
 func main() {
-	if err := run(context.Background(), os.Args[1:], os.Stdout, time.Now()); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, time.Now())
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "dashshot:", oneLine(err.Error()))
 		os.Exit(1)
 	}
@@ -77,7 +82,8 @@ type config struct {
 	vars                                              map[string][]string
 }
 
-func parseFlags(args []string) (options, error) {
+// parseFlags reads the flags; -h writes their usage to help and returns flag.ErrHelp.
+func parseFlags(args []string, help io.Writer) (options, error) {
 	o := options{vars: map[string][]string{}}
 	fs := flag.NewFlagSet("dashshot", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -103,6 +109,11 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.chromium, "chromium", "chromium", "the Chromium binary")
 	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "for all queries and the screenshot together")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(help, "usage: go run ./hack/dashshot --prometheus URL --out FILE.png [flags] (see hack/dashshot/main.go)")
+			fs.SetOutput(help)
+			fs.PrintDefaults()
+		}
 		return options{}, err
 	}
 	if fs.NArg() > 0 {
@@ -189,7 +200,10 @@ func parseStep(s string) (time.Duration, error) {
 
 // run draws the dashboard and screenshots it; it says on stdout what it wrote.
 func run(ctx context.Context, args []string, stdout io.Writer, now time.Time) error {
-	o, err := parseFlags(args)
+	o, err := parseFlags(args, stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}

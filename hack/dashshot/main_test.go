@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"image/png"
+	"io"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -60,7 +61,7 @@ func TestOptionsConfig(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			o, err := parseFlags(append([]string{"--prometheus", "http://127.0.0.1:9090", "--out", "a.png"}, tc.args...))
+			o, err := parseFlags(append([]string{"--prometheus", "http://127.0.0.1:9090", "--out", "a.png"}, tc.args...), io.Discard)
 			var c config
 			if err == nil {
 				c, err = o.complete(now)
@@ -200,5 +201,18 @@ func TestScreenshot(t *testing.T) {
 	err = run(context.Background(), append(args, "--chromium", filepath.Join(dir, "no-chromium")), &stdout, fixtureStart)
 	if err == nil || !strings.Contains(err.Error(), "not found (hack/deps.sh installs it, or give --chromium PATH)") {
 		t.Errorf("missing chromium: %v", err)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"-h"}, &out, fixtureStart); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"usage: go run ./hack/dashshot --prometheus URL --out FILE.png", "-scrape-interval duration", "-var value"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("help lacks %q:\n%s", s, out.String())
+		}
 	}
 }

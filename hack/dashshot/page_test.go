@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -81,7 +82,7 @@ func fixtureArgs(promURL, out string) []string {
 
 func testConfig(t *testing.T, promURL string, extra ...string) config {
 	t.Helper()
-	o, err := parseFlags(append(fixtureArgs(promURL, filepath.Join(t.TempDir(), "shot.png")), extra...))
+	o, err := parseFlags(append(fixtureArgs(promURL, filepath.Join(t.TempDir(), "shot.png")), extra...), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
