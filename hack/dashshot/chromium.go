@@ -38,6 +38,9 @@ func screenshot(ctx context.Context, chromium, htmlPath, out string, width, heig
 		return fmt.Errorf("chromium profile directory: %w", err)
 	}
 	defer os.RemoveAll(profile)
+	if err := os.MkdirAll(filepath.Dir(absOut), 0o755); err != nil {
+		return fmt.Errorf("--out directory: %w", err)
+	}
 	if err := os.Remove(absOut); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("remove the old %s: %w", out, err)
 	}

@@ -160,7 +160,7 @@ func TestScreenshot(t *testing.T) {
 	srv := httptest.NewServer(&fakePrometheus{})
 	defer srv.Close()
 	dir := t.TempDir()
-	out, page := filepath.Join(dir, "shot.png"), filepath.Join(dir, "shot.html")
+	out, page := filepath.Join(dir, "img", "shot.png"), filepath.Join(dir, "shot.html") // dashshot makes img/
 	var stdout bytes.Buffer
 	args := append(fixtureArgs(srv.URL, out), "--chromium", chromium, "--html", page, "--theme", "light")
 	if err := run(context.Background(), args, &stdout, fixtureStart); err != nil {
