@@ -93,7 +93,8 @@ func DashboardJSON(c Config) ([]byte, error) {
 		{"Token cache fetch errors", "Share of token cache fetches that failed.",
 			"percentunit", "{{instance}}", fmt.Sprintf("%s{%s}", RecTokenCacheErrors, flt)},
 		{"Stale and legacy service-account tokens", "Stale projected tokens and legacy Secret-based tokens used per second.",
-			"reqps", "{{instance}} {{__name__}}", fmt.Sprintf("rate({__name__=~\"serviceaccount_(stale|legacy)_tokens_total\", %s}[5m])", sel)},
+			// rate() drops the metric's name, so a kind label tells the two apart in the legend.
+			"reqps", "{{instance}} {{kind}}", fmt.Sprintf("label_replace(rate(serviceaccount_stale_tokens_total{%[1]s}[5m]), \"kind\", \"stale\", \"\", \"\")\nor\nlabel_replace(rate(serviceaccount_legacy_tokens_total{%[1]s}[5m]), \"kind\", \"legacy\", \"\", \"\")", sel)},
 		{"External signer: age of the last key fetch", "time() - apiserver_externaljwt_fetch_keys_success_timestamp.",
 			"s", "{{instance}}", fmt.Sprintf("time() - apiserver_externaljwt_fetch_keys_success_timestamp{%s}", sel)},
 		{"External signer errors", "Share of key fetches and signing requests to the external signer that failed.",

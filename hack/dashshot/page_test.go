@@ -32,7 +32,7 @@ var fixtures = []struct{ contains, file string }{
 	{" - instance:authentication_attempts_failures_others:ratio_rate5m", "failure_ratio_above_others.json"},
 	{"instance:authentication_attempts_failures:ratio_rate5m{", "failure_ratio.json"},
 	{"sum by (instance, result) (rate(authentication_attempts{", "attempts_by_result.json"},
-	{"serviceaccount_(stale|legacy)_tokens_total", "stale_legacy_tokens.json"},
+	{"serviceaccount_stale_tokens_total", "stale_legacy_tokens.json"},
 	{"automatic_reloads_total", "config_reloads.json"},
 	{"apiserver_authentication_config_controller_last_config_info", "config_info.json"},
 	{"apiserver_client_certificate_expiration_seconds_bucket", "client_cert_lifetime.json"},
