@@ -171,6 +171,7 @@ func labelNames(f *dto.MetricFamily) map[string]bool {
 type clients struct {
 	mu     sync.Mutex
 	tokens map[string]string // member → a token minted through it
+	extra  []string          // more tokens presented to every member (forged, bound, aging)
 	wg     sync.WaitGroup
 }
 
@@ -195,7 +196,7 @@ func startClients(ctx context.Context, t testing.TB, l *lab.Lab) *clients {
 			}
 			members := c.members()
 			c.mu.Lock()
-			toks := slices.Collect(maps.Values(c.tokens))
+			toks := append(slices.Collect(maps.Values(c.tokens)), c.extra...)
 			c.mu.Unlock()
 			for _, m := range members {
 				for _, tok := range toks {
@@ -212,6 +213,13 @@ func (c *clients) add(member, token string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.tokens[member] = token
+}
+
+// addToken makes the clients present tok to every member too.
+func (c *clients) addToken(tok string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.extra = append(c.extra, tok)
 }
 
 // members are the members the clients present tokens to.

@@ -4,113 +4,53 @@
 package mixin_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/credwatch/credwatch/pkg/lab"
-	"github.com/credwatch/credwatch/pkg/lab/labtest"
 )
 
-// PrometheusTestsEnv, set to 1, runs TestIntegrationPrometheusKeyDrift (about 13 minutes: the
+// PrometheusTestsEnv, set to 1, runs TestIntegrationPrometheusScenarios (about 30 minutes: the
 // mixin's own windows, unshortened).
 const PrometheusTestsEnv = "CREDWATCH_MIXIN_PROMETHEUS"
 
-// TestIntegrationPrometheusKeyDrift is the mixin's proof on a real Prometheus: a Prometheus
-// server built from the module proxy (hack/promtool's go.mod pins it, as it pins promtool)
-// scrapes the lab's members' /metrics with the lab's admin certificate and evaluates the mixin's
-// rule files as shipped, while the key-drift fault runs: two members sharing the
-// service-account key, then a third with its own. Clients present a token minted through every
-// member to every member each second. The test reads Prometheus' own /api/v1/alerts: no mixin
-// alert may be pending or firing while the members agree, nor during a healthy roll (a member
-// with the shared key joins, an original one leaves), and
-// CredwatchAPIServerRejectsWhatOthersAccept must then fire for the drifted member, and only for it.
-func TestIntegrationPrometheusKeyDrift(t *testing.T) {
-	if os.Getenv(PrometheusTestsEnv) != "1" {
-		t.Skipf("real Prometheus over a lab, about 13 minutes: %s=1 runs it", PrometheusTestsEnv)
-	}
-	l := labtest.Start(t, lab.Options{Members: 2})
-	prom := startPrometheus(t, l)
-	ctx, cancel := context.WithCancel(context.Background())
-	cl := startClients(ctx, t, l)
-	defer func() { cancel(); cl.wait() }()
+// PrometheusKeepEnv names a directory (that must not exist) to copy Prometheus' TSDB into when the
+// test ends: the dashboard's screenshot is rendered from it (docs/metrics.md).
+const PrometheusKeepEnv = "CREDWATCH_MIXIN_PROMETHEUS_KEEP"
 
-	// Healthy: every member shares the key; nothing may even be pending.
-	quiet := func(phase string, d time.Duration) {
-		for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(10 * time.Second) {
-			if a := prom.alerts(t); len(a) > 0 {
-				t.Errorf("%s: %v", phase, a)
-			}
-		}
-	}
-	quiet("with every member sharing the key", 2*time.Minute)
-	if up := prom.query(t, `count(up{job="apiserver"} == 1)`); up != "2" {
-		t.Fatalf("Prometheus scrapes %s members, want 2", up)
-	}
+// prometheus is one real Prometheus server scraping the members of several labs: each lab is a
+// scrape job of its own (its own CA and admin certificate) whose targets carry job="apiserver"
+// (the mixin's default selector) and cluster=<the lab's scenario>, so the rules, which group by
+// cluster, compare a member only with the members of its own lab.
+type prometheus struct {
+	url, dir, config string
 
-	// Healthy roll: a member with the shared key joins, then an original leaves.
-	joined, err := l.AddMember(ctx, lab.MemberOptions{})
-	if err != nil {
-		t.Fatalf("add a member with the shared key: %v", err)
-	}
-	prom.setTargets(t, l)
-	cl.add(joined.Name, mintToken(t, l, joined.Name))
-	quiet("healthy roll, a member with the shared key joined", 90*time.Second)
-	if err := l.RemoveMember(ctx, l.Members()[0].Name, lab.RemoveOptions{}); err != nil {
-		t.Fatalf("remove an original member: %v", err)
-	}
-	prom.setTargets(t, l)
-	quiet("healthy roll, an original member left", 150*time.Second)
-
-	// Key drift: a member with its own key joins.
-	driftStart := time.Now()
-	m, err := l.AddMember(ctx, lab.MemberOptions{SAKey: lab.SAKeyNew})
-	if err != nil {
-		t.Fatalf("add the drifted member: %v", err)
-	}
-	prom.setTargets(t, l)
-	cl.add(m.Name, mintToken(t, l, m.Name))
-	drifted := instance(t, l, m.Name)
-
-	const alert = "CredwatchAPIServerRejectsWhatOthersAccept"
-	fired := map[string]time.Duration{}
-	for deadline := time.Now().Add(12 * time.Minute); time.Now().Before(deadline) && fired[drifted] == 0; time.Sleep(10 * time.Second) {
-		for _, a := range prom.alerts(t) {
-			if a.State == "firing" && a.Labels["alertname"] == alert {
-				if _, ok := fired[a.Labels["instance"]]; !ok {
-					fired[a.Labels["instance"]] = time.Since(driftStart).Round(time.Second)
-				}
-			}
-		}
-	}
-	t.Logf("key-drift: %s fired for %v (after the drifted member was added)", alert, fired)
-	if _, ok := fired[drifted]; !ok {
-		t.Fatalf("%s never fired for the drifted member %s; alerts: %v", alert, drifted, prom.alerts(t))
-	}
-	for inst := range fired {
-		if inst != drifted {
-			t.Errorf("%s fired for %s, an original member", alert, inst)
-		}
-	}
+	mu   sync.Mutex
+	jobs map[string]scrapeJob // scenario → its job
 }
 
-type prometheus struct {
-	url, config string
-	tls         string // the scrape's tls_config, indented
+type scrapeJob struct {
+	tls     string   // the job's tls_config, indented
+	targets []string // host:port of the lab's members
+	watcher string   // host:port of the lab's credwatch watcher, if one runs
 }
 
 // startPrometheus builds Prometheus from hack/promtool's module and starts it on loopback with
-// the mixin's rule files, scraping the lab's members.
-func startPrometheus(t *testing.T, l *lab.Lab) *prometheus {
+// the mixin's rule files and no target yet.
+func startPrometheus(t *testing.T) *prometheus {
 	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "prometheus")
@@ -119,18 +59,13 @@ func startPrometheus(t *testing.T, l *lab.Lab) *prometheus {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build prometheus: %v\n%s", err, out)
 	}
-	cfg := l.RESTConfig()
-	for name, data := range map[string][]byte{"ca.crt": cfg.CAData, "admin.crt": cfg.CertData, "admin.key": cfg.KeyData} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, f := range []string{"rules.yaml", "alerts.yaml"} {
+	// The mixin's files, and the chart's rules on the watcher's own series.
+	for f, to := range map[string]string{"rules.yaml": "rules.yaml", "alerts.yaml": "alerts.yaml", watcherAlerts: "watcher-alerts.yaml"} {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, to), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -140,10 +75,13 @@ func startPrometheus(t *testing.T, l *lab.Lab) *prometheus {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	p := &prometheus{url: "http://" + addr, config: filepath.Join(dir, "prometheus.yml"),
-		tls: fmt.Sprintf("ca_file: %s\n      cert_file: %s\n      key_file: %s",
-			filepath.Join(dir, "ca.crt"), filepath.Join(dir, "admin.crt"), filepath.Join(dir, "admin.key"))}
-	p.writeConfig(t, l)
+	p := &prometheus{url: "http://" + addr, dir: dir, config: filepath.Join(dir, "prometheus.yml"), jobs: map[string]scrapeJob{}}
+	p.mu.Lock()
+	err = p.writeConfigLocked()
+	p.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
 	log, err := os.Create(filepath.Join(dir, "prometheus.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -155,8 +93,23 @@ func startPrometheus(t *testing.T, l *lab.Lab) *prometheus {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		// SIGTERM: Prometheus closes its TSDB, so that a kept copy opens again.
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		stopped := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(stopped) }()
+		select {
+		case <-stopped:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			<-stopped
+		}
+		if keep := os.Getenv(PrometheusKeepEnv); keep != "" {
+			if err := os.CopyFS(keep, os.DirFS(filepath.Join(dir, "data"))); err != nil {
+				t.Errorf("keep Prometheus' data in %s: %v", keep, err)
+			} else {
+				t.Logf("Prometheus' data kept in %s (prometheus --storage.tsdb.path=%s serves it again)", keep, keep)
+			}
+		}
 		if t.Failed() {
 			data, _ := os.ReadFile(log.Name())
 			t.Logf("prometheus log:\n%s", tail(string(data), 40))
@@ -173,38 +126,55 @@ func startPrometheus(t *testing.T, l *lab.Lab) *prometheus {
 			t.Fatal("prometheus not ready after 60 s")
 		}
 	}
-	// Two scrapes of every member before the test starts counting.
-	time.Sleep(15 * time.Second)
 	return p
 }
 
-func (p *prometheus) writeConfig(t *testing.T, l *lab.Lab) {
+// setTargets makes the lab's current members the targets of the scenario's job (adding the job,
+// with the lab's CA and admin certificate, the first time) and reloads Prometheus.
+func (p *prometheus) setTargets(t testing.TB, scenario string, l *lab.Lab) {
 	t.Helper()
-	var targets []string
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	job, ok := p.jobs[scenario]
+	if !ok {
+		dir := filepath.Join(p.dir, scenario)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		cfg := l.RESTConfig()
+		for name, data := range map[string][]byte{"ca.crt": cfg.CAData, "admin.crt": cfg.CertData, "admin.key": cfg.KeyData} {
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		job.tls = fmt.Sprintf("ca_file: %s\n    cert_file: %s\n    key_file: %s",
+			filepath.Join(dir, "ca.crt"), filepath.Join(dir, "admin.crt"), filepath.Join(dir, "admin.key"))
+	}
+	job.targets = nil
 	for _, m := range l.Members() {
-		targets = append(targets, fmt.Sprintf("%q", instance(t, l, m.Name)))
+		job.targets = append(job.targets, fmt.Sprintf("%q", instance(t, l, m.Name)))
 	}
-	cfg := fmt.Sprintf(`global:
-  scrape_interval: 5s
-  evaluation_interval: 5s
-rule_files: [rules.yaml, alerts.yaml]
-scrape_configs:
-- job_name: apiserver
-  scheme: https
-  tls_config:
-      %s
-  static_configs:
-  - targets: [%s]
-`, p.tls, strings.Join(targets, ", "))
-	if err := os.WriteFile(p.config, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	p.jobs[scenario] = job
+	p.reloadLocked(t)
 }
 
-// setTargets rewrites the scrape targets to the lab's members and reloads Prometheus.
-func (p *prometheus) setTargets(t *testing.T, l *lab.Lab) {
+// setWatcher makes Prometheus scrape the scenario's watcher at addr (host:port) as job
+// "credwatch" (after setTargets).
+func (p *prometheus) setWatcher(t testing.TB, scenario, addr string) {
 	t.Helper()
-	p.writeConfig(t, l)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	job := p.jobs[scenario]
+	job.watcher = addr
+	p.jobs[scenario] = job
+	p.reloadLocked(t)
+}
+
+func (p *prometheus) reloadLocked(t testing.TB) {
+	t.Helper()
+	if err := p.writeConfigLocked(); err != nil {
+		t.Fatal(err)
+	}
 	resp, err := http.Post(p.url+"/-/reload", "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -213,6 +183,42 @@ func (p *prometheus) setTargets(t *testing.T, l *lab.Lab) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("reload: %s", resp.Status)
 	}
+}
+
+func (p *prometheus) writeConfigLocked() error {
+	var b strings.Builder
+	b.WriteString("global:\n  scrape_interval: 5s\n  evaluation_interval: 5s\nrule_files: [rules.yaml, alerts.yaml, watcher-alerts.yaml]\n")
+	names := slices.Sorted(maps.Keys(p.jobs))
+	if len(names) == 0 {
+		b.WriteString("scrape_configs: []\n")
+	} else {
+		b.WriteString("scrape_configs:\n")
+	}
+	for _, n := range names {
+		j := p.jobs[n]
+		fmt.Fprintf(&b, `- job_name: %q
+  scheme: https
+  tls_config:
+    %s
+  static_configs:
+  - targets: [%s]
+    labels: {cluster: %q}
+  relabel_configs:
+  - target_label: job
+    replacement: apiserver
+`, n, j.tls, strings.Join(j.targets, ", "), n)
+		if j.watcher != "" {
+			fmt.Fprintf(&b, `- job_name: %q
+  static_configs:
+  - targets: [%q]
+    labels: {cluster: %q}
+  relabel_configs:
+  - target_label: job
+    replacement: credwatch
+`, n+"-watcher", j.watcher, n)
+		}
+	}
+	return os.WriteFile(p.config, []byte(b.String()), 0o600)
 }
 
 type promAlert struct {
@@ -224,8 +230,8 @@ func (a promAlert) String() string {
 	return fmt.Sprintf("%s{instance=%s} %s", a.Labels["alertname"], a.Labels["instance"], a.State)
 }
 
-// alerts are the mixin's alerts Prometheus holds pending or firing.
-func (p *prometheus) alerts(t *testing.T) []promAlert {
+// alerts are the alerts Prometheus holds pending or firing for the scenario's lab.
+func (p *prometheus) alerts(t testing.TB, scenario string) []promAlert {
 	t.Helper()
 	var body struct {
 		Data struct {
@@ -233,11 +239,17 @@ func (p *prometheus) alerts(t *testing.T) []promAlert {
 		} `json:"data"`
 	}
 	p.get(t, "/api/v1/alerts", &body)
-	return body.Data.Alerts
+	var out []promAlert
+	for _, a := range body.Data.Alerts {
+		if a.Labels["cluster"] == scenario {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // query is the value of an instant query's single sample ("" when none).
-func (p *prometheus) query(t *testing.T, q string) string {
+func (p *prometheus) query(t testing.TB, q string) string {
 	t.Helper()
 	var body struct {
 		Data struct {
@@ -254,7 +266,7 @@ func (p *prometheus) query(t *testing.T, q string) string {
 	return s
 }
 
-func (p *prometheus) get(t *testing.T, path string, v any) {
+func (p *prometheus) get(t testing.TB, path string, v any) {
 	t.Helper()
 	resp, err := http.Get(p.url + path)
 	if err != nil {

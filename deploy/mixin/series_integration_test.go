@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -99,7 +100,7 @@ func checkSeries(t *testing.T, version string, s mixin.Series, fams map[string]*
 		names := labelNames(f)
 		for _, l := range s.Labels {
 			if !names[l] {
-				t.Errorf("%s: %s has no label %s (labels %v)", version, s.Family(), l, keys(names))
+				t.Errorf("%s: %s has no label %s (labels %v)", version, s.Family(), l, slices.Sorted(maps.Keys(names)))
 			}
 		}
 		for _, m := range f.GetMetric() {
@@ -112,7 +113,7 @@ func checkSeries(t *testing.T, version string, s mixin.Series, fams map[string]*
 		if help := stripStability(f.GetHelp()); s.Help != "" && help != s.Help {
 			t.Errorf("%s: %s help %q, the Series says %q", version, s.Family(), help, s.Help)
 		}
-		t.Logf("%s exports %s{%s}", version, s.Family(), strings.Join(keys(names), ","))
+		t.Logf("%s exports %s{%s}", version, s.Family(), strings.Join(slices.Sorted(maps.Keys(names)), ","))
 	case want && registered:
 		t.Logf("%s registers %s (its help text is in the binary) but has set no child: labels %v checked by %s only", version, s.Family(), s.Labels, s.Source)
 	case want:
@@ -132,13 +133,4 @@ func stripStability(help string) string {
 		}
 	}
 	return help
-}
-
-func keys(m map[string]bool) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -5,7 +5,7 @@
 // Prometheus's own promtool (github.com/prometheus/prometheus/cmd/promtool, pinned in go.mod as a
 // tool). The service discovery plugins are left out of the build (-tags=remove_all_sd): rule tests
 // need none. go.mod pins the Prometheus server (cmd/prometheus) the same way:
-// deploy/mixin's TestIntegrationPrometheusKeyDrift builds it from this module (make
+// deploy/mixin's TestIntegrationPrometheusScenarios builds it from this module (make
 // test-mixin-prometheus).
 package promtool
 
