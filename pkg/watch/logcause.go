@@ -168,18 +168,24 @@ func (lc *logCauses) counts() []LogTotal {
 }
 
 // behind lists the files the last poll left unread, in the order of the flags.
-func (lc *logCauses) behind() []LogBehind {
+func (lc *logCauses) behind() []LogBehind { return behindOf(lc.files, lc.tails) }
+
+func (lc *logCauses) close() { closeAll(lc.tails) }
+
+// behindOf lists the files of tails (following files, in order) the last poll left unread.
+func behindOf(files []LogFile, tails []*tailer) []LogBehind {
 	var out []LogBehind
-	for i, t := range lc.tails {
+	for i, t := range tails {
 		if t.behind > 0 {
-			out = append(out, LogBehind{Member: lc.files[i].Host, Path: t.path, Bytes: t.behind})
+			out = append(out, LogBehind{Member: files[i].Host, Path: t.path, Bytes: t.behind})
 		}
 	}
 	return out
 }
 
-func (lc *logCauses) close() {
-	for _, t := range lc.tails {
+// closeAll releases the tails' open files.
+func closeAll(tails []*tailer) {
+	for _, t := range tails {
 		t.close()
 	}
 }

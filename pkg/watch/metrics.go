@@ -44,6 +44,7 @@ var (
 	descAuth       = prometheus.NewDesc("credwatch_auth_failures_total", "Credential failures the member's own log lines reported since the watcher started (--log-file, --pod-logs), by the catalogue ID of the cause they name.", []string{"member", "cause"}, nil)
 	descMemberAuth = prometheus.NewDesc("credwatch_member_auth_failures_total", "The member's own authentication_attempts counter other than success, by its result label (error, failure).", []string{"member", "result"}, nil)
 	descFinding    = prometheus.NewDesc("credwatch_finding", "1 for each finding of the last interval.", []string{"id", "severity", "member"}, nil)
+	descSATokens   = prometheus.NewDesc("credwatch_serviceaccount_tokens_total", "Requests the member's audit log (--audit-log) recorded since the watcher started as authenticated with a service account's stale or legacy token (kind stale|legacy); past --audit-serviceaccounts accounts per kind, namespace \"\" and serviceaccount \"other\".", []string{"member", "namespace", "serviceaccount", "kind"}, nil)
 	descLogCause   = prometheus.NewDesc("credwatch_log_cause_lines", "Lines of the member's own log naming the cause id since it appeared (absent: not named lately).", []string{"member", "id"}, nil)
 )
 
@@ -86,7 +87,7 @@ func (m *Metrics) Observe(s *State, _ []Event) {
 
 // Describe implements prometheus.Collector.
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descLastCheck, descMemberInfo, descUp, descReady, descTrust, descHeld, descAuth, descMemberAuth, descFinding, descLogCause} {
+	for _, d := range []*prometheus.Desc{descLastCheck, descMemberInfo, descUp, descReady, descTrust, descHeld, descAuth, descMemberAuth, descFinding, descLogCause, descSATokens} {
 		ch <- d
 	}
 }
@@ -128,6 +129,9 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		if !c.unknown() && c.Signer != "" {
 			gauge(descHeld, b2f(c.Accepted), c.Signer, c.Verifier)
 		}
+	}
+	for _, c := range s.ServiceAccountTokens {
+		counter(descSATokens, float64(c.Requests), c.Member, c.Namespace, c.ServiceAccount, c.Kind)
 	}
 	for _, c := range s.LogCauses {
 		gauge(descLogCause, float64(c.Lines), c.Member, c.ID)

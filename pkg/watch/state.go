@@ -29,6 +29,9 @@ type State struct {
 	LogTotals []LogTotal `json:"logTotals,omitempty"`
 	// LogBehind are the followed files this interval did not read to their end (--log-file).
 	LogBehind []LogBehind `json:"logBehind,omitempty"`
+	// ServiceAccountTokens count the requests the members' audit logs (--audit-log) recorded with a
+	// stale or legacy token, per service account, since watch began.
+	ServiceAccountTokens []SATokens `json:"serviceAccountTokens,omitempty"`
 
 	byCheck map[string][]finding.Finding // the findings of each check, carried over when it is skipped
 	known   map[string]Cell              // the last known review of every cell (Trust and Held), by key

@@ -19,6 +19,9 @@ const (
 	tailReadMax = 8 << 20
 	// tailLineMax is the longest partial line kept: a longer one is handed over as it is.
 	tailLineMax = 64 << 10
+	// auditLineMax is tailLineMax for an audit log, whose events at level Request or above carry
+	// whole objects; a longer event is handed over in pieces, none of which is an event.
+	auditLineMax = 1 << 20
 )
 
 // tailer follows one file by path across polls, like `tail -F`: it reads what was appended since
@@ -36,9 +39,11 @@ type tailer struct {
 	polled  bool // a poll has run: files that exist at the first poll are read from their end
 	// behind is how much of the file the last poll left unread, at tailReadMax a poll (0: none).
 	behind int64
+	// lineMax is the longest partial line kept (tailLineMax unless set).
+	lineMax int
 }
 
-func newTailer(path string) *tailer { return &tailer{path: path} }
+func newTailer(path string) *tailer { return &tailer{path: path, lineMax: tailLineMax} }
 
 // poll returns the complete lines appended since the last poll, without their line ends. A file
 // that does not exist (yet, or between a rename and the new file) is not an error.
@@ -117,7 +122,7 @@ func (t *tailer) split(b []byte, lines []string) []string {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
 			t.partial = append(t.partial, b...)
-			if len(t.partial) > tailLineMax {
+			if len(t.partial) > t.lineMax {
 				lines = append(lines, string(t.partial))
 				t.partial = nil
 			}

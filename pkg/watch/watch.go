@@ -75,6 +75,12 @@ type Config struct {
 	// LogFiles are members' log files followed every interval (--log-file): the causes their
 	// new lines name are the state's LogCauses.
 	LogFiles []LogFile
+	// AuditLogs are members' audit logs followed every interval (--audit-log): the service-account
+	// token uses their new events name are the state's ServiceAccountTokens.
+	AuditLogs []LogFile
+	// AuditServiceAccounts bounds the accounts ServiceAccountTokens names per kind (default
+	// DefaultAuditServiceAccounts; negative: none, every account counted as "other").
+	AuditServiceAccounts int
 	// PodLogs follows the kube-apiserver static pods' logs through the API too (needs get on
 	// pods and pods/log in kube-system), in intervals that follow one where a member was a static
 	// pod.
@@ -164,6 +170,7 @@ type Watcher struct {
 	seen   memberMemory
 	checks []check.Check
 	logs   *logCauses        // nil without LogFiles and PodLogs
+	audits *auditLogs        // nil without AuditLogs
 	pods   *podLogs          // nil without PodLogs
 	ca     *check.ClusterAPI // the last Cluster API view read (Config.ClusterAPI); step's alone
 
@@ -196,6 +203,12 @@ func New(c Config) (*Watcher, error) {
 		c.Clock = wallClock{now: c.Check.Now}
 	}
 	c.Check.Now = c.Clock.Now
+	switch {
+	case c.AuditServiceAccounts == 0:
+		c.AuditServiceAccounts = DefaultAuditServiceAccounts
+	case c.AuditServiceAccounts < 0:
+		c.AuditServiceAccounts = 0
+	}
 	if c.LogQuiet <= 0 {
 		c.LogQuiet = max(3*c.Interval, 30*time.Second)
 	}
@@ -203,6 +216,9 @@ func New(c Config) (*Watcher, error) {
 		sum: Summary{Findings: map[string]finding.Finding{}}}
 	if len(c.LogFiles) > 0 || c.PodLogs {
 		w.logs = newLogCauses(c.LogFiles, c.LogQuiet)
+	}
+	if len(c.AuditLogs) > 0 {
+		w.audits = newAuditLogs(c.AuditLogs, c.AuditServiceAccounts)
 	}
 	if c.PodLogs && c.Check.REST != nil {
 		cs, err := kubernetes.NewForConfig(c.Check.REST)
@@ -273,6 +289,9 @@ func (w *Watcher) Run(ctx context.Context) Summary {
 	}
 	if w.logs != nil {
 		w.logs.close()
+	}
+	if w.audits != nil {
+		w.audits.close()
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -350,6 +369,12 @@ func (w *Watcher) step(parent context.Context, n int, at time.Time) bool {
 		cur.LogTotals = w.logs.counts()
 		cur.LogBehind = w.logs.behind()
 		maps.Copy(cur.sources(), w.logs.errs)
+	}
+	if w.audits != nil {
+		w.audits.poll()
+		cur.ServiceAccountTokens = w.audits.acct.list()
+		cur.LogBehind = append(cur.LogBehind, w.audits.behind()...)
+		maps.Copy(cur.sources(), w.audits.errs)
 	}
 	w.seen.complete(cur, !cfg.SkipMetrics, snap.Missing(check.SrcEndpointSlices) == "" && snap.Missing(check.SrcStaticPods) == "")
 	events := Diff(prev, cur)
