@@ -47,6 +47,9 @@ type options struct {
 	labDir   string
 	logFiles []string
 	podLogs  bool
+	// auditLogs are --audit-log HOST=PATH; auditSAs is --audit-serviceaccounts.
+	auditLogs []string
+	auditSAs  int
 	// capi names a Cluster API Cluster on the management cluster the kubeconfig reaches
 	// (--capi-cluster NAME -n NAMESPACE): its workload cluster is watched, its members related to
 	// its Machines, its KubeadmControlPlane read every interval.
@@ -87,7 +90,10 @@ token broken/restored, keys/issuer/version changed, auth failures rising, findin
 The members' own logs are followed too: static pods' kube-apiserver logs through the API
 (--pod-logs), and files with --log-file HOST=PATH (from their end, across rotation and
 truncation). A cause the logs classifier finds in new lines is a log-cause-appeared event,
-cleared after 3 intervals (at least 30 s) without another line naming it.
+cleared after 3 intervals (at least 30 s) without another line naming it. Audit logs named with
+--audit-log HOST=PATH are followed the same way: the requests their new events record with a
+stale or legacy service-account token are counted per account (credwatch_serviceaccount_tokens_total,
+with --listen; docs/metrics.md).
 
 Cluster API: with the management cluster's kubeconfig, --capi-cluster NAME -n NAMESPACE watches
 the workload cluster of that Cluster (through its <cluster>-kubeconfig Secret, whose inline data
@@ -142,6 +148,8 @@ seen; else 3 the trust matrix was built in no interval (no token was reviewed); 
 	fs.StringVar(&o.report, "report", "", "write a self-contained HTML timeline to FILE on exit (opened at the start: a FILE that cannot be written is exit 2)")
 	fs.StringVar(&o.labDir, "lab", "", "also watch the members of the credwatch lab in DIR, re-read every interval (a member is watched as soon as the lab starts it, before the EndpointSlice lists it)")
 	fs.StringArrayVar(&o.logFiles, "log-file", nil, "follow a member's log file, HOST=PATH (repeatable; HOST is the member's name; a regular file that exists at the start): the causes its new lines name are events; survives rotation and truncation")
+	fs.StringArrayVar(&o.auditLogs, "audit-log", nil, "follow a member's audit log, HOST=PATH (repeatable; JSON events, as --audit-log-path writes them; a regular file that exists at the start): count per service account the requests its new events record with a stale or legacy token (credwatch_serviceaccount_tokens_total, with --listen)")
+	fs.IntVar(&o.auditSAs, "audit-serviceaccounts", watch.DefaultAuditServiceAccounts, "name at most N service accounts per kind in credwatch_serviceaccount_tokens_total: the first N seen keep their series, later ones are counted as serviceaccount=\"other\" (0: none named)")
 	fs.BoolVar(&o.podLogs, "pod-logs", true, "follow the kube-apiserver static pods' logs through the API (needs get on pods/log in kube-system): the causes their new lines name are events")
 	fs.StringVar(&o.live, "live", "auto", "redraw a live view: auto (when stdout is a terminal)|always|never (one line per event)")
 	o.capi = cli.NewCAPIClusterFlag(fs, o.kube, "a Cluster API Cluster on the management cluster the kubeconfig reaches (`NAME` in -n's namespace, or NAMESPACE/NAME): watch its workload cluster (through its <cluster>-kubeconfig Secret), name the Machine each member runs on, and read its KubeadmControlPlane every interval")
@@ -166,20 +174,16 @@ func (o *options) complete(cmd *cobra.Command) error {
 			return cli.Usagef("--listen %q: %w", o.listen, err)
 		}
 	}
-	for _, raw := range o.logFiles {
-		lf, err := watch.ParseLogFile(raw)
-		if err != nil {
-			return cli.Usagef("--log-file: %w", err)
-		}
-		if err := checkLogFile(lf.Path); err != nil {
-			return cli.Usagef("--log-file %s: %w", raw, err)
-		}
-		o.cfg.LogFiles = append(o.cfg.LogFiles, lf)
+	var err error
+	if o.cfg.LogFiles, err = logFiles("--log-file", o.logFiles); err != nil {
+		return err
+	}
+	if err := o.completeAuditLogs(); err != nil {
+		return err
 	}
 	if err := o.members.Apply(cmd.Context(), &o.cfg.Check); err != nil {
 		return err
 	}
-	var err error
 	if o.clusterRef, err = o.capi.Ref(); err != nil {
 		return err
 	}
@@ -215,13 +219,50 @@ func (o *options) complete(cmd *cobra.Command) error {
 	return nil
 }
 
-// inputs are the files watch reads: the kubeconfig, --log-file and --token-file.
+// inputs are the files watch reads: the kubeconfig, --log-file, --audit-log and --token-file.
 func (o *options) inputs() []cli.Path {
 	ps := append(o.kube.Inputs(), o.members.Inputs()...)
 	for _, lf := range o.cfg.LogFiles {
 		ps = append(ps, cli.Path{Flag: "--log-file " + lf.Host, Path: lf.Path})
 	}
+	for _, lf := range o.cfg.AuditLogs {
+		ps = append(ps, cli.Path{Flag: "--audit-log " + lf.Host, Path: lf.Path})
+	}
 	return ps
+}
+
+// completeAuditLogs reads --audit-log as --log-file is read, and --audit-serviceaccounts.
+func (o *options) completeAuditLogs() error {
+	var err error
+	if o.cfg.AuditLogs, err = logFiles("--audit-log", o.auditLogs); err != nil {
+		return err
+	}
+	switch {
+	case o.auditSAs < 0:
+		return cli.Usagef("--audit-serviceaccounts %d: want 0 or more", o.auditSAs)
+	case o.auditSAs == 0:
+		o.cfg.AuditServiceAccounts = -1 // Config's 0 is the default
+	default:
+		o.cfg.AuditServiceAccounts = o.auditSAs
+	}
+	return nil
+}
+
+// logFiles reads the HOST=PATH values of flag (--log-file, --audit-log), each a file checked
+// with checkLogFile.
+func logFiles(flag string, raws []string) ([]watch.LogFile, error) {
+	var out []watch.LogFile
+	for _, raw := range raws {
+		lf, err := watch.ParseLogFile(raw)
+		if err != nil {
+			return nil, cli.Usagef("%s: %w", flag, err)
+		}
+		if err := checkLogFile(lf.Path); err != nil {
+			return nil, cli.Usagef("%s %s: %w", flag, raw, err)
+		}
+		out = append(out, lf)
+	}
+	return out, nil
 }
 
 // checkLogFile refuses, at the start, a --log-file that is not there (a misspelt path would

@@ -18,6 +18,10 @@ import (
 
 func TestUsageErrors(t *testing.T) {
 	dir := t.TempDir()
+	audit := filepath.Join(dir, "audit.log")
+	if err := os.WriteFile(audit, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		name string
 		args []string
@@ -38,6 +42,10 @@ func TestUsageErrors(t *testing.T) {
 		{"log file missing", []string{"--log-file", "apiserver-1=" + filepath.Join(dir, "apiserver-1.lgo")}, "apiserver-1.lgo: no such file or directory (the file must exist when watch starts)"},
 		{"log file a folder", []string{"--log-file", "apiserver-1=" + dir}, "not a regular file"},
 		{"log file a device", []string{"--log-file", "apiserver-1=" + os.DevNull}, "--log-file apiserver-1=" + os.DevNull + ": open " + os.DevNull + ": not a regular file"},
+		{"audit log", []string{"--audit-log", "/var/log/audit.log"}, `--audit-log: "/var/log/audit.log": want HOST=PATH`},
+		{"audit log missing", []string{"--audit-log", "apiserver-1=" + filepath.Join(dir, "audit.lgo")}, "--audit-log apiserver-1=" + filepath.Join(dir, "audit.lgo") + ": stat "},
+		{"report is an audit log", []string{"--kubeconfig", kubeconfigFor(t), "--audit-log", "apiserver-1=" + audit, "--report", audit}, "--audit-log apiserver-1"},
+		{"audit serviceaccounts", []string{"--audit-serviceaccounts", "-1"}, "--audit-serviceaccounts -1: want 0 or more"},
 		{"-n without a Cluster", []string{"-n", "org-a"}, "-n/--namespace org-a: it is the namespace of --capi-cluster; name the Cluster with --capi-cluster NAME"},
 		{"capi-cluster bad name", []string{"--capi-cluster", "org-a/w1/x"}, `--capi-cluster "org-a/w1/x": want [NAMESPACE/]NAME`},
 		{"capi-cluster and -n disagree", []string{"--capi-cluster", "org-a/w1", "-n", "org-b"}, "--capi-cluster org-a/w1 and -n/--namespace org-b name different namespaces: give one"},
@@ -139,6 +147,39 @@ func TestTimeoutDefault(t *testing.T) {
 				t.Errorf("timeout %s, want %s", got, want)
 			}
 		})
+	}
+}
+
+// TestAuditLogFlags: --audit-log and --audit-serviceaccounts reach the watch's Config; 0 names no
+// account (the Config's 0 is the default).
+func TestAuditLogFlags(t *testing.T) {
+	t.Parallel()
+	audit := filepath.Join(t.TempDir(), "audit.log")
+	if err := os.WriteFile(audit, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want int
+	}{
+		{nil, watch.DefaultAuditServiceAccounts},
+		{[]string{"--audit-serviceaccounts", "5"}, 5},
+		{[]string{"--audit-serviceaccounts", "0"}, -1},
+	} {
+		cmd, o := newCommand(cli.Streams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard})
+		args := append([]string{"--kubeconfig", kubeconfigFor(t), "--audit-log", "apiserver-1=" + audit}, tt.args...)
+		if err := cmd.ParseFlags(args); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.complete(cmd); err != nil {
+			t.Fatal(err)
+		}
+		if got := o.cfg.AuditLogs; len(got) != 1 || got[0] != (watch.LogFile{Host: "apiserver-1", Path: audit}) {
+			t.Errorf("%v: AuditLogs %+v", tt.args, got)
+		}
+		if o.cfg.AuditServiceAccounts != tt.want {
+			t.Errorf("%v: AuditServiceAccounts %d, want %d", tt.args, o.cfg.AuditServiceAccounts, tt.want)
+		}
 	}
 }
 
