@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 )
@@ -176,11 +177,17 @@ func (ev *Event) Code() int {
 
 // Final reports whether the event is the one of its request the tracer counts: the stage the
 // response was complete at (or a panic). RequestReceived and ResponseStarted events of the same
-// request would count it again; an event with no stage is counted.
+// request would count it again; an event with no stage is counted. A request refused by
+// authentication is the exception: kube-apiserver writes it at ResponseStarted alone (the failed
+// handler's response writer, k8s.io/apiserver pkg/endpoints/filters/authn_audit.go at v0.30.14
+// and v0.36.3, runs outside WithAudit, which writes ResponseComplete), so that event is its final
+// one.
 func (ev *Event) Final() bool {
 	switch ev.Stage {
 	case "", "ResponseComplete", "Panic":
 		return true
+	case "ResponseStarted":
+		return ev.Code() == http.StatusUnauthorized
 	}
 	return false
 }

@@ -74,3 +74,28 @@ func TestFixturesShape(t *testing.T) {
 		}
 	}
 }
+
+// TestFinal: each request is counted at one event; a request refused by authentication has only
+// its ResponseStarted event (kube-apiserver's failed-authentication handler writes no other).
+func TestFinal(t *testing.T) {
+	for _, c := range []struct {
+		stage string
+		code  int
+		want  bool
+	}{
+		{"", 200, true}, {"ResponseComplete", 200, true}, {"Panic", 500, true},
+		{"RequestReceived", 0, false}, {"ResponseStarted", 200, false}, {"ResponseStarted", 401, true},
+		{"ResponseComplete", 401, true}, {"RequestReceived", 401, false},
+	} {
+		ev := Event{Stage: c.stage}
+		if c.code != 0 {
+			ev.ResponseStatus = &struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			}{Code: c.code}
+		}
+		if got := ev.Final(); got != c.want {
+			t.Errorf("stage %q code %d: Final() = %t, want %t", c.stage, c.code, got, c.want)
+		}
+	}
+}
