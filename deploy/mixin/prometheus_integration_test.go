@@ -266,6 +266,34 @@ func (p *prometheus) query(t testing.TB, q string) string {
 	return s
 }
 
+// vector is an instant query's samples as "{labels} value" (sorted, "none" when empty).
+func (p *prometheus) vector(t testing.TB, q string) string {
+	t.Helper()
+	var body struct {
+		Data struct {
+			Result []struct {
+				Metric map[string]string `json:"metric"`
+				Value  [2]any            `json:"value"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	p.get(t, "/api/v1/query?query="+url.QueryEscape(q), &body)
+	var out []string
+	for _, r := range body.Data.Result {
+		var ls []string
+		for _, k := range slices.Sorted(maps.Keys(r.Metric)) {
+			ls = append(ls, fmt.Sprintf("%s=%q", k, r.Metric[k]))
+		}
+		v, _ := r.Value[1].(string)
+		out = append(out, fmt.Sprintf("{%s} %s", strings.Join(ls, ", "), v))
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	slices.Sort(out)
+	return strings.Join(out, "; ")
+}
+
 func (p *prometheus) get(t testing.TB, path string, v any) {
 	t.Helper()
 	resp, err := http.Get(p.url + path)

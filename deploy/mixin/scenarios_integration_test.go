@@ -31,8 +31,12 @@ type fault struct {
 	watch, budget time.Duration
 	// quiet: no alert may even be pending at any time (healthy-roll).
 	quiet bool
-	// watcher runs credwatch's watcher against the lab, scraped too (the chart's alerts).
-	watcher bool
+	// watcher runs credwatch's watcher against the lab, scraped too (the chart's alerts);
+	// with audit, the lab's members keep audit logs and the watcher follows them.
+	watcher, audit bool
+	// measure, when set, reads what the scenario shows beyond alerts once the watch ends
+	// (queries of Prometheus), for the table's notes.
+	measure func(t *testing.T, r *faultRun) map[string]string
 }
 
 // faultRun is a fault's lab while it runs.
@@ -121,7 +125,9 @@ func TestIntegrationPrometheusScenarios(t *testing.T) {
 	})
 	if *record {
 		writeScenarioResults(t, results)
-		screenshot(t, prom, start, "key-drift")
+		if slices.ContainsFunc(results, func(r scenarioResult) bool { return r.Scenario == "key-drift" }) {
+			screenshot(t, prom, start, "key-drift")
+		}
 	}
 }
 
@@ -147,6 +153,7 @@ func screenshot(t *testing.T, prom *prometheus, start time.Time, scenario string
 
 func runFault(t *testing.T, prom *prometheus, f fault) scenarioResult {
 	labStarts <- struct{}{}
+	f.opts.Audit = f.opts.Audit || f.audit
 	l := labtest.Start(t, f.opts)
 	<-labStarts
 	r := &faultRun{lab: l, prom: prom, name: f.name, names: map[string]string{}}
@@ -155,7 +162,7 @@ func runFault(t *testing.T, prom *prometheus, f fault) scenarioResult {
 	r.cl = startClients(ctx, t, l)
 	t.Cleanup(func() { cancel(); r.cl.wait() })
 	if f.watcher {
-		startWatcher(ctx, t, r)
+		startWatcher(ctx, t, r, f.audit)
 	}
 
 	// Two quiet minutes: every member scraped, nothing pending.
@@ -201,6 +208,9 @@ func runFault(t *testing.T, prom *prometheus, f fault) scenarioResult {
 		}
 	}
 	res.Watched = time.Since(applied).Round(time.Second).String()
+	if f.measure != nil {
+		res.Measured = f.measure(t, r)
+	}
 	for k, after := range fired {
 		res.Fired = append(res.Fired, firedAlert{Alert: k[0], Member: k[1], After: after.String()})
 	}

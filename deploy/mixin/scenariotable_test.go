@@ -34,6 +34,8 @@ type scenarioResult struct {
 	Fired    []firedAlert        `json:"fired"`
 	Watched  string              `json:"watched"` // how long after the fault Prometheus was read
 	Watcher  bool                `json:"watcher,omitempty"`
+	// Measured are figures the scenario read from Prometheus beyond its alerts (query → value).
+	Measured map[string]string `json:"measured,omitempty"`
 }
 
 type firedAlert struct {
@@ -219,6 +221,9 @@ func scenarioTable(rec scenarioRecording) (string, error) {
 			w = "; credwatch's watcher ran against it, scraped too"
 		}
 		fmt.Fprintf(&b, "- `%s`: %s (watched %s after the fault%s).\n", s.Scenario, s.Summary, s.Watched, w)
+		for _, q := range slices.Sorted(maps.Keys(s.Measured)) {
+			fmt.Fprintf(&b, "  `%s` at the end: %s.\n", q, s.Measured[q])
+		}
 	}
 	return b.String(), nil
 }

@@ -23,8 +23,14 @@ const watcherAlerts = "../helm/credwatch/files/alerts.yaml"
 // startWatcher runs credwatch's watcher (pkg/watch, as `credwatch watch --listen` runs it) against
 // the fault's lab until ctx ends, and has Prometheus scrape its /metrics: the chart's alerts are
 // evaluated beside the mixin's.
-func startWatcher(ctx context.Context, t *testing.T, r *faultRun) {
+func startWatcher(ctx context.Context, t *testing.T, r *faultRun, audit bool) {
 	t.Helper()
+	var audits []watch.LogFile
+	if audit { // the members' audit logs, as `credwatch watch --audit-log HOST=PATH` follows them
+		for _, m := range r.lab.Members() {
+			audits = append(audits, watch.LogFile{Host: m.Name, Path: r.lab.AuditLog(m.Name)})
+		}
+	}
 	metrics := watch.NewMetrics(watch.BuildInfo{})
 	srv := httptest.NewServer(metrics.Handler())
 	t.Cleanup(srv.Close)
@@ -39,6 +45,7 @@ func startWatcher(ctx context.Context, t *testing.T, r *faultRun) {
 			return out
 		},
 		Observers: []watch.Observer{metrics},
+		AuditLogs: audits,
 	})
 	if err != nil {
 		t.Fatalf("watcher: %v", err)
