@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/credwatch/credwatch/internal/toolcache"
 	"github.com/credwatch/credwatch/pkg/lab"
 )
 
@@ -48,16 +49,14 @@ type scrapeJob struct {
 	watcher string   // host:port of the lab's credwatch watcher, if one runs
 }
 
-// startPrometheus builds Prometheus from hack/promtool's module and starts it on loopback with
-// the mixin's rule files and no target yet.
+// startPrometheus starts Prometheus (hack/promtool's module pins it; hack/tools.sh builds it
+// once per machine) on loopback with the mixin's rule files and no target yet.
 func startPrometheus(t *testing.T) *prometheus {
 	t.Helper()
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "prometheus")
-	build := exec.Command("go", "build", "-tags=remove_all_sd", "-o", bin, "github.com/prometheus/prometheus/cmd/prometheus")
-	build.Dir = "../../hack/promtool"
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build prometheus: %v\n%s", err, out)
+	bin, err := toolcache.Path("../..", "prometheus")
+	if err != nil {
+		t.Fatal(err)
 	}
 	// The mixin's files, and the chart's rules on the watcher's own series.
 	for f, to := range map[string]string{"rules.yaml": "rules.yaml", "alerts.yaml": "alerts.yaml", watcherAlerts: "watcher-alerts.yaml"} {

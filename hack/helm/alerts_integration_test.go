@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/credwatch/credwatch/internal/toolcache"
 	"github.com/credwatch/credwatch/pkg/check"
 	"github.com/credwatch/credwatch/pkg/lab"
 	"github.com/credwatch/credwatch/pkg/lab/labtest"
@@ -102,13 +103,15 @@ func (r *recorder) end() []scrape {
 	return r.scrapes
 }
 
-// promtool runs hack/promtool's promtool (a Go tool of that module, built without service discovery).
+// promtool runs hack/promtool's promtool (a Go tool of that module, built without service
+// discovery once per machine by hack/tools.sh).
 func promtool(t *testing.T, args ...string) {
 	t.Helper()
-	cmd := exec.Command("go", append([]string{"tool", "promtool"}, args...)...)
-	cmd.Dir = "../promtool"
-	cmd.Env = append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -tags=remove_all_sd"))
-	out, err := cmd.CombinedOutput()
+	bin, err := toolcache.Path("../..", "promtool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("promtool %v: %v\n%s", args, err, out)
 	}

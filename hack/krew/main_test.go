@@ -32,7 +32,7 @@ func TestManifestValid(t *testing.T) {
 		if err := os.WriteFile(m, b.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		out, err := exec.Command("go", "tool", "validate-krew-manifest", "-manifest", m, "-skip-install").CombinedOutput()
+		out, err := exec.Command(tool(t, "validate-krew-manifest"), "-manifest", m, "-skip-install").CombinedOutput()
 		if err != nil {
 			t.Errorf("krew rejects the %s manifest: %v\n%s", name, err, out)
 		}
@@ -124,4 +124,18 @@ func TestManifestShim(t *testing.T) {
 	if !strings.Contains(m, want) {
 		t.Errorf("the caveats have no %q:\n%s", want, m)
 	}
+}
+
+// tool is the path of hack/tools.sh's build of the pinned tool name, built first if missing
+// (github.com/credwatch/credwatch/internal/toolcache.Path, in a module this one does not require).
+func tool(t *testing.T, name string) string {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd := exec.Command("../tools.sh", "-p", name)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("hack/tools.sh -p %s: %v\n%s", name, err, stderr.Bytes())
+	}
+	return strings.TrimSpace(string(out))
 }

@@ -3,14 +3,14 @@
 
 // Package promtool unit-tests the Helm chart's alert rules and the credential mixin with
 // Prometheus's own promtool (github.com/prometheus/prometheus/cmd/promtool, pinned in go.mod as a
-// tool). The service discovery plugins are left out of the build (-tags=remove_all_sd): rule tests
-// need none. go.mod pins the Prometheus server (cmd/prometheus) the same way:
-// deploy/mixin's TestIntegrationPrometheusScenarios builds it from this module (make
-// test-mixin-prometheus).
+// tool). hack/tools.sh builds it once per machine (make tools), without the service discovery
+// plugins (-tags=remove_all_sd): rule tests need none. go.mod pins the Prometheus server
+// (cmd/prometheus) the same way: deploy/mixin's TestIntegrationPrometheusScenarios runs
+// hack/tools.sh's build of it (make test-mixin-prometheus).
 package promtool
 
 import (
-	"os"
+	"bytes"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -19,9 +19,7 @@ import (
 
 func promtool(t *testing.T, args ...string) {
 	t.Helper()
-	cmd := exec.Command("go", append([]string{"tool", "promtool"}, args...)...)
-	cmd.Env = append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -tags=remove_all_sd"))
-	out, err := cmd.CombinedOutput()
+	out, err := exec.Command(tool(t, "promtool"), args...).CombinedOutput()
 	t.Logf("promtool %v:\n%s", args, out)
 	if err != nil {
 		t.Fatalf("promtool %v: %v", args, err)
@@ -43,4 +41,18 @@ func TestAlertRules(t *testing.T) {
 		t.Fatalf("no rule tests (%v)", err)
 	}
 	promtool(t, append([]string{"test", "rules"}, tests...)...)
+}
+
+// tool is the path of hack/tools.sh's build of the pinned tool name, built first if missing
+// (github.com/credwatch/credwatch/internal/toolcache.Path, in a module this one does not require).
+func tool(t *testing.T, name string) string {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd := exec.Command("../tools.sh", "-p", name)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("hack/tools.sh -p %s: %v\n%s", name, err, stderr.Bytes())
+	}
+	return strings.TrimSpace(string(out))
 }
