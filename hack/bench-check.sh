@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # bench-check.sh: the two budgets of `credwatch check` (issues 4 and 27), printed as figures.
-#  1. BenchmarkCheckLab: a full check of a 3-member lab (target <= 3 s wall per check).
+#  1. BenchmarkCheckLab: a full check of a 3-member lab (target <= 3 s wall per check), and
+#     BenchmarkCheckRollLab: 5 members mid-roll, one joined, then one storage-less (<= 1 s; the
+#     storage-less member at most one --timeout).
 #  2. The check of a lab populated by hack/populate-lab, at each pod count of POINTS (the curve),
 #     with nodes, service accounts and legacy token Secrets in the proportions of Kubernetes'
 #     envelope at the largest (150,000 pods: NODES=5000, SAS=30000, SECRETS=50000): wall time and
@@ -19,6 +21,8 @@ source hack/lib/benchlab.sh
 if [[ -z ${SKIP_GO_BENCH:-} ]]; then
   echo "-- full check of a 3-member lab"
   bench_go BenchmarkCheckLab ./pkg/check/ 5x
+  echo "-- check in a 5-member roll: one joined, then one storage-less (target <= 1 s; one timeout)"
+  bench_go BenchmarkCheckRollLab ./pkg/check/ 5x
 fi
 
 if [[ -n ${LAB_DIR:-} ]]; then
