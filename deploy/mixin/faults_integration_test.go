@@ -138,7 +138,7 @@ func faults() []fault {
 				writeAuthn(t, r.lab, invalid, bad)
 				return map[string][]string{"CredwatchAuthenticationConfigDrift": names, "CredwatchAuthenticationConfigReloadFailed": {invalid}}
 			}},
-		{name: "jwt-issuer-jwks-unreachable", summary: "the JWT issuer rotates; one member fetches the new key set, then the JWKS answers 503 to the other",
+		{name: "jwt-issuer-jwks-unreachable", summary: "both members verified the JWT issuer's tokens; it rotates, one member fetches the new key set, then the JWKS answers 503 to the other",
 			opts: lab.Options{Members: 2, OIDC: &lab.OIDCOptions{}},
 			apply: func(ctx context.Context, t *testing.T, r *faultRun) map[string][]string {
 				names := r.memberNames()
@@ -146,6 +146,11 @@ func faults() []fault {
 				iss, ok := r.lab.OIDCIssuer()
 				if !ok {
 					t.Fatal("the lab runs no OIDC issuer")
+				}
+				// Both members verify an ID token first: a member fetches the JWKS only for a
+				// token it must verify, and one that never did exports no key set at all.
+				for _, m := range names {
+					waitIDToken(ctx, t, r.lab, iss, m, http.StatusOK)
 				}
 				if err := iss.Rotate(false); err != nil {
 					t.Fatal(err)
