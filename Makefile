@@ -84,7 +84,7 @@ test-deploy: tools
 
 # The credential mixin (deploy/mixin) evaluated by a real Prometheus, built from hack/promtool's
 # module, over one lab per scenario at once (-args -record rewrites the docs/metrics.md table): about
-# 30 minutes, so make test leaves it out.
+# 18 minutes, so make test leaves it out.
 test-mixin-prometheus: lab-binaries
 	GO=$(GO) hack/tools.sh prometheus
 	CREDWATCH_MIXIN_PROMETHEUS=1 $(GO) test -count=1 -timeout 50m -parallel 16 -run '^TestIntegrationPrometheusScenarios$$' -v ./deploy/mixin -args -record

@@ -24,7 +24,7 @@ import (
 	"github.com/credwatch/credwatch/pkg/lab"
 )
 
-// PrometheusTestsEnv, set to 1, runs TestIntegrationPrometheusScenarios (about 30 minutes: the
+// PrometheusTestsEnv, set to 1, runs TestIntegrationPrometheusScenarios (about 18 minutes: the
 // mixin's own windows, unshortened).
 const PrometheusTestsEnv = "CREDWATCH_MIXIN_PROMETHEUS"
 

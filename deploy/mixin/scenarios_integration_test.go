@@ -106,7 +106,7 @@ var labStarts = make(chan struct{}, 2)
 // testdata/prometheus-scenarios.json and the table of docs/metrics.md.
 func TestIntegrationPrometheusScenarios(t *testing.T) {
 	if os.Getenv(PrometheusTestsEnv) != "1" {
-		t.Skipf("a real Prometheus over one lab per scenario, about 30 minutes: %s=1 runs it", PrometheusTestsEnv)
+		t.Skipf("a real Prometheus over one lab per scenario, about 18 minutes: %s=1 runs it", PrometheusTestsEnv)
 	}
 	start := time.Now()
 	prom := startPrometheus(t)
