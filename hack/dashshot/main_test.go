@@ -92,9 +92,11 @@ func TestNewPrometheus(t *testing.T) {
 			t.Errorf("%s: no error", u)
 		}
 	}
-	_, err := newPrometheus("file://user:secret@h/", time.Second)
-	if err == nil || strings.Contains(err.Error(), "secret") {
-		t.Errorf("err %v: want one without the password", err)
+	for _, u := range []string{"file://user:secret@h/", "http://user:secret@h:x/"} {
+		_, err := newPrometheus(u, time.Second)
+		if err == nil || strings.Contains(err.Error(), "secret") {
+			t.Errorf("err %v: want one without the password", err)
+		}
 	}
 }
 

@@ -46,7 +46,12 @@ type prometheus struct {
 func newPrometheus(rawURL string, timeout time.Duration) (*prometheus, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("--prometheus: %w", err)
+		// url.Parse's error quotes the whole URL, a password in it too: keep only why.
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err
+		}
+		return nil, fmt.Errorf("--prometheus: not a URL: %w", err)
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("--prometheus %s: want http(s)://HOST[:PORT][/PATH]", u.Redacted())
