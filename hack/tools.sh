@@ -2,7 +2,8 @@
 # tools.sh: the deploy modules' pinned tools (promtool, Prometheus, krew and krew's manifest
 # validator), each built once per machine into the machine-wide cache of the lab binaries
 # (hack/labbin/lib.sh) as tools/NAME-KEY, so a fresh clone (CI) skips the build. KEY hashes the
-# module's go.mod and go.sum, the package and the build flags: a version bump builds anew.
+# module's go.mod and go.sum, the package, the build flags and the Go toolchain and environment
+# (GOVERSION, CGO_ENABLED, GOFLAGS...): a version bump builds anew.
 #   tools.sh [NAME...]  build them (default: what make test-deploy runs); make tools runs this
 #   tools.sh -p NAME    print NAME's path, building it first if missing; the tests run this
 #   tools.sh -k NAME    print NAME's key
@@ -27,10 +28,12 @@ spec() {
   esac
 }
 
-# key MODULE PACKAGE [FLAGS]: 16 hex digits of the sha256 of what the build depends on.
+# key MODULE PACKAGE [FLAGS]: 16 hex digits of the sha256 of what the build depends on: the
+# module's requirements, the package, the flags, and the toolchain and environment go build reads
+# (a Go upgrade, CGO_ENABLED or GOFLAGS from the caller's environment build anew).
 key() {
   local platform
-  platform=$(cd "$root/$1" && "$GO" env GOOS GOARCH | tr '\n' /)
+  platform=$(cd "$root/$1" && "$GO" env GOOS GOARCH GOVERSION CGO_ENABLED GOFLAGS GOEXPERIMENT | tr '\n' /)
   { cat "$root/$1/go.mod" "$root/$1/go.sum"; echo "$2 ${3:-} -trimpath -ldflags=$ldflags $platform"; } |
     sha256sum | cut -c1-16
 }

@@ -16,7 +16,10 @@ import (
 // writes a script to OUT, or fails when $FAKE_GO_FAIL is set.
 const fakeGo = `#!/bin/sh
 case "$1" in
-env) echo linux; echo amd64 ;;
+env) shift; for v; do
+    case $v in GOOS) echo linux ;; GOARCH) echo amd64 ;; GOVERSION) echo "${FAKE_GOVERSION:-go1.26.8}" ;;
+    GOFLAGS) echo "${GOFLAGS:-}" ;; *) echo ;; esac
+  done ;;
 build)
   [ -n "$FAKE_GO_FAIL" ] && { echo "fake go: build failed" >&2; exit 1; }
   echo "$(basename "$PWD"): $*" >>"$FAKE_GO_LOG"
@@ -63,6 +66,8 @@ func newTree(t *testing.T) tree {
 	t.Setenv("FAKE_GO_LOG", tr.log)
 	t.Setenv("CREDWATCH_LAB_SHARED_CACHE", tr.cache)
 	t.Setenv("FAKE_GO_FAIL", "")
+	t.Setenv("FAKE_GOVERSION", "")
+	t.Setenv("GOFLAGS", "")
 	return tr
 }
 
@@ -149,7 +154,8 @@ func TestBuildOnce(t *testing.T) {
 	}
 }
 
-// TestKey: the key is stable, and differs between tools of one module and between go.mod files.
+// TestKey: the key is stable, and differs between tools of one module, between go.mod files,
+// Go toolchains and GOFLAGS.
 func TestKey(t *testing.T) {
 	tr := newTree(t)
 	key := func(name string) string {
@@ -165,6 +171,19 @@ func TestKey(t *testing.T) {
 	}
 	if key("prometheus") == promtool {
 		t.Error("promtool and prometheus, one module's two tools, have one key")
+	}
+	t.Setenv("FAKE_GOVERSION", "go1.27.0")
+	if key("promtool") == promtool {
+		t.Error("promtool's key did not change with the Go toolchain")
+	}
+	t.Setenv("FAKE_GOVERSION", "")
+	t.Setenv("GOFLAGS", "-race")
+	if key("promtool") == promtool {
+		t.Error("promtool's key did not change with GOFLAGS")
+	}
+	t.Setenv("GOFLAGS", "")
+	if again := key("promtool"); again != promtool {
+		t.Errorf("promtool's key is %s with the environment as it was, want %s", again, promtool)
 	}
 	if err := os.WriteFile(filepath.Join(tr.root, "hack/promtool/go.mod"), []byte("module example.com/promtool\n\ngo 1.27\n"), 0o644); err != nil {
 		t.Fatal(err)
