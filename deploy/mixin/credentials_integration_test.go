@@ -156,8 +156,8 @@ func legacyToken(ctx context.Context, t testing.TB, l *lab.Lab, secret string) s
 }
 
 // presentCertificate signs a client certificate valid for life with the lab's CA and presents
-// it to every member each second until ctx ends.
-func presentCertificate(ctx context.Context, t testing.TB, l *lab.Lab, life time.Duration) {
+// it to every member each second until ctx ends, in a goroutine of cl's.
+func presentCertificate(ctx context.Context, t testing.TB, l *lab.Lab, cl *clients, life time.Duration) {
 	t.Helper()
 	ca, err := tls.LoadX509KeyPair(filepath.Join(l.Dir(), "pki", "ca.crt"), filepath.Join(l.Dir(), "pki", "ca.key"))
 	if err != nil {
@@ -181,7 +181,7 @@ func presentCertificate(ctx context.Context, t testing.TB, l *lab.Lab, life time
 	hc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
 		RootCAs: l.TLSConfig().RootCAs, MinVersion: tls.VersionTLS12,
 		Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}}}
-	go func() {
+	cl.goUntil(func() {
 		for ctx.Err() == nil {
 			for _, m := range l.Members() {
 				if req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.URL+"/api", nil); err == nil {
@@ -192,5 +192,5 @@ func presentCertificate(ctx context.Context, t testing.TB, l *lab.Lab, life time
 			}
 			sleepCtx(ctx, time.Second)
 		}
-	}()
+	})
 }

@@ -89,7 +89,7 @@ func faults() []fault {
 				pod := createPod(ctx, t, r.lab, r.memberNames()[0], "aging")
 				r.cl.addToken(staleToken(t, r.lab, pod))
 				r.cl.addToken(legacyToken(ctx, t, r.lab, "aging-legacy"))
-				presentCertificate(ctx, t, r.lab, 12*time.Hour)
+				presentCertificate(ctx, t, r.lab, r.cl, 12*time.Hour)
 				all := r.memberNames()
 				return map[string][]string{"CredwatchAPIServerStaleTokens": all, "CredwatchAPIServerLegacyTokensInUse": all,
 					"CredwatchClientCertificateExpiring": all, "CredwatchClientCertificateExpiringSoon": all}
@@ -114,7 +114,7 @@ func faults() []fault {
 				if err := r.lab.StopSigner(down); err != nil {
 					t.Fatal(err)
 				}
-				go keepMinting(ctx, r.lab, down, 20*time.Second)
+				r.cl.goUntil(func() { keepMinting(ctx, r.lab, down, 20*time.Second) })
 				return map[string][]string{"CredwatchExternalSignerSignErrors": {down}, "CredwatchExternalSignerFetchErrors": {down}}
 			}},
 		{name: "authn-config-drift", summary: "one member loads another AuthenticationConfiguration; an invalid edit of the other's is not loaded",
@@ -158,7 +158,7 @@ func faults() []fault {
 				waitIDToken(ctx, t, r.lab, iss, fresh, http.StatusOK)
 				iss.FailJWKS(http.StatusServiceUnavailable)
 				t.Cleanup(func() { iss.FailJWKS(0) })
-				go keepPresentingIDTokens(ctx, r.lab, iss, stuck, 30*time.Second)
+				r.cl.goUntil(func() { keepPresentingIDTokens(ctx, r.lab, iss, stuck, 30*time.Second) })
 				return map[string][]string{"CredwatchJWKSDrift": names, "CredwatchJWTAuthenticatorFetchFailing": {stuck}}
 			}},
 	}

@@ -229,5 +229,15 @@ func (c *clients) members() []string {
 	return slices.Sorted(maps.Keys(c.tokens))
 }
 
-// wait returns once the clients stopped (after ctx ended).
+// wait returns once the clients stopped (after ctx ended), and every function go started.
 func (c *clients) wait() { c.wg.Wait() }
+
+// goUntil runs f in a goroutine of its own that wait waits for: f must return once the clients'
+// ctx ends, so that nothing presents a credential to a lab that is being stopped.
+func (c *clients) goUntil(f func()) {
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		f()
+	}()
+}
