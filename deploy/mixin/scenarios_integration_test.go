@@ -93,9 +93,6 @@ func (r *faultRun) memberNames() []string {
 	return out
 }
 
-// labStarts bounds how many labs start at once (each start takes both cores for a while).
-var labStarts = make(chan struct{}, 2)
-
 // TestIntegrationPrometheusScenarios is the mixin's proof on a real Prometheus: a Prometheus
 // server built from the module proxy (hack/promtool's go.mod pins it, as it pins promtool)
 // scrapes the members of one lab per scenario with each lab's admin certificate and evaluates the
@@ -112,11 +109,12 @@ func TestIntegrationPrometheusScenarios(t *testing.T) {
 	prom := startPrometheus(t)
 	var mu sync.Mutex
 	var results []scenarioResult
+	starts := make(chan struct{}, 2) // labs starting at once: each start takes both cores for a while
 	t.Run("scenarios", func(t *testing.T) {
 		for _, f := range faults() {
 			t.Run(f.name, func(t *testing.T) {
 				t.Parallel()
-				res := runFault(t, prom, f)
+				res := runFault(t, prom, f, starts)
 				mu.Lock()
 				results = append(results, res)
 				mu.Unlock()
@@ -151,11 +149,10 @@ func screenshot(t *testing.T, prom *prometheus, start time.Time, scenario string
 	t.Logf("%s", out)
 }
 
-func runFault(t *testing.T, prom *prometheus, f fault) scenarioResult {
-	labStarts <- struct{}{}
+// runFault runs f on a lab of its own, started while starts has room.
+func runFault(t *testing.T, prom *prometheus, f fault, starts chan struct{}) scenarioResult {
 	f.opts.Audit = f.opts.Audit || f.audit
-	l := labtest.Start(t, f.opts)
-	<-labStarts
+	l := startLab(t, f.opts, starts)
 	r := &faultRun{lab: l, prom: prom, name: f.name, names: map[string]string{}}
 	r.retarget(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -228,4 +225,13 @@ func runFault(t *testing.T, prom *prometheus, f fault) scenarioResult {
 		}
 	}
 	return res
+}
+
+// startLab starts a lab while starts has room, and makes room again however the start ends (a
+// lab that fails to start ends its test with t.Fatal: the other scenarios must not wait forever).
+func startLab(t *testing.T, o lab.Options, starts chan struct{}) *lab.Lab {
+	t.Helper()
+	starts <- struct{}{}
+	defer func() { <-starts }()
+	return labtest.Start(t, o)
 }
