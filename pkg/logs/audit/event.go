@@ -180,14 +180,15 @@ func (ev *Event) Code() int {
 // request would count it again; an event with no stage is counted. A request refused by
 // authentication is the exception: kube-apiserver writes it at ResponseStarted alone (the failed
 // handler's response writer, k8s.io/apiserver pkg/endpoints/filters/authn_audit.go at v0.30.14
-// and v0.36.3, runs outside WithAudit, which writes ResponseComplete), so that event is its final
-// one.
+// and v0.36.3, runs outside WithAudit, which writes ResponseComplete), so that event, which names
+// no user, is its final one. An authenticated long-running request (a watch) that is answered 401
+// has a ResponseStarted event too, with its user, and is counted at its ResponseComplete.
 func (ev *Event) Final() bool {
 	switch ev.Stage {
 	case "", "ResponseComplete", "Panic":
 		return true
 	case "ResponseStarted":
-		return ev.Code() == http.StatusUnauthorized
+		return ev.Code() == http.StatusUnauthorized && ev.User.Username == ""
 	}
 	return false
 }

@@ -81,13 +81,17 @@ func TestFinal(t *testing.T) {
 	for _, c := range []struct {
 		stage string
 		code  int
+		user  string
 		want  bool
 	}{
-		{"", 200, true}, {"ResponseComplete", 200, true}, {"Panic", 500, true},
-		{"RequestReceived", 0, false}, {"ResponseStarted", 200, false}, {"ResponseStarted", 401, true},
-		{"ResponseComplete", 401, true}, {"RequestReceived", 401, false},
+		{"", 200, "", true}, {"ResponseComplete", 200, "", true}, {"Panic", 500, "", true},
+		{"RequestReceived", 0, "", false}, {"ResponseStarted", 200, "", false}, {"ResponseStarted", 401, "", true},
+		{"ResponseComplete", 401, "", true}, {"RequestReceived", 401, "", false},
+		// A watch that passed authentication and was answered 401 later: its ResponseComplete counts.
+		{"ResponseStarted", 401, "alice", false}, {"ResponseComplete", 401, "alice", true},
 	} {
 		ev := Event{Stage: c.stage}
+		ev.User.Username = c.user
 		if c.code != 0 {
 			ev.ResponseStatus = &struct {
 				Code    int    `json:"code"`
@@ -95,7 +99,7 @@ func TestFinal(t *testing.T) {
 			}{Code: c.code}
 		}
 		if got := ev.Final(); got != c.want {
-			t.Errorf("stage %q code %d: Final() = %t, want %t", c.stage, c.code, got, c.want)
+			t.Errorf("stage %q code %d user %q: Final() = %t, want %t", c.stage, c.code, c.user, got, c.want)
 		}
 	}
 }
