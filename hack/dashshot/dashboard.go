@@ -220,13 +220,18 @@ func promDuration(d time.Duration) string {
 var varRef = regexp.MustCompile(`\$(\w+)|\[\[(\w+?)(?::(\w+))?\]\]|\$\{(\w+)(?:\.([^:^}]+))?(?::([^}]+))?\}`)
 
 // interpolate replaces the variables in expr by their values. A reference to a variable without a
-// value is an error naming it: Prometheus would only say that the query does not parse.
+// value is an error naming it: Prometheus would only say that the query does not parse. $1 and
+// ${1} without such a variable are left for PromQL: label_replace's references to its regex's
+// groups, which Grafana leaves alone too.
 func (b bindings) interpolate(expr string) (string, error) {
 	var missing []string
 	out := varRef.ReplaceAllStringFunc(expr, func(ref string) string {
 		m := varRef.FindStringSubmatch(ref)
 		name := m[1] + m[2] + m[4] // one of them is set
 		v, ok := b.values[name]
+		if !ok && strings.Trim(name, "0123456789") == "" {
+			return ref
+		}
 		if !ok {
 			missing = append(missing, "$"+name)
 			return ref

@@ -86,6 +86,8 @@ func TestInterpolate(t *testing.T) {
 		{in: `x[$__range] offset ${__interval_ms}ms`, want: `x[3600s] offset 30000ms`},
 		{in: `m{cluster=~"$clusterX"} + $zone + $zone`, wantErr: "variable $clusterX, $zone has no value (give --var NAME=VALUE)"},
 		{in: `no variables`, want: `no variables`},
+		{in: `label_replace(m{cluster="$cluster"}, "host", "$1", "instance", "(.*):.*") or label_replace(m, "h", "${1}", "i", "(.*)")`,
+			want: `label_replace(m{cluster="lab"}, "host", "$1", "instance", "(.*):.*") or label_replace(m, "h", "${1}", "i", "(.*)")`},
 	} {
 		got, err := b.interpolate(tc.in)
 		if tc.wantErr != "" {
