@@ -67,7 +67,7 @@ func checkDocBlock(t *testing.T, path, begin, end, block string, write bool) {
 		return
 	}
 	if !write {
-		t.Errorf("%s: the block after %q is not what deploy/mixin renders (go test ./deploy/mixin -run TestGolden -args -update):\n%s", path, strings.TrimSpace(begin), block)
+		t.Errorf("%s: the block after %q is not what deploy/mixin renders (go test ./deploy/mixin -run 'TestGolden|TestScenarioTable' -args -update):\n%s", path, strings.TrimSpace(begin), block)
 		return
 	}
 	if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
