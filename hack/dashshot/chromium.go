@@ -19,7 +19,8 @@ import (
 // screenshot has headless Chromium load the page at htmlPath in a width × height window and write
 // it as a PNG to out. Chromium runs with a profile of its own in a temporary directory and without
 // its background network traffic (updates, sync), so the page, which loads nothing, is all it
-// reads. The PNG is checked: it must decode to width × height pixels.
+// reads. The PNG is checked (it must decode to width × height pixels) before it replaces out: a
+// failed run leaves the previous screenshot as it was.
 func screenshot(ctx context.Context, chromium, htmlPath, out string, width, height int) error {
 	bin, err := exec.LookPath(chromium)
 	if err != nil {
@@ -41,24 +42,38 @@ func screenshot(ctx context.Context, chromium, htmlPath, out string, width, heig
 	if err := os.MkdirAll(filepath.Dir(absOut), 0o755); err != nil {
 		return fmt.Errorf("--out directory: %w", err)
 	}
-	if err := os.Remove(absOut); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("remove the old %s: %w", out, err)
+	// Chromium writes beside out, so that the rename is within one file system.
+	shot := filepath.Join(filepath.Dir(absOut), ".dashshot-"+filepath.Base(absOut))
+	if err := os.Remove(shot); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove the old %s: %w", shot, err)
 	}
-	cmd := exec.CommandContext(ctx, bin, chromiumArgs(profile, absHTML, absOut, width, height)...)
+	defer os.Remove(shot)
+	cmd := exec.CommandContext(ctx, bin, chromiumArgs(profile, absHTML, shot, width, height)...)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	cmd.WaitDelay = 5 * time.Second // a renderer left holding the output must not hold us
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("chromium: %w%s", err, lastLine(stderr.String()))
 	}
-	f, err := os.Open(absOut)
+	if err := checkPNG(shot, width, height); err != nil {
+		return fmt.Errorf("%w%s", err, lastLine(stderr.String()))
+	}
+	if err := os.Rename(shot, absOut); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	return nil
+}
+
+// checkPNG checks that Chromium wrote a PNG of width × height pixels at path.
+func checkPNG(path string, width, height int) error {
+	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("chromium wrote no screenshot%s: %w", lastLine(stderr.String()), err)
+		return fmt.Errorf("chromium wrote no screenshot: %w", err)
 	}
 	defer f.Close()
 	cfg, err := png.DecodeConfig(f)
 	if err != nil {
-		return fmt.Errorf("chromium's screenshot %s: %w", out, err)
+		return fmt.Errorf("chromium's screenshot: %w", err)
 	}
 	if cfg.Width != width || cfg.Height != height {
 		return fmt.Errorf("chromium's screenshot is %d×%d, want %d×%d", cfg.Width, cfg.Height, width, height)

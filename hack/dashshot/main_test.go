@@ -206,6 +206,39 @@ func TestScreenshot(t *testing.T) {
 	}
 }
 
+// TestScreenshotFailureKeepsOut: a Chromium that fails, or writes no PNG, leaves the previous
+// --out as it was and nothing beside it.
+func TestScreenshotFailureKeepsOut(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, page := filepath.Join(dir, "shot.png"), filepath.Join(dir, "shot.html")
+	if err := os.WriteFile(page, []byte("<html></html>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, script := range map[string]string{
+		"exits 1":     "echo 'fake chromium: crashed' >&2; exit 1",
+		"writes text": `for a; do case $a in --screenshot=*) echo 'not a png' >"${a#--screenshot=}" ;; esac; done`,
+	} {
+		old := []byte("the previous screenshot")
+		if err := os.WriteFile(out, old, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fake := filepath.Join(dir, "chromium")
+		if err := os.WriteFile(fake, []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := screenshot(context.Background(), fake, page, out, 400, 300); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+		if got, err := os.ReadFile(out); err != nil || !bytes.Equal(got, old) {
+			t.Errorf("%s: --out is %q, %v; want the previous one", name, got, err)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, ".dashshot-*")); len(left) > 0 {
+			t.Errorf("%s: left %v", name, left)
+		}
+	}
+}
+
 func TestHelp(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
