@@ -247,24 +247,6 @@ func (p *prometheus) alerts(t testing.TB, scenario string) []promAlert {
 	return out
 }
 
-// query is the value of an instant query's single sample ("" when none).
-func (p *prometheus) query(t testing.TB, q string) string {
-	t.Helper()
-	var body struct {
-		Data struct {
-			Result []struct {
-				Value [2]any `json:"value"`
-			} `json:"result"`
-		} `json:"data"`
-	}
-	p.get(t, "/api/v1/query?query="+url.QueryEscape(q), &body)
-	if len(body.Data.Result) != 1 {
-		return ""
-	}
-	s, _ := body.Data.Result[0].Value[1].(string)
-	return s
-}
-
 // vector is an instant query's samples as "{labels} value" (sorted, "none" when empty).
 func (p *prometheus) vector(t testing.TB, q string) string {
 	t.Helper()
