@@ -34,6 +34,9 @@ type scenarioResult struct {
 	Fired    []firedAlert        `json:"fired"`
 	Watched  string              `json:"watched"` // how long after the fault Prometheus was read
 	Watcher  bool                `json:"watcher,omitempty"`
+	// Recorded is the day of the run this entry comes from (runs of some scenarios merge into
+	// the file; an entry without it is from the file's own day).
+	Recorded string `json:"recorded,omitempty"`
 	// Measured are figures the scenario read from Prometheus beyond its alerts (query → value).
 	Measured map[string]string `json:"measured,omitempty"`
 }
@@ -101,6 +104,11 @@ func readScenarioRecording(t testing.TB) scenarioRecording {
 	if err := json.Unmarshal(data, &rec); err != nil {
 		t.Fatalf("%s: %v", scenarioFile, err)
 	}
+	for i := range rec.Scenarios {
+		if rec.Scenarios[i].Recorded == "" {
+			rec.Scenarios[i].Recorded = rec.Recorded
+		}
+	}
 	return rec
 }
 
@@ -113,15 +121,22 @@ func writeScenarioResults(t *testing.T, results []scenarioResult) {
 	for _, s := range rec.Scenarios {
 		byName[s.Scenario] = s
 	}
+	today := time.Now().UTC().Format(time.DateOnly)
 	for _, s := range results {
+		s.Recorded = today
 		byName[s.Scenario] = s
 	}
 	order := map[string]int{}
 	for i, f := range faults() {
 		order[f.name] = i
 	}
+	for name := range byName { // a scenario no longer run leaves the table
+		if _, ok := order[name]; !ok {
+			delete(byName, name)
+		}
+	}
 	rec.Scenarios = slices.SortedFunc(maps.Values(byName), func(a, b scenarioResult) int { return order[a.Scenario] - order[b.Scenario] })
-	rec.Recorded, rec.Kubernetes = time.Now().UTC().Format(time.DateOnly), lab.DefaultVersion
+	rec.Recorded, rec.Kubernetes = today, lab.DefaultVersion
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +189,7 @@ func scenarioTable(rec scenarioRecording) (string, error) {
 		b.WriteString("No run recorded yet.\n")
 		return b.String(), nil
 	}
-	fmt.Fprintf(&b, "Recorded %s on the lab's %s members (%s).\n\n", rec.Recorded, rec.Kubernetes, scenarioFile)
+	fmt.Fprintf(&b, "Recorded on the lab's %s members (%s; each scenario's day below).\n\n", rec.Kubernetes, scenarioFile)
 	b.WriteString("| alert |")
 	for _, s := range rec.Scenarios {
 		fmt.Fprintf(&b, " `%s` |", s.Scenario)
@@ -220,7 +235,7 @@ func scenarioTable(rec scenarioRecording) (string, error) {
 		if s.Watcher {
 			w = "; credwatch's watcher ran against it, scraped too"
 		}
-		fmt.Fprintf(&b, "- `%s`: %s (watched %s after the fault%s).\n", s.Scenario, s.Summary, s.Watched, w)
+		fmt.Fprintf(&b, "- `%s` (%s): %s (watched %s after the fault%s).\n", s.Scenario, s.Recorded, s.Summary, s.Watched, w)
 		for _, q := range slices.Sorted(maps.Keys(s.Measured)) {
 			fmt.Fprintf(&b, "  `%s` at the end: %s.\n", q, s.Measured[q])
 		}
