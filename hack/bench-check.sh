@@ -6,8 +6,9 @@
 #  2. The check of a lab populated by hack/populate-lab, at each pod count of POINTS (the curve),
 #     with nodes, service accounts and legacy token Secrets in the proportions of Kubernetes'
 #     envelope at the largest (150,000 pods: NODES=5000, SAS=30000, SECRETS=50000): wall time and
-#     peak RSS of the credwatch process and the requests the apiservers served for it, 3 runs
-#     each (targets at 150,000 pods: <= 10 s, <= 300 MB, best of 3).
+#     peak RSS of the credwatch process and the requests the apiservers served for it, RUNS runs
+#     each (default 5; targets at 150,000 pods: every run <= 10 s and <= 300 MB), with how each
+#     list was read.
 # Env: POINTS (pod counts, ascending; default 10000), NODES SAS SECRETS (at 150,000 pods, scaled
 # to each point), BASELINE (another credwatch binary measured beside bin/credwatch, e.g. main's),
 # LAB_DIR (a lab that is up already: populated further and left up, so a long curve can be run
@@ -37,11 +38,11 @@ go build -o "$dir/populate-lab" ./hack/populate-lab
 mapfile -t eps < <("$dir/populate-lab" --lab-dir "$dir" --print-endpoints)
 requests() { "$dir/populate-lab" --lab-dir "$dir" --print-requests; }
 
-# measure NAME BINARY: 3 timed checks; the requests are the members' apiserver_request_total
+# measure NAME BINARY: RUNS timed checks; the requests are the members' apiserver_request_total
 # difference across the run, less the 3 /metrics reads that measure it.
 measure() {
   local r0 r1
-  for i in 1 2 3; do
+  for ((i = 1; i <= ${RUNS:-5}; i++)); do
     r0=$(requests)
     /usr/bin/time -o "$dir/time.txt" -f "wall %e s, max RSS %M KB, exit %x" \
       "$2" check --kubeconfig "$kc" "${eps[@]}" -o json >"$dir/report.json" 2>/dev/null || true
