@@ -222,6 +222,10 @@ func (f *fetcher) members(ctx context.Context) {
 		clients[i] = mc
 		wg.Go(func() { probeMemberScoped(ctx, f.c, mc, m, f.sc.skipMetrics) })
 	}
+	var early *earlyMints
+	if !f.sc.noMatrix {
+		early = f.startMints(ctx, clients)
+	}
 	wg.Wait()
 	nameMembers(members, f.sc.names)
 	ca := f.c.ClusterAPI
@@ -241,7 +245,7 @@ func (f *fetcher) members(ctx context.Context) {
 		reason = "not asked: a read-only fetch mints no token"
 	)
 	if !f.sc.noMatrix {
-		mx, tokens, reason = f.matrix(ctx, members, clients)
+		mx, tokens, reason = f.matrix(ctx, members, clients, early)
 	}
 	wg.Wait()
 	var public *PublicIssuer

@@ -40,9 +40,10 @@ func (f *fetcher) ensureProbeSA(ctx context.Context) error {
 	return nil
 }
 
-// matrix mints a probe token through every reachable member and has every member review it,
-// then reviews the user's tokens the same way. reason is set when the matrix could not be built.
-func (f *fetcher) matrix(ctx context.Context, members []Member, clients []*memberClient) (*Matrix, []TokenProbe, string) {
+// matrix takes the probe token minted through every reachable member (early, started beside
+// the members' probes) and has every member review it, then reviews the user's tokens the same
+// way. reason is set when the matrix could not be built.
+func (f *fetcher) matrix(ctx context.Context, members []Member, clients []*memberClient, early *earlyMints) (*Matrix, []TokenProbe, string) {
 	names := make([]string, len(members))
 	for i, m := range members {
 		names[i] = m.Name
@@ -60,7 +61,8 @@ func (f *fetcher) matrix(ctx context.Context, members []Member, clients []*membe
 	var rows []Row
 	tokens := make([]string, len(members))
 	reason := ""
-	if err := f.ensureProbeSA(ctx); err != nil {
+	early.wait()
+	if err := early.saErr; err != nil {
 		reason = ReasonOf(err)
 	} else {
 		rows = make([]Row, len(members))
@@ -70,21 +72,18 @@ func (f *fetcher) matrix(ctx context.Context, members []Member, clients []*membe
 				rows[i].Error = "member unreachable"
 				continue
 			}
-			run(func() {
-				tok, auds, err := mint(ctx, f.c, clients[i])
-				if err != nil {
-					rows[i].Error, members[i].MintErr = err.Error(), err.Error()
-					return
-				}
-				tokens[i] = tok
-				members[i].APIAudiences = auds
-				if ti, err := decodeToken(tok); err == nil {
-					members[i].SigningKID, members[i].SigningIss = ti.KID, ti.Issuer
-					rows[i].Issuer, rows[i].KID, rows[i].Audiences, rows[i].Summary = ti.Issuer, ti.KID, ti.Audiences, ti.summary()
-				}
-			})
+			tok, auds, err := early.minted[i].token, early.minted[i].audiences, early.minted[i].err
+			if err != nil {
+				rows[i].Error, members[i].MintErr = err.Error(), err.Error()
+				continue
+			}
+			tokens[i] = tok
+			members[i].APIAudiences = auds
+			if ti, err := decodeToken(tok); err == nil {
+				members[i].SigningKID, members[i].SigningIss = ti.KID, ti.Issuer
+				rows[i].Issuer, rows[i].KID, rows[i].Audiences, rows[i].Summary = ti.Issuer, ti.KID, ti.Audiences, ti.summary()
+			}
 		}
-		wg.Wait()
 		f.keepMinted(members, tokens)
 	}
 
