@@ -50,14 +50,19 @@ func TestIntegrationControllerRestarts(t *testing.T) {
 	if !l.ControllerManagerRunning() {
 		t.Error("ControllerManagerRunning() = false after the restart")
 	}
-	// The new instance takes the lease once the dead one's expires (15 s): check names it.
+	// The new instance takes the lease once the dead one's has gone unrenewed for a lease
+	// duration (15 s) as the new one observes it, counted from its own start (which, on a loaded
+	// machine, can take tens of seconds): check names it. The deadline is generous on purpose; the
+	// test asserts what check says, not how fast a controller manager starts.
 	cfg := check.Config{REST: l.RESTConfig(), Endpoints: []string{l.Members()[0].URL}}
 	var got []string
-	for deadline := time.Now().Add(45 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
+	var leases []check.Lease
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
 		snap, err := check.Fetch(ctx, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
+		leases = snap.Leases
 		got = got[:0]
 		for _, f := range check.Run(snap, check.Registry()).Findings {
 			got = append(got, f.ID+" "+f.Message)
@@ -66,5 +71,5 @@ func TestIntegrationControllerRestarts(t *testing.T) {
 			}
 		}
 	}
-	t.Errorf("no controller-restarted finding within 45 s of the restart; findings: %q", got)
+	t.Errorf("no controller-restarted finding within 3 min of the restart; leases %+v; findings: %q", leases, got)
 }
