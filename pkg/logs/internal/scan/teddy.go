@@ -6,6 +6,7 @@ package scan
 import (
 	"bytes"
 	"encoding/binary"
+	"hash/fnv"
 	"math/bits"
 )
 
@@ -83,18 +84,67 @@ func teddyFits(anchors []string) bool {
 	return true
 }
 
+// buildTeddy builds the scan for anchors: each anchor's fingerprint and bucket as the trainer
+// chose them where anchors are the catalogue's it saw (trainedChoices), else as the cost model
+// chooses them now (about 35 ms for the catalogue's 180 anchors, against nothing).
 func buildTeddy(anchors []string) *teddy {
+	choices := trainedChoices(anchors)
+	if choices == nil {
+		choices = chooseFingerprints(anchors, knownWindows())
+	}
+	return buildTeddyFrom(anchors, choices)
+}
+
+// teddyChoice is where an anchor's fingerprint starts and the bucket it is in.
+type teddyChoice struct{ off, bucket int }
+
+// chooseFingerprints picks every anchor's fingerprint and bucket in turn (bestFingerprint),
+// knowing the windows frequent in ordinary log text and how often (knownWindows).
+func chooseFingerprints(anchors []string, known map[string]float64) []teddyChoice {
+	var lo, hi [teddyBuckets][teddyLen]uint16 // nibble sets per bucket and position
+	pt := newPassTable(known)
+	out := make([]teddyChoice, len(anchors))
+	for i, a := range anchors {
+		off, b := bestFingerprint(&lo, &hi, a, pt)
+		for k, c := range []byte(a[off : off+teddyLen]) {
+			lo[b][k] |= 1 << (c & 15)
+			hi[b][k] |= 1 << (c >> 4)
+		}
+		out[i] = teddyChoice{off, b}
+	}
+	return out
+}
+
+// trainedChoices returns the trainer's choices (trainedAssignment) if anchors are those it chose
+// them for, else nil.
+func trainedChoices(anchors []string) []teddyChoice {
+	if len(anchors) != len(trainedAssignment.choices) || anchorsHash(anchors) != trainedAssignment.anchors {
+		return nil
+	}
+	return trainedAssignment.choices
+}
+
+// anchorsHash is FNV-1a of the anchors, each followed by a NUL byte.
+func anchorsHash(anchors []string) uint64 {
+	h := fnv.New64a()
+	for _, a := range anchors {
+		h.Write([]byte(a))
+		h.Write([]byte{0})
+	}
+	return h.Sum64()
+}
+
+// buildTeddyFrom builds the masks and the exact check for anchors with the fingerprints and
+// buckets chosen.
+func buildTeddyFrom(anchors []string, choices []teddyChoice) *teddy {
 	t := &teddy{}
 	var lo, hi [teddyBuckets][teddyLen]uint16 // nibble sets per bucket and position
-	pt := newPassTable()
-	for _, a := range anchors {
-		off, b := bestFingerprint(&lo, &hi, a, pt)
+	for i, a := range anchors {
+		off, b := choices[i].off, choices[i].bucket
 		fp := []byte(a[off : off+teddyLen])
 		for k, c := range fp {
 			lo[b][k] |= 1 << (c & 15)
 			hi[b][k] |= 1 << (c >> 4)
-		}
-		for k, c := range fp {
 			t.masks.exact[k][c&127] |= 1 << b
 		}
 		v := binary.LittleEndian.Uint32(fp)
@@ -116,114 +166,6 @@ func buildTeddy(anchors []string) *teddy {
 		}
 	}
 	return t
-}
-
-// commonLogWords are words frequent in the ordinary lines of kube-apiserver logs (the lab
-// captures' lines that hold no anchor; request URIs, trace fields and controller messages): a
-// fingerprint inside one of them would be a candidate all the time, found by the scan and
-// dropped by the check. "spac" of "namespace", in every request's URI, made the scan of a dense
-// log twice as slow when the gate's anchors grew to about 100 (docs/logs.md, 2026-12-05).
-var commonLogWords = []string{"leader", "election", "initialized", "authorized", "authentication", "error",
-	"failed", "token", "service", "account", "request", "connection", "certificate", "kubernetes",
-	"controller", "timeout", "invalid", "update", "lease", "endpoint", "cluster", "context", "deadline",
-	"exceeded", "client", "server", "the ", " to ", "tion", "ing ", "ed to", "call", "webhook", "node",
-	"namespace", "resource", "create", "version", "value", "valid", "instance", "info", "mapping", "refresh",
-	"Starting", "Waiting", "existing", "setting", "object", "status", "watch", "cache", "pass",
-	// Every request's trace line: `audit-ID` and the `admission` step. Issue 43's anchors put
-	// fingerprints in them (" aud" of "… audience", "issi" of "missing"), and the scan of a
-	// sparse log went from 63 ms to 158 ms per 512 MiB (BenchmarkAnalyzeFile, 2026-12-07).
-	" audit-ID", "admission", "mission"}
-
-// ownRate estimates how often a window of teddyLen bytes occurs in ordinary log text: once in a
-// thousand bytes inside a common word (common: the windows of commonLogWords), else as often as
-// its bytes.
-func ownRate(w string, common map[string]bool) float64 {
-	if common[w] {
-		return 1e-3
-	}
-	r := 1.0
-	for i := range len(w) {
-		r *= byteFrequency(w[i])
-	}
-	return r
-}
-
-// commonWindows returns every window of teddyLen bytes inside a common log word, with a space
-// on either side as in a sentence: a word's start (" inv" of "invalid") is as common as the word.
-func commonWindows() map[string]bool {
-	m := map[string]bool{}
-	for _, word := range commonLogWords {
-		word = " " + word + " "
-		for i := 0; i+teddyLen <= len(word); i++ {
-			m[word[i:i+teddyLen]] = true
-		}
-	}
-	return m
-}
-
-// passTable gives the share of ordinary log bytes whose nibbles are in a low-nibble set l and a
-// high-nibble set h, as sums over h's rows of two halves of l (its low and high eight nibbles),
-// tabulated: bestFingerprint asks it a million times.
-type passTable struct {
-	half   [16][2][256]float64 // by high nibble, half of l, the half's bits
-	common map[string]bool     // commonWindows
-}
-
-func newPassTable() *passTable {
-	t := &passTable{common: commonWindows()}
-	for h := range 16 {
-		for half := range 2 {
-			row := &t.half[h][half]
-			for m := 1; m < 256; m++ {
-				low := bits.TrailingZeros8(uint8(m))
-				row[m] = row[m&(m-1)] + byteFrequency(byte(h<<4|half*8+low))
-			}
-		}
-	}
-	return t
-}
-
-func (t *passTable) pass(l, h uint16) float64 {
-	p := 0.0
-	for ; h != 0; h &= h - 1 {
-		rows := &t.half[bits.TrailingZeros16(h)]
-		p += rows[0][l&0xff] + rows[1][l>>8]
-	}
-	return p
-}
-
-// bestFingerprint picks the window of a and the bucket whose estimated false-positive rate (the
-// chance that ordinary log bytes pass all its nibble sets, plus the window's own rate) grows
-// least when the window joins it.
-func bestFingerprint(lo, hi *[teddyBuckets][teddyLen]uint16, a string, pt *passTable) (off, bucket int) {
-	own := make([]float64, len(a)-teddyLen+1)
-	for o := range own {
-		own[o] = ownRate(a[o:o+teddyLen], pt.common)
-	}
-	bestGrowth := 2.0
-	for b := range teddyBuckets {
-		var now [teddyLen]float64
-		before := 1.0
-		for k := range teddyLen {
-			now[k] = pt.pass(lo[b][k], hi[b][k])
-			before *= now[k]
-		}
-		for o := 0; o+teddyLen <= len(a); o++ {
-			after := 1.0
-			for k := range teddyLen {
-				c := a[o+k]
-				if l, h := lo[b][k]|1<<(c&15), hi[b][k]|1<<(c>>4); l != lo[b][k] || h != hi[b][k] {
-					after *= pt.pass(l, h)
-				} else {
-					after *= now[k]
-				}
-			}
-			if g := after - before + own[o]; g < bestGrowth {
-				off, bucket, bestGrowth = o, b, g
-			}
-		}
-	}
-	return off, bucket
 }
 
 // scan fills sc from block b: the lines that contain an anchor with the newlines before each,
