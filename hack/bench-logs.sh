@@ -26,6 +26,9 @@ CGO_ENABLED=0 go build -o "$bin" ./cmd/credwatch
 go build -o "$tmp/loggen" ./pkg/logs/internal/loggen/cmd/loggen
 avx512=false
 grep -qw avx512vbmi /proc/cpuinfo 2>/dev/null && avx512=true
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
+simd=AVX2; $avx512 && simd="AVX-512 VBMI"; grep -qw avx2 /proc/cpuinfo 2>/dev/null || simd="no AVX2: the Wu-Manber scan"
+echo "bench-logs: ${cpu:-unknown CPU} ($simd), $(nproc) CPUs"
 command -v rg >/dev/null || { echo "bench-logs: ripgrep not installed (hack/deps.sh installs it)" >&2; exit 1; }
 
 # run NAME CMD...: one timed run; appends "secs rss_kb" to $tmp/NAME.times, output to $tmp/NAME.out
