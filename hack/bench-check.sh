@@ -9,14 +9,23 @@
 #     peak RSS of the credwatch process and the requests the apiservers served for it, RUNS runs
 #     each (default 5; targets at 150,000 pods: every run <= 10 s and <= 300 MB), with how each
 #     list was read.
+# At Kubernetes' envelope the lab's host is the limit, not check: each member holds every object
+# in its watch cache, and three members on one 24 GiB host grew to 6.2-9.0 GB each until the page
+# cache went (a check took 142 s); with a 5 GiB Go memory limit each (MEMBER_GOMEMLIMIT) their
+# collections of 3-GB live heaps took 11-25 s of CPU per check, beside check on the same 2 cores
+# (docs/dev/bench/2026-check.md, 2026-12-07). MEMBERS=1 measures the envelope as a control
+# plane whose members have a host each would serve it: one member, all of the host.
 # Env: POINTS (pod counts, ascending; default 10000), NODES SAS SECRETS (at 150,000 pods, scaled
 # to each point), BASELINE (another credwatch binary measured beside bin/credwatch, e.g. main's),
+# MEMBERS (the lab's members; default 3), MEMBER_GOMEMLIMIT (their Go memory limit, e.g. 5GiB;
+# default none), CHECK_ARGS (more flags for the measured checks, e.g. --disable-compression),
 # LAB_DIR (a lab that is up already: populated further and left up, so a long curve can be run
 # in parts; without it a lab is started and removed), SKIP_GO_BENCH=1 (only the populated labs).
 # Holds the lab lock while labs run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 POINTS=${POINTS:-10000} NODES=${NODES:-5000} SAS=${SAS:-30000} SECRETS=${SECRETS:-50000}
+MEMBERS=${MEMBERS:-3}
 source hack/lib/benchlab.sh
 
 if [[ -z ${SKIP_GO_BENCH:-} ]]; then
@@ -32,22 +41,33 @@ if [[ -n ${LAB_DIR:-} ]]; then
   exec 9>"$LAB_LOCK"
   flock 9
 else
-  bench_lab_up check 3
+  bench_lab_up check "$MEMBERS"
 fi
 go build -o "$dir/populate-lab" ./hack/populate-lab
 mapfile -t eps < <("$dir/populate-lab" --lab-dir "$dir" --print-endpoints)
 requests() { "$dir/populate-lab" --lab-dir "$dir" --print-requests; }
+
+# server_cpu: the CPU the lab's apiservers and etcd members have used, in clock ticks (a check's
+# lists cost the member that serves them more CPU than the check; on a shared host that is the
+# check's wall time too).
+server_cpu() {
+  local t=0 p
+  for p in $(pgrep -x kube-apiserver) $(pgrep -x etcd); do
+    t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$t"
+}
 
 # measure NAME BINARY: RUNS timed checks; the requests are the members' apiserver_request_total
 # difference across the run, less the 3 /metrics reads that measure it.
 measure() {
   local r0 r1
   for ((i = 1; i <= ${RUNS:-5}; i++)); do
-    r0=$(requests)
+    r0=$(requests) c0=$(server_cpu)
     /usr/bin/time -o "$dir/time.txt" -f "wall %e s, max RSS %M KB, exit %x" \
-      "$2" check --kubeconfig "$kc" "${eps[@]}" -o json >"$dir/report.json" 2>/dev/null || true
-    r1=$(requests)
-    echo "$1 run $i: $(tail -1 "$dir/time.txt"), requests $(python3 -c "print(int($r1 - $r0 - ${#eps[@]}))"), reads $(python3 -c '
+      "$2" check --kubeconfig "$kc" "${eps[@]}" ${CHECK_ARGS:-} -o json >"$dir/report.json" 2>/dev/null || true
+    r1=$(requests) c1=$(server_cpu)
+    echo "$1 run $i: $(tail -1 "$dir/time.txt"), requests $(python3 -c "print(int($r1 - $r0 - ${#eps[@]}))"), members' CPU $(python3 -c "print(f'{($c1 - $c0) / $(getconf CLK_TCK):.1f} s')"), apiservers' RSS $(ps -C kube-apiserver -o rss= | awk '{s += $1} END {printf "%.1f GB", s / 1e6}'), available $(free -m | awk '/^Mem:/ {print $7}') MB, reads $(python3 -c '
 import json, sys
 try:
     r = json.load(open(sys.argv[1])).get("inventory", {}).get("reads") or {}

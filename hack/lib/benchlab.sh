@@ -16,7 +16,9 @@ bench_lab_up() {
   exec 9>"$LAB_LOCK"
   flock 9
   trap 'bin/credwatch lab down --dir "$dir" >/dev/null 2>&1 || true; rm -rf "$dir"' EXIT
-  bin/credwatch lab up --dir "$dir" --members "$2" >/dev/null
+  # MEMBER_GOMEMLIMIT: the Go memory limit of the lab's processes (its members above all), as a
+  # container's memory limit sets it; empty is none.
+  GOMEMLIMIT=${MEMBER_GOMEMLIMIT:-} bin/credwatch lab up --dir "$dir" --members "$2" >/dev/null
   mapfile -t eps < <(go run ./hack/populate-lab --lab-dir "$dir" --print-endpoints)
   kc="$dir/admin.kubeconfig"
 }
