@@ -94,6 +94,13 @@ for kind in sparse dense; do
 	rm -f "$log"
 done
 echo
+# Start-up: what the runtime spends initialising packages before main, best of 5 (most of it
+# libraries other commands need; Go runs every linked package's init).
+for ((i = 0; i < 5; i++)); do
+	printf 'x\n' | GODEBUG=inittrace=1 "$bin" logs --progress never -q --fail-on none -o json - 2>&1 >/dev/null |
+		awk '$1 == "init" {t += $5; if ($5 > m[$2]) m[$2] = $5} END {printf "%.1f", t; for (p in m) if (m[p] >= 1) printf " %s=%.1fms", p, m[p]; print ""}'
+done | sort -n | head -1 | awk '{printf "start-up: %s ms of package initialisation before main (GODEBUG=inittrace=1, best of 5); over 1 ms:", $1; for (i = 2; i <= NF; i++) printf " %s", $i; print ""}'
+echo
 echo "Go benchmarks (pkg/logs, pkg/logs/internal/scan):"
 go test -run '^$' -bench 'Classify|Gate|Analyze' -benchtime 5x ./pkg/logs ./pkg/logs/internal/scan | grep -E '^Benchmark'
 exit $status

@@ -33,6 +33,10 @@ build() { # module-dir version package name [source-hash]
     { echo "lab-binaries: building $2/$4 failed" >&2; return 1; }
   mv "$dst.tmp" "$dst"
   echo "lab-binaries: built $2/$4 in $((SECONDS - t0)) s, $(($(stat -c %s "$dst") / 1000000)) MB" >&2
+  # The record `make bench` prints: when, what, how long, how big (the cold build per binary is
+  # the first on a machine; a rebuild after a version change is one too).
+  mkdir -p "$shared" && printf '%s\t%s/%s\t%d s\t%d MB\n' "$(date -u +%FT%TZ)" "$2" "$4" "$((SECONDS - t0))" \
+    "$(($(stat -c %s "$dst") / 1000000))" >>"$shared/build-times.tsv" || true
   [[ -z $src ]] || echo "$src" >"$dst.src"
   mkdir -p "$shared/$2" && cp "$dst" "$shared/$2/$4.tmp" && mv "$shared/$2/$4.tmp" "$shared/$2/$4" &&
     { [[ -z $src ]] || echo "$src" >"$shared/$2/$4.src"; } || true
