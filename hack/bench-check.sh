@@ -47,15 +47,30 @@ go build -o "$dir/populate-lab" ./hack/populate-lab
 mapfile -t eps < <("$dir/populate-lab" --lab-dir "$dir" --print-endpoints)
 requests() { "$dir/populate-lab" --lab-dir "$dir" --print-requests; }
 
+# lab_pids KIND...: the process ids the lab's state.json records for members and/or etcd (this
+# lab's only: other labs on the host are not counted).
+lab_pids() {
+  python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+print(" ".join(str(p["pid"]) for k in sys.argv[2:] for p in s.get(k) or [] if p.get("pid")))' "$dir/state.json" "$@"
+}
+
 # server_cpu: the CPU the lab's apiservers and etcd members have used, in clock ticks (a check's
 # lists cost the member that serves them more CPU than the check; on a shared host that is the
 # check's wall time too).
 server_cpu() {
   local t=0 p
-  for p in $(pgrep -x kube-apiserver) $(pgrep -x etcd); do
+  for p in $(lab_pids members etcd); do
     t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
   done
   echo "$t"
+}
+
+# members_rss: the lab's apiservers' summed RSS.
+members_rss() {
+  local p
+  for p in $(lab_pids members); do awk '/^VmRSS:/ {print $2}' "/proc/$p/status" 2>/dev/null; done |
+    awk '{s += $1} END {printf "%.1f GB", s / 1e6}'
 }
 
 # measure NAME BINARY: RUNS timed checks; the requests are the members' apiserver_request_total
@@ -67,7 +82,7 @@ measure() {
     /usr/bin/time -o "$dir/time.txt" -f "wall %e s, max RSS %M KB, exit %x" \
       "$2" check --kubeconfig "$kc" "${eps[@]}" ${CHECK_ARGS:-} -o json >"$dir/report.json" 2>/dev/null || true
     r1=$(requests) c1=$(server_cpu)
-    echo "$1 run $i: $(tail -1 "$dir/time.txt"), requests $(python3 -c "print(int($r1 - $r0 - ${#eps[@]}))"), members' CPU $(python3 -c "print(f'{($c1 - $c0) / $(getconf CLK_TCK):.1f} s')"), apiservers' RSS $(ps -C kube-apiserver -o rss= | awk '{s += $1} END {printf "%.1f GB", s / 1e6}'), available $(free -m | awk '/^Mem:/ {print $7}') MB, reads $(python3 -c '
+    echo "$1 run $i: $(tail -1 "$dir/time.txt"), requests $(python3 -c "print(int($r1 - $r0 - ${#eps[@]}))"), members' CPU $(python3 -c "print(f'{($c1 - $c0) / $(getconf CLK_TCK):.1f} s')"), apiservers' RSS $(members_rss), available $(free -m | awk '/^Mem:/ {print $7}') MB, reads $(python3 -c '
 import json, sys
 try:
     r = json.load(open(sys.argv[1])).get("inventory", {}).get("reads") or {}
